@@ -1,0 +1,101 @@
+"""Command line: ``assistant ingest | ask | serve``. Builds the settings and passes them down."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from assistant.config import Settings, load_settings
+from assistant.errors import AssistantError
+
+logger = logging.getLogger(__name__)
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="assistant", description="Cited answers about research-paper abstracts, offline by default. Settings come from ASSISTANT_* environment variables (see README); flags override them.")
+    p.add_argument("--storage-dir", type=Path, help="Chroma index directory (ASSISTANT_STORAGE_DIR).")
+    p.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="ASSISTANT_LOG_LEVEL.")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    ing = sub.add_parser("ingest", help="Index seed files (default: the seeds directory).")
+    ing.add_argument("paths", nargs="*", type=Path, help="Seed .txt files or directories (default: ASSISTANT_SEEDS_DIR).")
+    ing.add_argument("--rebuild", action="store_true", help="Drop the index for the current settings first.")
+    ing.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
+
+    for name, help_ in (("ask", "Answer one question and print it with references."), ("serve", "Open the chat UI (ingests first if needed).")):
+        sp = sub.add_parser(name, help=help_)
+        sp.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (ASSISTANT_LLM_BASE_URL); unset = bundled model.")
+        sp.add_argument("--llm-model", help="Model name (ASSISTANT_LLM_MODEL).")
+        if name == "ask":
+            sp.add_argument("question", help="The question, in quotes.")
+            sp.add_argument("--json", action="store_true", help="Print the answer as JSON.")
+        else:
+            sp.add_argument("--host", help="Bind address (ASSISTANT_UI_HOST, default 127.0.0.1).")
+            sp.add_argument("--port", type=int, help="Port (ASSISTANT_UI_PORT, default 7860).")
+            sp.add_argument("--no-ingest", action="store_true", help="Do not update the index before serving.")
+    return p
+
+
+def _settings(args: argparse.Namespace) -> Settings:
+    return load_settings(
+        storage_dir=args.storage_dir, log_level=args.log_level,
+        llm_base_url=getattr(args, "llm_base_url", None), llm_model=getattr(args, "llm_model", None),
+        ui_host=getattr(args, "host", None), ui_port=getattr(args, "port", None),
+    )
+
+
+def _ingest(settings: Settings, paths: Sequence[Path], *, rebuild: bool, progress: bool, embed_model: object = None) -> object:
+    from assistant.embeddings import build_embed_model
+    from assistant.ingest import drop_index, ingest
+
+    embed = embed_model or build_embed_model(settings)
+    if rebuild:
+        drop_index(settings)
+    report = ingest(settings, list(paths) or [settings.seeds_dir], embed, progress=progress)  # type: ignore[arg-type]
+    print(f"Indexed {report.papers} papers as {report.windows} windows: {report.added} added, {report.updated} updated, "
+          f"{report.removed} removed, {report.skipped} unchanged in {report.seconds:.1f} s ({report.collection}).", file=sys.stderr)
+    return embed
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI. Returns the exit code: 0 ok, 1 user-facing error, 2 usage error."""
+    args = _parser().parse_args(argv)
+    from assistant.offline import enforce_offline
+
+    enforce_offline()
+    try:
+        settings = _settings(args)
+        from assistant.logs import configure_logging
+
+        configure_logging(settings.log_level)
+        if args.command == "ingest":
+            _ingest(settings, args.paths, rebuild=args.rebuild, progress=not args.no_progress)
+            return 0
+        from assistant.service import build_assistant
+
+        if args.command == "ask":
+            from assistant.render import answer_to_dict, answer_to_text
+
+            with build_assistant(settings) as assistant:
+                answer = assistant.ask(args.question)
+            print(json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False) if args.json else answer_to_text(answer))
+            return 0
+        if args.command == "serve":
+            embed = None if args.no_ingest else _ingest(settings, [], rebuild=False, progress=True)
+            from ui.app import serve  # lazy: the core never imports the UI at module level
+
+            with build_assistant(settings, embed_model=embed) as assistant:  # type: ignore[arg-type]
+                serve(assistant, settings)
+            return 0
+    except AssistantError as e:
+        logger.debug("error", exc_info=True)
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130
+    return 2

@@ -1,0 +1,190 @@
+"""Seed files -> list of :class:`Paper`: header, blank-line separated abstracts, ids, metadata join.
+
+Seed format (shared/seeds): line 1 is the collection name (e.g. ``ICLR 2025 Papers``); abstracts
+follow, separated by blank lines. ``papers.jsonl`` next to the seed files gives per-abstract
+metadata keyed by ``seed_file`` + ``position`` (1-based, header not counted).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+
+from assistant.errors import CorpusFormatError
+from assistant.types import Paper
+
+logger = logging.getLogger(__name__)
+
+METADATA_FILE = "papers.jsonl"
+_MAX_HEADER_CHARS = 200
+_WS = re.compile(r"\s+")
+
+
+def discover_seed_files(paths: Sequence[Path]) -> list[Path]:
+    """Expand files and directories into a sorted list of seed ``.txt`` files.
+
+    Raises:
+        CorpusFormatError: a path does not exist, or no ``.txt`` file was found.
+    """
+    files: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            found = sorted(x for x in p.glob("*.txt") if x.is_file())
+            if not found:
+                raise CorpusFormatError(f"{p}: no seed .txt files in this directory.")
+            files.extend(found)
+        elif p.is_file():
+            files.append(p)
+        else:
+            raise CorpusFormatError(f"{p}: no such file or directory. Pass seed .txt files or a directory of them.")
+    return sorted(dict.fromkeys(f.resolve() for f in files))
+
+
+def _read_text(path: Path) -> str:
+    raw = path.read_bytes()
+    if b"\x00" in raw[:4096]:
+        raise CorpusFormatError(f"{path}: looks like a binary file, not a UTF-8 seed text file.")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        line = raw[: e.start].count(b"\n") + 1
+        raise CorpusFormatError(f"{path}:{line}: not valid UTF-8 ({e.reason}). Re-save the file as UTF-8.") from e
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def parse_seed_text(text: str, file_name: str) -> tuple[str, list[tuple[int, int, str]]]:
+    """Split one seed file's text into its header and abstracts.
+
+    Args:
+        text: the whole file, newlines normalised to ``\\n``.
+        file_name: used in error messages.
+
+    Returns:
+        ``(venue, [(position, line_number, abstract_text), ...])`` with 1-based positions and
+        whitespace-collapsed abstract text.
+
+    Raises:
+        CorpusFormatError: the file is empty, has no header line, or holds no abstracts.
+    """
+    lines = text.split("\n")
+    first = next((i for i, ln in enumerate(lines) if ln.strip()), None)
+    if first is None:
+        raise CorpusFormatError(f"{file_name}: the file is empty. Expected a header line such as 'ICLR 2025 Papers' then abstracts.")
+    header = lines[first].strip()
+    next_line = lines[first + 1].strip() if first + 1 < len(lines) else ""
+    if len(header) > _MAX_HEADER_CHARS or next_line:
+        raise CorpusFormatError(
+            f"{file_name}:{first + 1}: missing header line. The first line must be the collection name "
+            "(e.g. 'ICLR 2025 Papers') followed by a blank line, then abstracts separated by blank lines."
+        )
+    abstracts: list[tuple[int, int, str]] = []
+    block: list[str] = []
+    block_start = 0
+    for i in range(first + 1, len(lines) + 1):
+        line = lines[i] if i < len(lines) else ""
+        if line.strip():
+            if not block:
+                block_start = i + 1
+            block.append(line.strip())
+        elif block:
+            abstracts.append((len(abstracts) + 1, block_start, _WS.sub(" ", " ".join(block)).strip()))
+            block = []
+    if not abstracts:
+        raise CorpusFormatError(f"{file_name}: header found but no abstracts after it.")
+    return header, abstracts
+
+
+def load_metadata(path: Path) -> dict[tuple[str, int], dict[str, object]]:
+    """Read ``papers.jsonl`` into ``{(seed_file, position): row}``; bad rows are skipped with a warning.
+
+    A missing file gives an empty mapping (papers then get derived titles).
+    """
+    if not path.is_file():
+        return {}
+    rows: dict[tuple[str, int], dict[str, object]] = {}
+    for n, line in enumerate(_read_text(path).split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            logger.warning("%s:%d: skipped, not valid JSON (%s)", path, n, e.msg)
+            continue
+        if not isinstance(row, dict):
+            logger.warning("%s:%d: skipped, expected a JSON object", path, n)
+            continue
+        seed, pos = row.get("seed_file"), row.get("position")
+        if not isinstance(seed, str) or not isinstance(pos, int):
+            logger.warning("%s:%d: skipped, needs string 'seed_file' and integer 'position'", path, n)
+            continue
+        rows[(seed, pos)] = row
+    return rows
+
+
+def derive_title(text: str, max_words: int = 12) -> str:
+    """A stand-in title from the abstract's first sentence, cut to ``max_words`` words."""
+    first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
+    words = first.split()
+    return " ".join(words[:max_words]) + (" …" if len(words) > max_words else "")
+
+
+def _str_field(row: dict[str, object], key: str) -> str:
+    value = row.get(key)
+    return value.strip() if isinstance(value, str) else ""
+
+
+def _authors(row: dict[str, object]) -> tuple[str, ...]:
+    value = row.get("authors")
+    if isinstance(value, list):
+        return tuple(a.strip() for a in value if isinstance(a, str) and a.strip())
+    if isinstance(value, str) and value.strip():
+        return tuple(a.strip() for a in value.split(",") if a.strip())
+    return ()
+
+
+def _safe_url(url: str) -> str:
+    return url if url.startswith(("https://", "http://")) else ""
+
+
+def read_papers(paths: Iterable[Path]) -> list[Paper]:
+    """Parse seed files (and each directory's ``papers.jsonl``) into papers, in file then position order.
+
+    Raises:
+        CorpusFormatError: a file is unreadable or malformed (message names file and line).
+    """
+    papers: list[Paper] = []
+    metadata_cache: dict[Path, dict[tuple[str, int], dict[str, object]]] = {}
+    for path in discover_seed_files(list(paths)):
+        meta_path = path.parent / METADATA_FILE
+        if meta_path not in metadata_cache:
+            metadata_cache[meta_path] = load_metadata(meta_path)
+        meta = metadata_cache[meta_path]
+        venue, abstracts = parse_seed_text(_read_text(path), str(path))
+        for position, line_no, text in abstracts:
+            row = meta.get((path.name, position), {})
+            first_words = _WS.sub(" ", _str_field(row, "first_words"))
+            if first_words and not text.startswith(first_words.rstrip(". ")[:40]):
+                logger.warning(
+                    "%s line %d: papers.jsonl row for position %d starts %r, which does not match the abstract; metadata ignored",
+                    path.name, line_no, position, first_words[:40],
+                )
+                row = {}
+            title = _str_field(row, "title")
+            papers.append(
+                Paper(
+                    id=f"{path.name}#{position}",
+                    venue=venue,
+                    title=title or derive_title(text),
+                    authors=_authors(row),
+                    url=_safe_url(_str_field(row, "url")),
+                    text=text,
+                    source_file=path.name,
+                    position=position,
+                    title_derived=not title,
+                )
+            )
+        logger.info("read %s: %d abstracts (%s)", path.name, len(abstracts), venue)
+    return papers

@@ -1,0 +1,23 @@
+"""The few exceptions the assistant raises; each message says what happened and what to do."""
+
+from __future__ import annotations
+
+
+class AssistantError(Exception):
+    """Base class: a problem the user can act on. The CLI exits 1 and the UI shows the message."""
+
+
+class ConfigError(AssistantError):
+    """A setting is invalid (names the field and its ``ASSISTANT_*`` variable)."""
+
+
+class CorpusFormatError(AssistantError):
+    """An input file cannot be parsed (names the file and line)."""
+
+
+class StoreNotReadyError(AssistantError):
+    """The index is missing, empty or built with other settings: run ``assistant ingest``."""
+
+
+class LLMUnavailableError(AssistantError):
+    """The LLM endpoint could not be reached or answered with an error (names base_url and model)."""

@@ -1,0 +1,138 @@
+"""Seed files -> papers -> sentence windows -> embeddings -> Chroma; idempotent and resumable.
+
+Each run compares content hashes with what is stored and embeds only new or changed windows, so a
+second run adds 0 and a run after an interruption finishes the job. A paper record is written
+after all its windows, so readers never see half a paper.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from assistant.chunking import make_windows, paper_hash, split_sentences
+from assistant.corpus import read_papers
+from assistant.store import PaperStore, StoreInfo, make_client
+from assistant.types import IngestReport, Paper, Window
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+    from assistant.config import Settings
+
+logger = logging.getLogger(__name__)
+
+PAPERS_PER_GROUP = 64
+
+
+def _mean_unit(vectors: Sequence[Sequence[float]]) -> list[float]:
+    dim = len(vectors[0])
+    mean = [sum(v[i] for v in vectors) / len(vectors) for i in range(dim)]
+    norm = sum(x * x for x in mean) ** 0.5 or 1.0
+    return [x / norm for x in mean]
+
+
+def drop_index(settings: Settings) -> None:
+    """Delete the collections for the current settings (``assistant ingest --rebuild``)."""
+    client = make_client(settings)
+    name = settings.collection_name()
+    for c in (name, f"{name}_papers"):
+        try:
+            client.delete_collection(c)
+        except Exception:  # absent collection: nothing to drop
+            logger.debug("collection %s absent", c)
+
+
+def ingest(settings: Settings, paths: Sequence[Path], embed_model: BaseEmbedding, *,
+           progress: bool = True) -> IngestReport:
+    """Index the abstracts in ``paths`` (files or directories) into the store for ``settings``.
+
+    Args:
+        settings: storage location, window size, batch sizes.
+        paths: seed ``.txt`` files or directories holding them (and ``papers.jsonl``).
+        embed_model: a llama-index embedding model (384-d MiniLM by default).
+        progress: show a tqdm progress bar on stderr.
+
+    Returns:
+        counts of papers, windows, and windows added/updated/removed/skipped, in ``seconds``.
+
+    Raises:
+        CorpusFormatError: an input file is malformed (nothing is written in that case).
+        StoreNotReadyError: the existing index was built with other settings.
+    """
+    from llama_index.core.schema import TextNode
+    from tqdm import tqdm
+
+    t0 = time.perf_counter()
+    papers = read_papers(paths)  # parse everything first: a bad file aborts before any write
+    dims = len(embed_model.get_text_embedding("dimension probe"))
+    info = StoreInfo(settings.embed_model, dims, settings.window_sentences)
+    store = PaperStore.open_for_write(settings, info)
+
+    stored_papers = store.paper_hashes()
+    stored_windows = store.window_hashes()
+    source_files = {p.source_file for p in papers}
+    input_ids = {p.id for p in papers}
+    gone = [pid for pid in stored_papers if pid.split("#")[0] in source_files and pid not in input_ids]
+    store.delete_papers(gone)
+
+    todo: list[tuple[Paper, str, list[Window]]] = []
+    total_windows = 0
+    for p in papers:
+        windows = make_windows(p, split_sentences(p.text), settings.window_sentences)
+        total_windows += len(windows)
+        h = paper_hash(p)
+        if stored_papers.get(p.id) != h:
+            todo.append((p, h, windows))
+
+    added = updated = removed = 0
+    pending = [w for _, _, ws in todo for w in ws if stored_windows.get(w.id) != w.content_hash]
+    bar = tqdm(total=len(pending), desc="embedding windows", unit="win", disable=not progress or not pending)
+    for g in range(0, len(todo), PAPERS_PER_GROUP):
+        group = todo[g: g + PAPERS_PER_GROUP]
+        new_windows: list[Window] = []
+        stale: list[str] = []
+        for p, _, windows in group:
+            ids = {w.id for w in windows}
+            stale += [wid for wid in stored_windows if wid.startswith(p.id + ":") and wid not in ids]
+            for w in windows:
+                old = stored_windows.get(w.id)
+                if old != w.content_hash:
+                    new_windows.append(w)
+                    if old is not None:
+                        stale.append(w.id)
+                        updated += 1
+                    else:
+                        added += 1
+        removed += len([s for s in stale if s not in {w.id for w in new_windows}])
+        store.delete_windows(stale)
+        for b in range(0, len(new_windows), settings.write_batch_size):
+            batch = new_windows[b: b + settings.write_batch_size]
+            vectors = embed_model.get_text_embedding_batch([w.text for w in batch])
+            nodes = [
+                TextNode(id_=w.id, text=w.text, embedding=v,
+                         metadata={"paper_id": w.paper_id, "sentence": w.index, "content_hash": w.content_hash})
+                for w, v in zip(batch, vectors)
+            ]
+            store.vector_store.add(nodes)
+            bar.update(len(batch))
+        embeddings = store.window_embeddings([p.id for p, _, _ in group])
+        group_done = [(p, h) for p, h, _ in group if embeddings.get(p.id)]
+        store.upsert_papers([p for p, _ in group_done], [h for _, h in group_done],
+                            [_mean_unit([e for _, e in embeddings[p.id]]) for p, _ in group_done])
+    bar.close()
+
+    report = IngestReport(
+        papers=len(papers), windows=total_windows, added=added, updated=updated, removed=removed,
+        skipped=total_windows - added - updated, collection=settings.collection_name(),
+        seconds=time.perf_counter() - t0,
+    )
+    logger.info(
+        "ingest: %d papers -> %d windows: %d added, %d updated, %d removed, %d unchanged in %.1f s (%s)",
+        report.papers, report.windows, report.added, report.updated, report.removed, report.skipped,
+        report.seconds, store.location,
+    )
+    return report

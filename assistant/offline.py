@@ -1,0 +1,33 @@
+"""Process-wide switches that keep every library offline (shared/docs/offline-stack.md, "Network traps").
+
+Called by entry points (CLI, UI, tests) before heavy imports; importing this module changes nothing.
+"""
+
+from __future__ import annotations
+
+import os
+from importlib.util import find_spec
+from pathlib import Path
+
+OFFLINE_ENV = {
+    "HF_HUB_OFFLINE": "1",  # huggingface_hub: never contact the hub
+    "TRANSFORMERS_OFFLINE": "1",
+    "HF_HUB_DISABLE_TELEMETRY": "1",  # gradio_client telemetry
+    "HF_DATASETS_OFFLINE": "1",
+    "GRADIO_ANALYTICS_ENABLED": "False",  # gradio analytics / version check
+    "ANONYMIZED_TELEMETRY": "False",  # chromadb posthog telemetry
+    "DO_NOT_TRACK": "1",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+
+def enforce_offline() -> None:
+    """Set the env vars above (unless already set) and point tiktoken at llama-index's bundled cache."""
+    for key, value in OFFLINE_ENV.items():
+        os.environ.setdefault(key, value)
+    if "TIKTOKEN_CACHE_DIR" not in os.environ:
+        spec = find_spec("llama_index.core")
+        if spec and spec.submodule_search_locations:
+            cache = Path(next(iter(spec.submodule_search_locations))) / "_static" / "tiktoken_cache"
+            if cache.is_dir():
+                os.environ["TIKTOKEN_CACHE_DIR"] = str(cache)

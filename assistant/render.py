@@ -1,0 +1,54 @@
+"""Answer -> plain text (CLI) and -> JSON-ready dict (``assistant ask --json``). No UI imports."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from assistant.types import Answer
+
+
+def answer_to_dict(answer: Answer) -> dict[str, Any]:
+    """The ``--json`` shape: ``{question, answer, abstained, mode, notice, citations: [{n, paper_id, title,
+    url, authors, evidence}], sources: [{paper_id, title, url, score, similarity}], model, timings_ms}``."""
+    return {
+        "question": answer.question,
+        "answer": answer.text,
+        "abstained": answer.abstained,
+        "mode": answer.mode,
+        "notice": answer.notice,
+        "citations": [
+            {"n": c.n, "paper_id": c.paper.id, "title": c.paper.title, "url": c.paper.url,
+             "authors": list(c.paper.authors), "evidence": list(c.evidence)}
+            for c in answer.citations
+        ],
+        "sources": [
+            {"paper_id": h.paper.id, "title": h.paper.title, "url": h.paper.url, "score": round(h.score, 5),
+             "similarity": round(h.dense_similarity, 4)}
+            for h in answer.sources
+        ],
+        "dropped_sentences": list(answer.dropped),
+        "model": answer.model,
+        "timings_ms": {k: round(v, 1) for k, v in answer.timings_ms.items()},
+    }
+
+
+def answer_to_text(answer: Answer, width: int = 100) -> str:
+    """Answer, then numbered references (title, authors, link, supporting sentences)."""
+    lines = [textwrap.fill(answer.text, width) if answer.text else ""]
+    if answer.notice and not answer.abstained:
+        lines += ["", f"Note: {answer.notice}"]
+    if answer.citations:
+        lines += ["", "References:"]
+        for c in answer.citations:
+            authors = ", ".join(c.paper.authors[:4]) + (" et al." if len(c.paper.authors) > 4 else "")
+            lines.append(f"[{c.n}] {c.paper.title}" + (f" — {authors}" if authors else ""))
+            lines.append(f"    {c.paper.url or '(no link)'}   id: {c.paper.id}")
+            for ev in c.evidence:
+                lines.append(textwrap.fill(f"“{ev}”", width, initial_indent="    > ", subsequent_indent="      "))
+    elif answer.abstained and answer.sources:
+        lines += ["", "Nearest papers:"]
+        lines += [f"  - {h.paper.title} ({h.paper.url or h.paper.id})" for h in answer.sources[:3]]
+    t = answer.timings_ms
+    lines += ["", f"answered by {answer.model} in {t.get('total', 0) / 1000:.1f} s"]
+    return "\n".join(lines)

@@ -1,0 +1,129 @@
+"""Query -> ranked papers with evidence sentences: dense + BM25 over sentence windows, fused with RRF.
+
+Retrieval runs through llama-index: a ``VectorIndexRetriever`` over the Chroma windows, a
+``BM25Retriever`` over the same nodes, and ``QueryFusionRetriever`` in reciprocal-rank mode
+(k = 60, Cormack et al. 2009). Window hits are aggregated to papers; then, for the best papers,
+each sentence is scored by the exact cosine between the query and the window centred on it.
+
+Score conversion, written down once: the Chroma collections use cosine space, so a stored
+distance ``d = 1 - cos``; dense cosines here are computed directly from stored unit vectors.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+from collections import defaultdict
+from typing import TYPE_CHECKING
+
+from assistant.chunking import split_sentences
+from assistant.types import Evidence, PaperHit
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+    from assistant.config import Settings
+    from assistant.store import PaperStore
+
+logger = logging.getLogger(__name__)
+
+#: Weight of a paper's second-best window in its aggregated fused score.
+SECOND_WINDOW_WEIGHT = 0.5
+#: Weight of lexical overlap (query content words found in a sentence) in evidence scores.
+EVIDENCE_LEXICAL_WEIGHT = 0.3
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had has
+    have having he her here hers him his how i if in into is it its itself just me more most my no nor not
+    now of off on once only or other our ours out over own same she should so some such than that the their
+    theirs them then there these they this those through to too under until up very was we were what when
+    where which while who whom why will with would you your paper papers abstract abstracts propose proposes
+    proposed method approach model models use uses using used show shows new work study based one two
+    tell many much""".split()
+)
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9\-\.]*[a-z0-9]|[a-z0-9]")
+
+
+def content_tokens(text: str) -> set[str]:
+    """Lower-cased word tokens of ``text`` minus stopwords (hyphen/period-joined names kept whole)."""
+    return {t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS}
+
+
+def _dot(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b))
+
+
+class PaperRetriever:
+    """Hybrid retriever over one :class:`PaperStore`; build once per process, then call :meth:`retrieve`.
+
+    Args:
+        store: an opened index (papers are loaded once at construction).
+        embed_model: the same embedding model the index was built with.
+        settings: ``candidate_k`` (windows per retriever) and evidence sizes.
+    """
+
+    def __init__(self, store: PaperStore, embed_model: BaseEmbedding, settings: Settings) -> None:
+        from llama_index.core import VectorStoreIndex
+        from llama_index.core.llms import MockLLM
+        from llama_index.core.retrievers import QueryFusionRetriever
+        from llama_index.retrievers.bm25 import BM25Retriever
+
+        t0 = time.perf_counter()
+        self._store = store
+        self._embed = embed_model
+        self._settings = settings
+        self.papers = store.load_papers()
+        self.sentences = {pid: split_sentences(p.text) for pid, p in self.papers.items()}
+        nodes = [n for n in store.vector_store.get_nodes(None) if n.metadata.get("paper_id") in self.papers]
+        k = min(settings.candidate_k, max(1, len(nodes)))
+        dense = VectorStoreIndex.from_vector_store(store.vector_store, embed_model=embed_model).as_retriever(similarity_top_k=k)
+        bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=k, language="english")
+        # num_queries=1: no query generation, so the LLM is never called; MockLLM only keeps
+        # llama-index from resolving its global default (OpenAI) at construction.
+        self._fusion = QueryFusionRetriever(
+            [dense, bm25], mode="reciprocal_rerank", num_queries=1, similarity_top_k=2 * k,
+            use_async=False, llm=MockLLM(), verbose=False,
+        )
+        logger.info("retriever ready: %d papers, %d windows in %.2f s", len(self.papers), len(nodes), time.perf_counter() - t0)
+
+    def retrieve(self, query: str, top_k: int | None = None) -> list[PaperHit]:
+        """Rank papers for ``query``.
+
+        Returns:
+            up to ``top_k`` (default ``settings.top_k``) :class:`PaperHit`, best first; ``score`` is the
+            aggregated RRF score, ``dense_similarity`` the best window cosine in [-1, 1], and
+            ``evidence`` the ``evidence_sentences`` best sentences of the paper (in abstract order).
+        """
+        from llama_index.core.schema import QueryBundle
+
+        top_k = top_k or self._settings.top_k
+        q_emb = self._embed.get_query_embedding(query)
+        fused = self._fusion.retrieve(QueryBundle(query_str=query, embedding=q_emb))
+        per_paper: dict[str, list[float]] = defaultdict(list)
+        for hit in fused:
+            pid = hit.node.metadata.get("paper_id")
+            if pid in self.papers:
+                per_paper[str(pid)].append(float(hit.score or 0.0))
+        scored = {
+            pid: s[0] + SECOND_WINDOW_WEIGHT * (s[1] if len(s) > 1 else 0.0)
+            for pid, s in ((pid, sorted(v, reverse=True)) for pid, v in per_paper.items())
+        }
+        ranked = sorted(scored, key=lambda pid: scored[pid], reverse=True)[:top_k]
+        window_vectors = self._store.window_embeddings(ranked)
+        q_tokens = content_tokens(query)
+        hits = []
+        for pid in ranked:
+            cosines = {i: _dot(q_emb, e) for i, e in window_vectors.get(pid, [])}
+            sentences = self.sentences[pid]
+            ev = []
+            for i, sent in enumerate(sentences):
+                lex = len(q_tokens & content_tokens(sent)) / len(q_tokens) if q_tokens else 0.0
+                ev.append(Evidence(pid, i, sent, cosines.get(i, 0.0) + EVIDENCE_LEXICAL_WEIGHT * lex))
+            best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.evidence_sentences]
+            hits.append(PaperHit(
+                paper=self.papers[pid], score=scored[pid], dense_similarity=max(cosines.values(), default=0.0),
+                evidence=tuple(sorted(best, key=lambda e: e.sentence_index)), sentences=tuple(sentences),
+            ))
+        return hits

@@ -1,0 +1,152 @@
+"""The Assistant facade and ``build_assistant(settings)``, the one place that wires concrete classes."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING
+
+from assistant.answer import Answerer, AnswerEvent
+from assistant.errors import AssistantError
+from assistant.llm import ChatBackend, Message, OpenAIChatBackend
+from assistant.types import Answer
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+    from assistant.config import Settings
+    from assistant.local_llm import LocalLLMServer
+    from assistant.retrieval import PaperRetriever
+    from assistant.session import ChatSession
+
+logger = logging.getLogger(__name__)
+
+#: Longest question accepted, in characters; longer input is cut (prompt budget, see prompts.py).
+MAX_QUESTION_CHARS = 2000
+
+
+class EmptyQuestionError(AssistantError):
+    """The question has no letters or digits."""
+
+
+def clean_question(question: str) -> str:
+    """Collapse whitespace and cut to :data:`MAX_QUESTION_CHARS`.
+
+    Raises:
+        EmptyQuestionError: nothing answerable (empty, whitespace, emoji only).
+    """
+    q = " ".join(question.split())
+    if not any(ch.isalnum() for ch in q):
+        raise EmptyQuestionError("Please type a question about the indexed papers.")
+    return q[:MAX_QUESTION_CHARS]
+
+
+class BundledChatBackend:
+    """OpenAI client to the bundled model server; restarts the server if it died."""
+
+    def __init__(self, server: LocalLLMServer, settings: Settings) -> None:
+        self._server = server
+        self._settings = settings
+        self.model = server.model
+        self._client: OpenAIChatBackend | None = None
+        self._url = ""
+
+    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
+        """Yield reply deltas (see :meth:`OpenAIChatBackend.stream`)."""
+        self._server.ensure_running()
+        if self._client is None or self._url != self._server.base_url:
+            self._url = self._server.base_url
+            s = self._settings
+            self._client = OpenAIChatBackend(self._url, "not-needed", self.model, temperature=s.llm_temperature,
+                                             max_output_tokens=s.llm_max_output_tokens, timeout_s=s.llm_timeout_s)
+        yield from self._client.stream(messages)
+
+
+class Assistant:
+    """What entry points use: ask/stream questions, and stop the bundled model on close.
+
+    Args:
+        answerer: the question-answering pipeline.
+        retriever: exposed for evaluation (retrieval-only runs) and stats.
+        model_label: shown to users as "answered by".
+        llm_server: the bundled model server this assistant owns, if any.
+    """
+
+    def __init__(self, answerer: Answerer, retriever: PaperRetriever, model_label: str,
+                 llm_server: LocalLLMServer | None = None) -> None:
+        self.answerer = answerer
+        self.retriever = retriever
+        self.model_label = model_label
+        self._llm_server = llm_server
+
+    def stream(self, question: str) -> Iterator[AnswerEvent]:
+        """Stream the answer to one question. Raises EmptyQuestionError before any model call."""
+        yield from self.answerer.stream(clean_question(question))
+
+    def ask(self, question: str) -> Answer:
+        """The final answer to one question. Raises EmptyQuestionError."""
+        return self.answerer.answer(clean_question(question))
+
+    def new_session(self) -> ChatSession:
+        """A fresh conversation (one per chat window / CLI session)."""
+        from assistant.session import ChatSession
+
+        return ChatSession(self)
+
+    @property
+    def paper_count(self) -> int:
+        """Number of indexed papers."""
+        return len(self.retriever.papers)
+
+    def close(self) -> None:
+        """Stop the bundled model server, if this assistant started one."""
+        if self._llm_server is not None:
+            self._llm_server.stop()
+
+    def __enter__(self) -> Assistant:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+
+def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = None,
+                    backend: ChatBackend | None = None) -> Assistant:
+    """Open the index, build the retriever, connect (or start) the LLM.
+
+    Args:
+        settings: the one settings object.
+        embed_model: reuse an already-loaded embedding model (else built from settings).
+        backend: a chat backend to use instead of the configured endpoint (tests, evaluation).
+
+    Raises:
+        StoreNotReadyError: no index for these settings (run ``assistant ingest``).
+        LLMUnavailableError: the bundled model server could not start.
+    """
+    from assistant.embeddings import build_embed_model
+    from assistant.local_llm import LocalLLMServer
+    from assistant.retrieval import PaperRetriever
+    from assistant.store import PaperStore
+
+    store = PaperStore.open_for_read(settings)
+    embed = embed_model or build_embed_model(settings)
+    retriever = PaperRetriever(store, embed, settings)
+    server = None
+    if backend is None:
+        if settings.uses_bundled_llm:
+            server = LocalLLMServer(n_ctx=settings.llm_ctx_tokens, n_threads=settings.llm_threads).start()
+            backend = BundledChatBackend(server, settings)
+            label = f"{server.model} (bundled SmolLM2-135M-Instruct, local)"
+        else:
+            assert settings.llm_base_url
+            backend = OpenAIChatBackend(
+                settings.llm_base_url, settings.llm_api_key.get_secret_value(), settings.llm_model,
+                temperature=settings.llm_temperature, max_output_tokens=settings.llm_max_output_tokens,
+                timeout_s=settings.llm_timeout_s,
+            )
+            label = f"{settings.llm_model} at {settings.llm_base_url}"
+    else:
+        label = backend.model
+    answerer = Answerer(retriever, backend, embed.get_text_embedding_batch, settings)
+    return Assistant(answerer, retriever, label, server)

@@ -1,0 +1,205 @@
+"""Chroma storage: a ``windows`` collection (llama-index ``ChromaVectorStore`` nodes) and a ``papers``
+collection (one record per paper, written last so a paper is visible only when all its windows are).
+
+Embedded (``PersistentClient`` under ``storage_dir``) or client/server (``HttpClient``) by settings.
+Collections are created with ``embedding_function=None`` and cosine space; we always pass embeddings.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from assistant.errors import StoreNotReadyError
+from assistant.types import Paper
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    from assistant.config import Settings
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 1
+
+
+def make_client(settings: Settings) -> ClientAPI:
+    """A Chroma client with telemetry off: HTTP when ``chroma_host`` is set, else persistent on disk.
+
+    Raises:
+        StoreNotReadyError: the Chroma server cannot be reached.
+    """
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_host:
+        try:
+            return chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
+        except Exception as e:  # chromadb raises plain ValueError/ConnectionError variants here
+            raise StoreNotReadyError(
+                f"Cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} ({e}). "
+                "Start it with `chroma run --path DIR --host HOST --port PORT` or unset ASSISTANT_CHROMA_HOST."
+            ) from e
+    settings.storage_dir.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(settings.storage_dir), settings=chroma_settings)
+
+
+@dataclass
+class StoreInfo:
+    """What a collection was built with (stored in its metadata)."""
+
+    embed_model: str
+    dimensions: int
+    window_sentences: int
+
+
+class PaperStore:
+    """Access to one index: windows + papers collections named after ``settings.collection_name()``.
+
+    Use :meth:`open_for_write` in ingest and :meth:`open_for_read` everywhere else.
+    """
+
+    def __init__(self, windows: Collection, papers: Collection, location: str) -> None:
+        from llama_index.vector_stores.chroma import ChromaVectorStore
+
+        self.windows = windows
+        self.papers = papers
+        self.location = location
+        self.vector_store: ChromaVectorStore = ChromaVectorStore(chroma_collection=windows)
+
+    @staticmethod
+    def _location(settings: Settings) -> str:
+        if settings.chroma_host:
+            return f"chroma://{settings.chroma_host}:{settings.chroma_port}"
+        return str(settings.storage_dir)
+
+    @classmethod
+    def open_for_write(cls, settings: Settings, info: StoreInfo) -> PaperStore:
+        """Open or create the collections for ``settings``; check that ``info`` matches what is stored.
+
+        Raises:
+            StoreNotReadyError: the existing collection was built with another model/dimension.
+        """
+        client = make_client(settings)
+        name = settings.collection_name()
+        meta: dict[str, Any] = {
+            "hnsw:space": "cosine",
+            "embed_model": info.embed_model,
+            "dimensions": info.dimensions,
+            "window_sentences": info.window_sentences,
+            "schema": SCHEMA_VERSION,
+        }
+        windows = client.get_or_create_collection(name=name, metadata=meta, embedding_function=None)
+        papers = client.get_or_create_collection(name=f"{name}_papers", metadata=meta, embedding_function=None)
+        store = cls(windows, papers, cls._location(settings))
+        store.check_info(info)
+        return store
+
+    @classmethod
+    def open_for_read(cls, settings: Settings) -> PaperStore:
+        """Open existing collections.
+
+        Raises:
+            StoreNotReadyError: no index for these settings, or it holds no papers yet.
+        """
+        client = make_client(settings)
+        name = settings.collection_name()
+        try:
+            existing = {c if isinstance(c, str) else c.name for c in client.list_collections()}
+        except Exception as e:
+            raise StoreNotReadyError(f"Cannot read the index at {cls._location(settings)}: {e}. Run `assistant ingest --rebuild`.") from e
+        if name not in existing or f"{name}_papers" not in existing:
+            others = sorted(c for c in existing if c.startswith(settings.collection_prefix) and not c.endswith("_papers"))
+            hint = f" (found collections built with other settings: {', '.join(others)})" if others else ""
+            raise StoreNotReadyError(
+                f"No index for the current embedding/chunking settings at {cls._location(settings)}{hint}. "
+                "Run `assistant ingest` first."
+            )
+        store = cls(client.get_collection(name, embedding_function=None),
+                    client.get_collection(f"{name}_papers", embedding_function=None), cls._location(settings))
+        if store.papers.count() == 0:
+            raise StoreNotReadyError(f"The index at {store.location} is empty. Run `assistant ingest`.")
+        return store
+
+    def info(self) -> StoreInfo:
+        """The build parameters recorded in the collection metadata."""
+        m = self.windows.metadata or {}
+        return StoreInfo(str(m.get("embed_model", "")), int(m.get("dimensions", 0)), int(m.get("window_sentences", 0)))
+
+    def check_info(self, expected: StoreInfo) -> None:
+        """Raise :class:`StoreNotReadyError` when the stored build parameters differ from ``expected``."""
+        got = self.info()
+        if got != expected:
+            raise StoreNotReadyError(
+                f"The index at {self.location} was built with {got} but the settings ask for {expected}. "
+                "Run `assistant ingest --rebuild` to rebuild it."
+            )
+
+    # --- windows -----------------------------------------------------------------------------
+    def window_hashes(self) -> dict[str, str]:
+        """``{window_id: content_hash}`` for every stored window."""
+        got = self.windows.get(include=["metadatas"])
+        return {i: str((m or {}).get("content_hash", "")) for i, m in zip(got["ids"], got["metadatas"] or [])}
+
+    def delete_windows(self, ids: Sequence[str]) -> None:
+        """Delete windows by id (no error for unknown ids)."""
+        if ids:
+            self.windows.delete(ids=list(ids))
+
+    def window_embeddings(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[int, list[float]]]]:
+        """``{paper_id: [(centre_sentence, embedding), ...]}`` for the given papers' windows."""
+        if not paper_ids:
+            return {}
+        got = self.windows.get(where={"paper_id": {"$in": list(paper_ids)}}, include=["metadatas", "embeddings"])
+        out: dict[str, list[tuple[int, list[float]]]] = {}
+        embeddings = got["embeddings"] if got["embeddings"] is not None else []
+        for meta, emb in zip(got["metadatas"] or [], embeddings):
+            out.setdefault(str(meta["paper_id"]), []).append((int(meta["sentence"]), list(emb)))
+        return out
+
+    # --- papers ------------------------------------------------------------------------------
+    def paper_hashes(self) -> dict[str, str]:
+        """``{paper_id: paper_hash}`` for every complete paper."""
+        got = self.papers.get(include=["metadatas"])
+        return {i: str((m or {}).get("paper_hash", "")) for i, m in zip(got["ids"], got["metadatas"] or [])}
+
+    def upsert_papers(self, papers: Sequence[Paper], hashes: Sequence[str], embeddings: Sequence[Sequence[float]]) -> None:
+        """Write paper records (abstract text as document, metadata as flat fields)."""
+        if not papers:
+            return
+        metas = [
+            {
+                "title": p.title, "authors": json.dumps(list(p.authors)), "url": p.url, "venue": p.venue,
+                "source_file": p.source_file, "position": p.position, "title_derived": p.title_derived,
+                "paper_hash": h,
+            }
+            for p, h in zip(papers, hashes)
+        ]
+        self.papers.upsert(ids=[p.id for p in papers], documents=[p.text for p in papers], metadatas=metas,
+                           embeddings=[list(e) for e in embeddings])
+
+    def delete_papers(self, ids: Sequence[str]) -> None:
+        """Delete paper records and their windows."""
+        if ids:
+            self.papers.delete(ids=list(ids))
+            self.windows.delete(where={"paper_id": {"$in": list(ids)}})
+
+    def load_papers(self) -> dict[str, Paper]:
+        """Every complete paper, keyed by id."""
+        got = self.papers.get(include=["metadatas", "documents"])
+        out: dict[str, Paper] = {}
+        for pid, meta, doc in zip(got["ids"], got["metadatas"] or [], got["documents"] or []):
+            m = meta or {}
+            out[pid] = Paper(
+                id=pid, venue=str(m.get("venue", "")), title=str(m.get("title", "")),
+                authors=tuple(json.loads(str(m.get("authors", "[]")))), url=str(m.get("url", "")), text=doc or "",
+                source_file=str(m.get("source_file", "")), position=int(m.get("position", 0)),
+                title_derived=bool(m.get("title_derived", False)),
+            )
+        return out

@@ -1,0 +1,141 @@
+"""Frozen dataclasses passed between pipeline stages (no llama-index or pydantic types here)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+
+@dataclass(frozen=True, slots=True)
+class Paper:
+    """One abstract with its metadata.
+
+    Attributes:
+        id: ``"<seed file name>#<position>"``, position 1-based after the header line,
+            e.g. ``"000_43469673d6f8aaa0.txt#1"`` (format from shared/eval/README.md).
+        venue: the collection name from the file's header line, e.g. ``"ICLR 2025 Papers"``.
+        title: from papers.jsonl, else derived from the abstract's first sentence.
+        authors: author names, possibly empty.
+        url: best link to open the paper (papers.jsonl ``url``), possibly empty.
+        text: the abstract, whitespace-normalised.
+        source_file: the seed file name; position: 1-based position in that file.
+    """
+
+    id: str
+    venue: str
+    title: str
+    authors: tuple[str, ...]
+    url: str
+    text: str
+    source_file: str
+    position: int
+    title_derived: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A sentence window: the indexed chunk (node). ``id = f"{paper_id}:{index:04d}"``.
+
+    ``sentences`` are the window's sentences; ``center`` is the index (in the paper) of its first
+    sentence; ``content_hash`` is sha1 of the text + paper metadata, used for idempotent upserts.
+    """
+
+    id: str
+    paper_id: str
+    index: int
+    text: str
+    first_sentence: int
+    last_sentence: int
+    content_hash: str
+
+
+@dataclass(frozen=True, slots=True)
+class Evidence:
+    """One sentence of a paper's abstract chosen as evidence; ``score`` in [0, 1], higher is better."""
+
+    paper_id: str
+    sentence_index: int
+    text: str
+    score: float
+
+
+@dataclass(frozen=True, slots=True)
+class PaperHit:
+    """A retrieved paper: fused rank score, its best dense cosine similarity in [-1, 1], and evidence."""
+
+    paper: Paper
+    score: float
+    dense_similarity: float
+    evidence: tuple[Evidence, ...]
+    sentences: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Citation:
+    """A reference shown under an answer: ``n`` is its [n] label."""
+
+    n: int
+    paper: Paper
+    evidence: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerSentence:
+    """A shown sentence with the labels ``[n]`` that support it and its support score in [0, 1]."""
+
+    text: str
+    citations: tuple[int, ...]
+    support: float
+
+
+AnswerMode = Literal["generated", "extractive", "abstained"]
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """The final, verified answer.
+
+    ``sentences`` are what the user sees, each cited; ``citations`` the numbered references;
+    ``sources`` every retrieved paper (cited or not); ``dropped`` model sentences removed for lack of
+    support; ``timings_ms`` has ``retrieve``, ``first_token``, ``generate``, ``total`` (milliseconds).
+    """
+
+    question: str
+    sentences: tuple[AnswerSentence, ...]
+    citations: tuple[Citation, ...]
+    sources: tuple[PaperHit, ...]
+    mode: AnswerMode
+    model: str
+    dropped: tuple[str, ...] = ()
+    notice: str = ""
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def abstained(self) -> bool:
+        """True when the indexed abstracts did not cover the question."""
+        return self.mode == "abstained"
+
+    @property
+    def text(self) -> str:
+        """The answer as plain text with ``[n]`` markers after each sentence."""
+        if self.abstained:
+            return self.notice
+        parts = []
+        for s in self.sentences:
+            marks = "".join(f"[{n}]" for n in s.citations)
+            parts.append(f"{s.text} {marks}".strip())
+        return " ".join(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class IngestReport:
+    """Outcome of one ingest run: counts and seconds taken."""
+
+    papers: int
+    windows: int
+    added: int
+    updated: int
+    removed: int
+    skipped: int
+    collection: str
+    seconds: float
