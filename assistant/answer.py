@@ -28,8 +28,10 @@ logger = logging.getLogger(__name__)
 
 ABSTAIN_NOTICE = "The indexed abstracts don't cover this question."
 EXTRACTIVE_NOTICE = "No generated sentence could be verified against the abstracts, so here are the most relevant passages."
-#: Evidence sentences per paper, and papers, in an extractive answer.
-EXTRACTIVE_SENTENCES_PER_PAPER = 1
+#: The abstention test looks at the best dense similarity among this many top-ranked papers.
+ABSTAIN_TOP_PAPERS = 3
+#: Evidence sentences of the top paper shown in an extractive answer.
+EXTRACTIVE_SENTENCES = 2
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,11 +106,13 @@ class Answerer:
         return final
 
     def select_context(self, hits: Sequence[PaperHit]) -> list[PaperHit]:
-        """Papers whose evidence goes into the prompt: the best ``context_papers`` within the relative cutoff."""
+        """Papers whose evidence goes into the prompt: the top-ranked paper, plus those among the first
+        ``context_papers`` whose dense similarity is within ``context_similarity_margin`` of the best."""
         if not hits:
             return []
-        best = hits[0].score
-        return [h for h in hits[: self._settings.context_papers] if h.score >= self._settings.relative_paper_cutoff * best]
+        top = hits[: self._settings.context_papers]
+        best = max(h.dense_similarity for h in top)
+        return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - self._settings.context_similarity_margin]
 
     def stream(self, question: str) -> Iterator[AnswerEvent]:
         """Answer ``question``, yielding a status event, partial answers as sentences are verified, then the final one.
@@ -120,9 +124,10 @@ class Answerer:
         hits = self._retriever.retrieve(question)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
         model = self._backend.model
-        if not hits or hits[0].dense_similarity < self._settings.min_similarity:
-            best = hits[0].dense_similarity if hits else 0.0
-            logger.info("abstain: best similarity %.3f < %.3f", best, self._settings.min_similarity)
+        best = max((h.dense_similarity for h in hits[:ABSTAIN_TOP_PAPERS]), default=0.0)
+        rare = self._retriever.rare_terms_matched(question, hits[:ABSTAIN_TOP_PAPERS])
+        if best < self._settings.min_similarity and not rare:
+            logger.info("abstain: best similarity %.3f < %.3f and no rare query term matched", best, self._settings.min_similarity)
             timings["total"] = (time.perf_counter() - t0) * 1000
             builder = _Builder(question, [], hits, model)
             yield AnswerEvent("final", answer=builder.build("abstained", ABSTAIN_NOTICE, timings), hits=tuple(hits))
@@ -172,9 +177,8 @@ class Answerer:
         if not builder.sentences:
             mode = "extractive"
             notice = notice or EXTRACTIVE_NOTICE
-            for n, hit in enumerate(context, start=1):
-                top = sorted(hit.evidence, key=lambda e: e.score, reverse=True)[:EXTRACTIVE_SENTENCES_PER_PAPER]
-                for ev in top:
-                    builder.add(AnswerSentence(ev.text, (n,), round(ev.score, 3)), ev.text)
+            top_evidence = sorted(context[0].evidence, key=lambda e: e.score, reverse=True)
+            for ev in top_evidence[:EXTRACTIVE_SENTENCES]:
+                builder.add(AnswerSentence(ev.text, (1,), round(ev.score, 3)), ev.text)
         timings["total"] = (time.perf_counter() - t0) * 1000
         yield AnswerEvent("final", answer=builder.build(mode, notice, timings), hits=tuple(hits))

@@ -20,9 +20,11 @@ from assistant.types import AnswerSentence, PaperHit
 COSINE_WEIGHT = 0.5
 LEXICAL_WEIGHT = 0.5
 MIN_WORDS = 3
+#: Words allowed around a title in a sentence that only names a paper ("The paper is called X").
+TITLE_FRAME_WORDS = frozenset({"called", "titled", "named", "introduces", "introduced", "presents", "presented", "by", "authors"})
 
 _MARKERS = re.compile(r"\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
-_NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
+_NUMBER = re.compile(r"(?<![A-Za-z0-9\-.])\d+(?:[.,]\d+)*")
 _NAME = re.compile(r"\b(?:[A-Z][a-z]*[A-Z][A-Za-z0-9\-]*|[A-Z]{2,}[A-Za-z0-9\-]*|[A-Za-z]+-?\d[A-Za-z0-9\-]*)\b")
 
 Embedder = Callable[[list[str]], list[list[float]]]
@@ -66,8 +68,8 @@ class Attributor:
     """Checks answer sentences against the evidence of the numbered sources.
 
     Args:
-        sources: papers in citation order (source ``n`` is ``sources[n-1]``); every sentence of
-            each abstract is a candidate evidence sentence.
+        sources: papers in citation order (source ``n`` is ``sources[n-1]``); every sentence of each
+            abstract is candidate evidence, and a sentence that only names a paper's title is supported.
         embed: batch text -> unit vectors (the retrieval embedding model).
         threshold: minimum support in [0, 1] to keep a sentence.
     """
@@ -80,6 +82,7 @@ class Attributor:
         vectors = embed([s for _, s in texts]) if texts else []
         self._candidates = [_Candidate(n, s, v) for (n, s), v in zip(texts, vectors)]
         self._paper_text = {n: f"{h.paper.title} {h.paper.text}" for n, h in enumerate(self._sources, start=1)}
+        self._titles = {n: (h.paper.title, content_tokens(h.paper.title)) for n, h in enumerate(self._sources, start=1)}
 
     def support(self, sentence: str) -> tuple[int | None, float, str]:
         """Best-supported source for ``sentence`` (markers already removed).
@@ -90,8 +93,12 @@ class Attributor:
         """
         if len(sentence.split()) < MIN_WORDS or not self._candidates:
             return None, 0.0, ""
-        vec = self._embed([sentence])[0]
         tokens = content_tokens(sentence)
+        for n, (title, title_tokens) in self._titles.items():
+            # "The paper is <title>." : every content word is from the title or TITLE_FRAME_WORDS
+            if title_tokens and len(title_tokens & tokens) >= 2 and len(tokens - title_tokens - TITLE_FRAME_WORDS) == 0:
+                return n, 1.0, title
+        vec = self._embed([sentence])[0]
         best: tuple[float, int, str] = (0.0, 0, "")
         for c in self._candidates:
             cos = sum(a * b for a, b in zip(vec, c.vector))

@@ -31,7 +31,7 @@ _ABBREV_GLUE = re.compile(r"\b(?:e\.g|i\.e|et al|etc|vs|Fig|Eq|cf)\.$")
 
 
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences (Punkt via llama-index), merging fragments under 20 characters.
+    """Split text into sentences (Punkt via llama-index), merging fragments under 12 characters and splits after abbreviations.
 
     Returns:
         Non-empty, stripped sentences whose concatenation (space-joined) covers the whole text.
@@ -39,7 +39,7 @@ def split_sentences(text: str) -> list[str]:
     raw = [s.strip() for s in _sentence_tokenizer()(text) if s.strip()]
     merged: list[str] = []
     for s in raw:
-        if merged and (len(s) < 20 or _ABBREV_GLUE.search(merged[-1])):
+        if merged and (len(s) < 12 or _ABBREV_GLUE.search(merged[-1])):
             merged[-1] = f"{merged[-1]} {s}"
         else:
             merged.append(s)

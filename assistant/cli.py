@@ -1,4 +1,4 @@
-"""Command line: ``assistant ingest | ask | serve``. Builds the settings and passes them down."""
+"""Command line: ``assistant ingest | ask | serve | eval``. Builds the settings and passes them down."""
 
 from __future__ import annotations
 
@@ -37,6 +37,16 @@ def _parser() -> argparse.ArgumentParser:
             sp.add_argument("--host", help="Bind address (ASSISTANT_UI_HOST, default 127.0.0.1).")
             sp.add_argument("--port", type=int, help="Port (ASSISTANT_UI_PORT, default 7860).")
             sp.add_argument("--no-ingest", action="store_true", help="Do not update the index before serving.")
+
+    ev = sub.add_parser("eval", help="Score answers (or retrieval only) on a gold question file (docs/evaluation.md).")
+    ev.add_argument("--questions", type=Path, required=True, metavar="FILE", help="JSON Lines gold file, e.g. eval/dev.jsonl.")
+    ev.add_argument("--k", default="1,3,5,10", metavar="K1,K2,...", help="Comma-separated cut-offs for recall@k (default 1,3,5,10).")
+    ev.add_argument("--json", type=Path, dest="json_out", metavar="OUT", help="Also write the full report (per item) to this JSON file.")
+    ev.add_argument("--retrieval-only", action="store_true", help="Rank papers only: recall@k, no LLM (seconds).")
+    ev.add_argument("--limit", type=int, metavar="N", help="Evaluate only the first N items.")
+    ev.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
+    ev.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (ASSISTANT_LLM_BASE_URL); unset = bundled model.")
+    ev.add_argument("--llm-model", help="Model name (ASSISTANT_LLM_MODEL).")
     return p
 
 
@@ -75,6 +85,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "ingest":
             _ingest(settings, args.paths, rebuild=args.rebuild, progress=not args.no_progress)
             return 0
+        if args.command == "eval":
+            from assistant.evaluation import run_eval_command  # lazy: only `eval` needs it
+
+            return run_eval_command(settings, args.questions, ks_text=args.k, json_out=args.json_out,
+                                    retrieval_only=args.retrieval_only, limit=args.limit, progress=not args.no_progress)
         from assistant.service import build_assistant
 
         if args.command == "ask":

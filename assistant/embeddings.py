@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from assistant.errors import ConfigError
 
 if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
     from assistant.config import Settings
@@ -58,3 +59,46 @@ def build_embed_model(settings: Settings) -> HuggingFaceEmbedding:
     )
     logger.info("embedding model %s loaded in %.1f s", settings.embed_model, time.perf_counter() - t0)
     return model
+
+
+class CachedEmbedder:
+    """Batch texts -> unit vectors, memoised in an LRU cache (abstract sentences recur across questions).
+
+    Thread-safe. Args: ``model`` (llama-index embedding), ``max_items`` cached vectors (384 floats each).
+    """
+
+    def __init__(self, model: BaseEmbedding, max_items: int = 50_000) -> None:
+        import threading
+        from collections import OrderedDict
+
+        self._model = model
+        self._max = max_items
+        self._cache: OrderedDict[str, list[float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def __call__(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for ``texts`` in order; only cache misses are embedded (one batch)."""
+        with self._lock:
+            missing = list(dict.fromkeys(t for t in texts if t not in self._cache))
+        if missing:
+            vectors = self._model.get_text_embedding_batch(missing)
+            with self._lock:
+                for t, v in zip(missing, vectors):
+                    self._cache[t] = v
+                while len(self._cache) > self._max:
+                    self._cache.popitem(last=False)
+        with self._lock:
+            out = []
+            for t in texts:
+                v = self._cache.get(t)
+                if v is None:  # evicted meanwhile: embed directly
+                    v = self._model.get_text_embedding(t)
+                else:
+                    self._cache.move_to_end(t)
+                out.append(v)
+            return out
+
+    def warm(self, texts: list[str], batch_size: int = 64) -> None:
+        """Embed ``texts`` ahead of time (call from a background thread at start-up)."""
+        for i in range(0, min(len(texts), self._max), batch_size):
+            self(texts[i: i + batch_size])

@@ -51,6 +51,11 @@ def content_tokens(text: str) -> set[str]:
     return {t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS}
 
 
+_NAME_LIKE = re.compile(r"[A-Z].*[A-Z]|\d|-")
+#: A term is rare when at most this share of papers (and at least one) contain it.
+RARE_TERM_MAX_DF = 0.05
+
+
 def _dot(a: list[float], b: list[float]) -> float:
     return sum(x * y for x, y in zip(a, b))
 
@@ -76,6 +81,10 @@ class PaperRetriever:
         self._settings = settings
         self.papers = store.load_papers()
         self.sentences = {pid: split_sentences(p.text) for pid, p in self.papers.items()}
+        self._df: dict[str, int] = defaultdict(int)  # document frequency of content tokens over papers
+        for p in self.papers.values():
+            for tok in content_tokens(f"{p.title} {p.text}"):
+                self._df[tok] += 1
         nodes = [n for n in store.vector_store.get_nodes(None) if n.metadata.get("paper_id") in self.papers]
         k = min(settings.candidate_k, max(1, len(nodes)))
         dense = VectorStoreIndex.from_vector_store(store.vector_store, embed_model=embed_model).as_retriever(similarity_top_k=k)
@@ -87,6 +96,24 @@ class PaperRetriever:
             use_async=False, llm=MockLLM(), verbose=False,
         )
         logger.info("retriever ready: %d papers, %d windows in %.2f s", len(self.papers), len(nodes), time.perf_counter() - t0)
+
+    def rare_terms_matched(self, query: str, hits: list[PaperHit]) -> list[str]:
+        """Rare query terms found in ``hits``: evidence of topicality that dense similarity can miss
+        (acronyms and names such as ``A-Bench`` or ``SMM``).
+
+        Returns:
+            the matched rare terms if at least one is name-like (capitals, digits, hyphens) or at least
+            two match; else ``[]``. A term is rare when at most ``RARE_TERM_MAX_DF`` of papers contain it.
+        """
+        max_df = max(1, int(RARE_TERM_MAX_DF * len(self.papers)))
+        name_like = {t.lower().strip(".") for t in re.findall(r"[\w\-\.]+", query) if _NAME_LIKE.search(t)}
+        hit_tokens: set[str] = set()
+        for h in hits:
+            hit_tokens |= content_tokens(f"{h.paper.title} {h.paper.text}")
+        matched = [t for t in content_tokens(query) if 0 < self._df.get(t, 0) <= max_df and t in hit_tokens]
+        if any(t in name_like for t in matched) or len(matched) >= 2:
+            return matched
+        return []
 
     def retrieve(self, query: str, top_k: int | None = None) -> list[PaperHit]:
         """Rank papers for ``query``.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+#: Corpora with at most this many sentences get all sentence embeddings computed at start-up.
+WARM_CACHE_MAX_SENTENCES = 20_000
 #: Longest question accepted, in characters; longer input is cut (prompt budget, see prompts.py).
 MAX_QUESTION_CHARS = 2000
 
@@ -124,7 +127,7 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
         StoreNotReadyError: no index for these settings (run ``assistant ingest``).
         LLMUnavailableError: the bundled model server could not start.
     """
-    from assistant.embeddings import build_embed_model
+    from assistant.embeddings import CachedEmbedder, build_embed_model
     from assistant.local_llm import LocalLLMServer
     from assistant.retrieval import PaperRetriever
     from assistant.store import PaperStore
@@ -148,5 +151,9 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
             label = f"{settings.llm_model} at {settings.llm_base_url}"
     else:
         label = backend.model
-    answerer = Answerer(retriever, backend, embed.get_text_embedding_batch, settings)
+    embedder = CachedEmbedder(embed)
+    sentences = [s for sents in retriever.sentences.values() for s in sents]
+    if len(sentences) <= WARM_CACHE_MAX_SENTENCES:  # small corpus: embed every sentence once, in the background
+        threading.Thread(target=embedder.warm, args=(sentences,), name="embed-warm", daemon=True).start()
+    answerer = Answerer(retriever, backend, embedder, settings)
     return Assistant(answerer, retriever, label, server)

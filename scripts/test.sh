@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# Fresh machine -> whole test suite: install everything (scripts/setup.sh), make sure Debian's chromium
+# is present for the browser tests, then run pytest (extra args are passed to pytest).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+./scripts/setup.sh
+if [ ! -x "${ASSISTANT_TEST_CHROMIUM:-/usr/bin/chromium}" ]; then
+  echo "[test] installing Debian's chromium for the browser tests"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get install -y -q chromium >/dev/null 2>&1 || { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q chromium >/dev/null; }
+fi
+exec .venv/bin/python -m pytest "$@"

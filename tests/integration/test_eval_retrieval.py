@@ -1,0 +1,44 @@
+"""CI gate: retrieval-only evaluation of eval/dev.jsonl on a freshly built index must reach recall@5 >= 0.90.
+
+Uses the session's real index of seeds/ (bundled MiniLM, built once in a temporary directory),
+then runs :func:`assistant.evaluation.evaluate_retrieval` exactly as ``assistant eval --retrieval-only``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+DEV = REPO / "eval" / "dev.jsonl"
+#: Minimum overall recall@5 required by the evaluation issue.
+RECALL_AT_5_GATE = 0.90
+
+
+@pytest.fixture(scope="module")
+def retrieval_report(seeded_settings, embed_model) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    from assistant.evaluation import evaluate_retrieval, load_items
+    from assistant.retrieval import PaperRetriever
+    from assistant.store import PaperStore
+
+    retriever = PaperRetriever(PaperStore.open_for_read(seeded_settings), embed_model, seeded_settings)
+    assert len(retriever.papers) == 38
+    return evaluate_retrieval(retriever, load_items(DEV), (1, 3, 5, 10))
+
+
+def test_dev_recall_at_5_gate(retrieval_report: dict[str, Any]) -> None:
+    overall = retrieval_report["overall"]
+    assert overall["n"] == 42
+    assert overall["recall@5"] >= RECALL_AT_5_GATE, f"recall@5 {overall['recall@5']:.3f} < {RECALL_AT_5_GATE}"
+
+
+def test_dev_report_shape(retrieval_report: dict[str, Any]) -> None:
+    assert list(retrieval_report["overall"]) == ["n", "recall@1", "recall@3", "recall@5", "recall@10"]
+    assert retrieval_report["by_type"]["unanswerable"]["recall@5"] is None
+    for item in retrieval_report["items"]:
+        assert len(item["retrieved_ids"]) <= 10
+        assert all("#" in pid for pid in item["retrieved_ids"])
+    recalls = [retrieval_report["overall"][f"recall@{k}"] for k in (1, 3, 5, 10)]
+    assert recalls == sorted(recalls)  # recall@k never decreases with k

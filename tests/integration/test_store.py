@@ -1,0 +1,106 @@
+"""Real Chroma in a temp dir: idempotent re-ingest, reopening from disk, updates, settings mismatch,
+and an interrupted ingest that leaves the previous index usable and is completed by the next run."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from assistant.config import Settings
+from assistant.errors import CorpusFormatError, StoreNotReadyError
+from assistant.ingest import ingest
+from assistant.retrieval import PaperRetriever
+from assistant.store import PaperStore
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
+
+
+@pytest.fixture
+def seeds(tmp_path: Path) -> Path:
+    d = tmp_path / "seeds"
+    shutil.copytree(FIXTURES, d)
+    return d
+
+
+def test_reingest_adds_nothing_and_reopens_from_disk(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
+    settings = Settings(storage_dir=tmp_path / "index")
+    first = ingest(settings, [seeds], embed_model, progress=False)
+    assert first.papers == 3 and first.added == first.windows > 3
+    second = ingest(settings, [seeds], embed_model, progress=False)
+    assert (second.added, second.updated, second.removed, second.skipped) == (0, 0, 0, first.windows)
+    # a fresh client in a new store object reads the same data back from disk
+    store = PaperStore.open_for_read(settings)
+    papers = store.load_papers()
+    assert set(papers) == {f"tiny.txt#{i}" for i in (1, 2, 3)}
+    assert papers["tiny.txt#1"].title == "DUALFormer: Dual Graph Transformer"
+    assert store.windows.count() == first.windows
+    hits = PaperRetriever(store, embed_model, settings).retrieve("dual graph transformer feature dimension self-attention")
+    assert hits[0].paper.id == "tiny.txt#1" and hits[0].evidence
+
+
+def test_changed_abstract_is_updated_and_shrunk_file_removes_paper(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
+    settings = Settings(storage_dir=tmp_path / "index")
+    ingest(settings, [seeds], embed_model, progress=False)
+    f = seeds / "tiny.txt"
+    blocks = f.read_text().split("\n\n")
+    blocks[2] = blocks[2] + " We add one more sentence about tropical fruit ripening."
+    f.write_text("\n\n".join(blocks[:3]))  # paper 3 removed, paper 2 changed
+    report = ingest(settings, [seeds], embed_model, progress=False)
+    assert report.papers == 2 and report.added >= 1
+    store = PaperStore.open_for_read(settings)
+    assert set(store.load_papers()) == {"tiny.txt#1", "tiny.txt#2"}
+    assert not any(i.startswith("tiny.txt#3:") for i in store.window_hashes())
+    assert "tropical fruit" in store.load_papers()["tiny.txt#2"].text
+
+
+def test_missing_index_and_other_settings_give_clear_errors(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(StoreNotReadyError, match="assistant ingest"):
+        PaperStore.open_for_read(Settings(storage_dir=tmp_path / "empty"))
+    settings = Settings(storage_dir=tmp_path / "index")
+    ingest(settings, [seeds], embed_model, progress=False)
+    other = Settings(storage_dir=tmp_path / "index", window_sentences=5)
+    assert other.collection_name() != settings.collection_name()
+    with pytest.raises(StoreNotReadyError, match="other settings"):
+        PaperStore.open_for_read(other)
+
+
+def test_bad_input_writes_nothing_and_keeps_index(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
+    settings = Settings(storage_dir=tmp_path / "index")
+    ingest(settings, [seeds], embed_model, progress=False)
+    (seeds / "broken.txt").write_bytes(b"\xff\xfe broken")
+    with pytest.raises(CorpusFormatError, match="broken.txt"):
+        ingest(settings, [seeds], embed_model, progress=False)
+    assert len(PaperStore.open_for_read(settings).load_papers()) == 3
+
+
+class _Interrupt(Exception):
+    pass
+
+
+def test_interrupted_ingest_keeps_index_usable_and_next_run_completes(tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    settings = Settings(storage_dir=tmp_path / "index", write_batch_size=4)
+    full = ingest(settings, [seeds], embed_model, progress=False)
+    f = seeds / "tiny.txt"
+    f.write_text(f.read_text() + "\n\nA brand new abstract about reinforcement learning for chip placement. It uses graphs. It beats baselines by 5%.")
+
+    calls = {"n": 0}
+    original = PaperStore.upsert_papers
+
+    def crash_before_papers(self, *a, **k):  # type: ignore[no-untyped-def]
+        calls["n"] += 1
+        raise _Interrupt("killed")
+
+    monkeypatch.setattr(PaperStore, "upsert_papers", crash_before_papers)
+    with pytest.raises(_Interrupt):
+        ingest(settings, [seeds], embed_model, progress=False)
+    monkeypatch.setattr(PaperStore, "upsert_papers", original)
+    # the old index still answers, and the half-written paper is invisible
+    store = PaperStore.open_for_read(settings)
+    assert set(store.load_papers()) == {f"tiny.txt#{i}" for i in (1, 2, 3)}
+    PaperRetriever(store, embed_model, settings).retrieve("chip placement")
+    report = ingest(settings, [seeds], embed_model, progress=False)
+    assert report.added == 0 and report.papers == 4  # windows were already written; only the record was missing
+    assert len(PaperStore.open_for_read(settings).load_papers()) == 4
+    assert report.windows > full.windows

@@ -1,0 +1,69 @@
+"""Attribution with the real embedding model: supported sentences are cited to the right paper,
+unsupported ones (wrong numbers, invented names, off-topic) are dropped, model [n] markers ignored."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.attribution import Attributor, is_refusal, strip_markers, unmatched_facts
+from assistant.chunking import split_sentences
+from assistant.corpus import read_papers
+from assistant.types import PaperHit
+
+REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
+
+
+@pytest.fixture(scope="module")
+def attributor(embed_model) -> Attributor:  # type: ignore[no-untyped-def]
+    papers = {p.id: p for p in read_papers([REPO_SEEDS])}
+    hits = [
+        PaperHit(papers[pid], 1.0, 0.5, (), tuple(split_sentences(papers[pid].text)))
+        for pid in ("000_43469673d6f8aaa0.txt#1", "000_43469673d6f8aaa0.txt#8")
+    ]
+    return Attributor(hits, embed_model.get_text_embedding_batch, threshold=0.55)
+
+
+def test_strip_markers() -> None:
+    assert strip_markers("DUALFormer is fast [1][2].") == ("DUALFormer is fast.", (1, 2))
+    assert strip_markers("X uses Y [1, 3] and Z.") == ("X uses Y and Z.", (1, 3))
+
+
+def test_unmatched_facts_numbers_and_names() -> None:
+    text = "We test 16 models on 2,864 images with GPT-4o."
+    assert unmatched_facts("It uses 2864 images and 16 models.", text) == []
+    assert unmatched_facts("It uses 17 models.", text) == ["17"]
+    assert unmatched_facts("GPT-5 wins.", text) == ["GPT-5"]
+
+
+def test_supported_sentence_cited_to_its_paper(attributor: Attributor) -> None:
+    verdict = attributor.attribute("DUALFormer performs the global self-attention on feature dimensions [2].")
+    assert verdict is not None
+    sentence, evidence = verdict
+    assert sentence.citations == (1,)  # the model's [2] is ignored: the support decides
+    assert "feature dimensions" in evidence
+    assert "[" not in sentence.text
+
+
+def test_title_sentence_is_supported(attributor: Attributor) -> None:
+    verdict = attributor.attribute("The paper is A-Bench: Are LMMs Masters at Evaluating AI-generated Images?")
+    assert verdict is not None and verdict[0].citations == (2,)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "DUALFormer was trained on 7 billion tokens of web text.",  # number not in the abstract
+        "The capital of France is Paris.",  # off-topic
+        "MegaNet-9 beats every model on ImageNet.",  # invented name
+        "Yes.",  # too short to check
+    ],
+)
+def test_unsupported_sentences_are_dropped(attributor: Attributor, sentence: str) -> None:
+    assert attributor.attribute(sentence) is None
+
+
+def test_refusal_is_recognised() -> None:
+    assert is_refusal("The indexed abstracts do not answer this.")
+    assert not is_refusal("DUALFormer answers this well.")

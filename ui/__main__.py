@@ -1,0 +1,5 @@
+"""``python -m ui``: the same as ``assistant serve``."""
+
+from assistant.cli import main
+
+raise SystemExit(main(["serve"]))
