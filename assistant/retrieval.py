@@ -75,6 +75,7 @@ class PaperRetriever:
         from llama_index.core.retrievers import QueryFusionRetriever
         from llama_index.retrievers.bm25 import BM25Retriever
 
+        logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets itself to DEBUG on import
         t0 = time.perf_counter()
         self._store = store
         self._embed = embed_model
