@@ -15,6 +15,7 @@ import logging
 import re
 import time
 from collections import defaultdict
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from assistant.chunking import split_sentences
@@ -30,7 +31,9 @@ logger = logging.getLogger(__name__)
 
 #: Weight of a paper's second-best window in its aggregated fused score.
 SECOND_WINDOW_WEIGHT = 0.5
-#: Weight of lexical overlap (query content words found in a sentence) in evidence scores.
+#: Evidence score of a sentence = SENTENCE_WEIGHT x cos(query, sentence) + (1 - SENTENCE_WEIGHT) x
+#: cos(query, window centred on it) + EVIDENCE_LEXICAL_WEIGHT x share of query words in the sentence.
+SENTENCE_WEIGHT = 0.5
 EVIDENCE_LEXICAL_WEIGHT = 0.3
 
 STOPWORDS = frozenset(
@@ -41,7 +44,7 @@ STOPWORDS = frozenset(
     theirs them then there these they this those through to too under until up very was we were what when
     where which while who whom why will with would you your paper papers abstract abstracts propose proposes
     proposed method approach model models use uses using used show shows new work study based one two
-    tell many much""".split()
+    tell many much answer answers question questions source sources indexed response called named""".split()
 )
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9\-\.]*[a-z0-9]|[a-z0-9]")
 
@@ -67,9 +70,12 @@ class PaperRetriever:
         store: an opened index (papers are loaded once at construction).
         embed_model: the same embedding model the index was built with.
         settings: ``candidate_k`` (windows per retriever) and evidence sizes.
+        sentence_embedder: batch texts -> unit vectors (e.g. a cached embedder); when given, evidence
+            sentences are also scored on their own embedding, not only their window's.
     """
 
-    def __init__(self, store: PaperStore, embed_model: BaseEmbedding, settings: Settings) -> None:
+    def __init__(self, store: PaperStore, embed_model: BaseEmbedding, settings: Settings,
+                 sentence_embedder: Callable[[list[str]], list[list[float]]] | None = None) -> None:
         from llama_index.core import VectorStoreIndex
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers import QueryFusionRetriever
@@ -80,6 +86,7 @@ class PaperRetriever:
         self._store = store
         self._embed = embed_model
         self._settings = settings
+        self._sentence_embedder = sentence_embedder
         self.papers = store.load_papers()
         self.sentences = {pid: split_sentences(p.text) for pid, p in self.papers.items()}
         self._df: dict[str, int] = defaultdict(int)  # document frequency of content tokens over papers
@@ -145,10 +152,13 @@ class PaperRetriever:
         for pid in ranked:
             cosines = {i: _dot(q_emb, e) for i, e in window_vectors.get(pid, [])}
             sentences = self.sentences[pid]
+            sentence_cos = ([_dot(q_emb, v) for v in self._sentence_embedder(sentences)]
+                            if self._sentence_embedder else [cosines.get(i, 0.0) for i in range(len(sentences))])
             ev = []
             for i, sent in enumerate(sentences):
                 lex = len(q_tokens & content_tokens(sent)) / len(q_tokens) if q_tokens else 0.0
-                ev.append(Evidence(pid, i, sent, cosines.get(i, 0.0) + EVIDENCE_LEXICAL_WEIGHT * lex))
+                dense = SENTENCE_WEIGHT * sentence_cos[i] + (1 - SENTENCE_WEIGHT) * cosines.get(i, 0.0)
+                ev.append(Evidence(pid, i, sent, dense + EVIDENCE_LEXICAL_WEIGHT * lex))
             best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.evidence_sentences]
             hits.append(PaperHit(
                 paper=self.papers[pid], score=scored[pid], dense_similarity=max(cosines.values(), default=0.0),

@@ -134,7 +134,8 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
 
     store = PaperStore.open_for_read(settings)
     embed = embed_model or build_embed_model(settings)
-    retriever = PaperRetriever(store, embed, settings)
+    embedder = CachedEmbedder(embed)
+    retriever = PaperRetriever(store, embed, settings, sentence_embedder=embedder)
     server = None
     if backend is None:
         if settings.uses_bundled_llm:
@@ -151,7 +152,6 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
             label = f"{settings.llm_model} at {settings.llm_base_url}"
     else:
         label = backend.model
-    embedder = CachedEmbedder(embed)
     sentences = [s for sents in retriever.sentences.values() for s in sents]
     if len(sentences) <= WARM_CACHE_MAX_SENTENCES:  # small corpus: embed every sentence once, in the background
         threading.Thread(target=embedder.warm, args=(sentences,), name="embed-warm", daemon=True).start()
