@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -68,7 +69,6 @@ class CachedEmbedder:
     """
 
     def __init__(self, model: BaseEmbedding, max_items: int = 50_000) -> None:
-        import threading
         from collections import OrderedDict
 
         self._model = model
@@ -98,7 +98,10 @@ class CachedEmbedder:
                 out.append(v)
             return out
 
-    def warm(self, texts: list[str], batch_size: int = 64) -> None:
-        """Embed ``texts`` ahead of time (call from a background thread at start-up)."""
+    def warm(self, texts: list[str], stop: threading.Event, batch_size: int = 32) -> None:
+        """Embed ``texts`` ahead of time, batch by batch, until done or ``stop`` is set
+        (run from a background thread at start-up)."""
         for i in range(0, min(len(texts), self._max), batch_size):
+            if stop.is_set():
+                return
             self(texts[i: i + batch_size])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: Corpora with at most this many sentences get all sentence embeddings computed at start-up.
-WARM_CACHE_MAX_SENTENCES = 20_000
+WARM_CACHE_MAX_SENTENCES = 5_000
 #: Longest question accepted, in characters; longer input is cut (prompt budget, see prompts.py).
 MAX_QUESTION_CHARS = 2000
 
@@ -82,6 +82,8 @@ class Assistant:
         self.retriever = retriever
         self.model_label = model_label
         self._llm_server = llm_server
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
 
     def stream(self, question: str) -> Iterator[AnswerEvent]:
         """Stream the answer to one question. Raises EmptyQuestionError before any model call."""
@@ -102,8 +104,18 @@ class Assistant:
         """Number of indexed papers."""
         return len(self.retriever.papers)
 
+    def start_background(self, work: Callable[[threading.Event], None]) -> None:
+        """Run ``work(stop_event)`` in a thread that :meth:`close` stops and joins (and so does interpreter
+        exit: the thread is not a daemon, so torch is never torn down mid-call)."""
+        thread = threading.Thread(target=work, args=(self._stop,), name="assistant-background")
+        self._threads.append(thread)
+        thread.start()
+
     def close(self) -> None:
-        """Stop the bundled model server, if this assistant started one."""
+        """Stop background work and the bundled model server, if this assistant started one."""
+        self._stop.set()
+        for thread in self._threads:
+            thread.join()
         if self._llm_server is not None:
             self._llm_server.stop()
 
@@ -153,7 +165,8 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
     else:
         label = backend.model
     sentences = [s for sents in retriever.sentences.values() for s in sents]
-    if len(sentences) <= WARM_CACHE_MAX_SENTENCES:  # small corpus: embed every sentence once, in the background
-        threading.Thread(target=embedder.warm, args=(sentences,), name="embed-warm", daemon=True).start()
     answerer = Answerer(retriever, backend, embedder, settings)
-    return Assistant(answerer, retriever, label, server)
+    assistant = Assistant(answerer, retriever, label, server)
+    if len(sentences) <= WARM_CACHE_MAX_SENTENCES:  # small corpus: embed every sentence once, in the background
+        assistant.start_background(lambda stop: embedder.warm(sentences, stop))
+    return assistant
