@@ -2,7 +2,8 @@
 
 Follows shared/docs/design.md: the model sees a compact evidence prompt; every shown sentence is
 attributed by code (attribution.py); if nothing survives, the answer is extractive (the best
-evidence sentences, cited); below the similarity threshold the assistant abstains.
+evidence sentences, cited); below the similarity threshold the assistant abstains. Comparison
+tables and topic listings are built from abstract sentences by code (intents.py).
 """
 
 from __future__ import annotations
@@ -10,14 +11,15 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from assistant.attribution import Attributor, Embedder
 from assistant.chunking import split_sentences
 from assistant.errors import LLMUnavailableError
+from assistant.intents import comparison_table, detect_intent, topic_members, topic_query
 from assistant.prompts import build_messages
-from assistant.types import Answer, AnswerMode, AnswerSentence, Citation, PaperHit
+from assistant.types import Answer, AnswerMode, AnswerSentence, Citation, Comparison, Evidence, Intent, PaperHit, relabel
 
 if TYPE_CHECKING:
     from assistant.config import Settings
@@ -30,8 +32,12 @@ ABSTAIN_NOTICE = "The indexed abstracts don't cover this question."
 EXTRACTIVE_NOTICE = "No generated sentence could be verified against the abstracts, so here are the most relevant passages."
 #: The abstention test looks at the best dense similarity among this many top-ranked papers.
 ABSTAIN_TOP_PAPERS = 3
-#: Evidence sentences of the top paper shown in an extractive answer.
+#: Evidence sentences of the top paper shown in an extractive lookup answer.
 EXTRACTIVE_SENTENCES = 2
+#: Evidence sentences per paper for summaries.
+SUMMARY_SENTENCES = 4
+#: Candidate papers scanned for a topic listing.
+TOPIC_CANDIDATES = 15
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,36 +54,49 @@ class AnswerEvent:
     hits: tuple[PaperHit, ...] = field(default_factory=tuple)
 
 
+def with_evidence(hit: PaperHit, k: int) -> PaperHit:
+    """``hit`` with its ``k`` best-scoring sentences as evidence (abstract order)."""
+    if not hit.sentence_scores:
+        return hit
+    order = sorted(range(len(hit.sentences)), key=lambda i: hit.sentence_scores[i], reverse=True)[:k]
+    ev = tuple(Evidence(hit.paper.id, i, hit.sentences[i], hit.sentence_scores[i]) for i in sorted(order))
+    return replace(hit, evidence=ev)
+
+
 class _Builder:
     """Accumulates verified sentences and numbers cited papers 1..m in order of first citation."""
 
-    def __init__(self, question: str, context: Sequence[PaperHit], hits: Sequence[PaperHit], model: str) -> None:
+    def __init__(self, question: str, context: Sequence[PaperHit], hits: Sequence[PaperHit], model: str,
+                 intent: Intent, query: str) -> None:
         self.question, self.context, self.hits, self.model = question, list(context), tuple(hits), model
+        self.intent, self.query = intent, query
         self.sentences: list[AnswerSentence] = []
         self.evidence: dict[int, list[str]] = {}  # source n -> supporting sentences
         self.order: list[int] = []  # source n in order of first citation
         self.dropped: list[str] = []
+        self.comparison: Comparison | None = None
+
+    def cite(self, n: int, evidence: str = "") -> None:
+        if n not in self.order:
+            self.order.append(n)
+        if evidence and evidence not in self.evidence.setdefault(n, []):
+            self.evidence[n].append(evidence)
 
     def add(self, sentence: AnswerSentence, evidence: str) -> None:
         if any(s.text == sentence.text for s in self.sentences):
             return
         for n in sentence.citations:
-            if n not in self.order:
-                self.order.append(n)
-            if evidence and evidence not in self.evidence.setdefault(n, []):
-                self.evidence[n].append(evidence)
+            self.cite(n, evidence)
         self.sentences.append(sentence)
 
     def build(self, mode: AnswerMode, notice: str = "", timings: dict[str, float] | None = None) -> Answer:
-        label = {n: i for i, n in enumerate(self.order, start=1)}
-        sentences = tuple(
-            AnswerSentence(s.text, tuple(label[n] for n in s.citations), s.support) for s in self.sentences
-        )
+        """The answer so far, with sources renumbered 1..m in order of first citation."""
         citations = tuple(
-            Citation(label[n], self.context[n - 1].paper, tuple(self.evidence.get(n, ()))) for n in self.order
+            Citation(n, self.context[n - 1].paper, tuple(self.evidence.get(n, ()))) for n in self.order
         )
-        return Answer(self.question, sentences, citations, self.hits, mode, self.model, tuple(self.dropped),
-                      notice, dict(timings or {}))
+        answer = Answer(self.question, tuple(self.sentences), citations, self.hits, mode, self.model,
+                        tuple(self.dropped), notice, dict(timings or {}), self.intent, self.query, self.comparison)
+        return relabel(answer, {n: i for i, n in enumerate(self.order, start=1)})
 
 
 class Answerer:
@@ -86,7 +105,7 @@ class Answerer:
     Args:
         retriever: hybrid paper retriever.
         backend: the chat model (OpenAI-compatible).
-        embed: batch text -> unit vectors, used for attribution.
+        embed: batch text -> unit vectors, used for attribution and comparison cells.
         settings: thresholds and sizes (``min_similarity``, ``context_papers``, ``support_threshold``...).
     """
 
@@ -96,10 +115,10 @@ class Answerer:
         self._embed = embed
         self._settings = settings
 
-    def answer(self, question: str) -> Answer:
-        """Run :meth:`stream` to the end and return the final answer."""
+    def answer(self, question: str, **kwargs: object) -> Answer:
+        """Run :meth:`stream` to the end and return the final answer (same keyword arguments)."""
         final = None
-        for event in self.stream(question):
+        for event in self.stream(question, **kwargs):  # type: ignore[arg-type]
             if event.kind == "final":
                 final = event.answer
         assert final is not None
@@ -114,32 +133,79 @@ class Answerer:
         best = max(h.dense_similarity for h in top)
         return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - self._settings.context_similarity_margin]
 
-    def stream(self, question: str) -> Iterator[AnswerEvent]:
-        """Answer ``question``, yielding a status event, partial answers as sentences are verified, then the final one.
+    def stream(self, question: str, *, query: str | None = None, intent: Intent | None = None,
+               focus_ids: Sequence[str] = ()) -> Iterator[AnswerEvent]:
+        """Answer ``question``: a status event, partial answers as sentences are verified, then the final one.
+
+        Args:
+            question: what the user asked (goes into the prompt).
+            query: what to search for (follow-ups resolved); defaults to ``question``.
+            intent: force an intent; detected from the question when None.
+            focus_ids: papers the question refers to (e.g. "those two"); they become the sources and
+                the abstention test is skipped.
 
         LLM failures do not raise: the final answer is extractive and ``notice`` says what happened.
         """
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        hits = self._retriever.retrieve(question)
+        query = query or question
+        intent = intent or detect_intent(question)
+        if focus_ids:
+            hits = self._retriever.hits_for(query, list(focus_ids))
+            if intent == "compare" and len(hits) < 2:  # "compare it with X": X comes from a fresh search
+                hits += [h for h in self._retriever.retrieve(question) if h.paper.id not in focus_ids][: 2 - len(hits)]
+        elif intent == "topic":
+            hits = self._retriever.retrieve(topic_query(query), top_k=TOPIC_CANDIDATES)
+        else:
+            hits = self._retriever.retrieve(query)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
         model = self._backend.model
-        best = max((h.dense_similarity for h in hits[:ABSTAIN_TOP_PAPERS]), default=0.0)
-        rare = self._retriever.rare_terms_matched(question, hits[:ABSTAIN_TOP_PAPERS])
-        if best < self._settings.min_similarity and not rare:
-            logger.info("abstain: best similarity %.3f < %.3f and no rare query term matched", best, self._settings.min_similarity)
+
+        if not focus_ids:
+            best = max((h.dense_similarity for h in hits[:ABSTAIN_TOP_PAPERS]), default=0.0)
+            rare = self._retriever.rare_terms_matched(query, hits[:ABSTAIN_TOP_PAPERS])
+            if best < self._settings.min_similarity and not rare:
+                logger.info("abstain: best similarity %.3f < %.3f and no rare query term matched", best, self._settings.min_similarity)
+                timings["total"] = (time.perf_counter() - t0) * 1000
+                builder = _Builder(question, [], hits[: self._settings.top_k], model, intent, query)
+                yield AnswerEvent("final", answer=builder.build("abstained", ABSTAIN_NOTICE, timings), hits=tuple(hits))
+                return
+
+        if intent == "topic":
+            members = topic_members(hits, self._settings.topic_min_evidence) if not focus_ids else hits
+            builder = _Builder(question, members, hits, model, intent, query)
+            for n, hit in enumerate(members, start=1):
+                ev = max(hit.evidence, key=lambda e: e.score)
+                builder.add(AnswerSentence(ev.text, (n,), round(ev.score, 3)), ev.text)
             timings["total"] = (time.perf_counter() - t0) * 1000
-            builder = _Builder(question, [], hits, model)
-            yield AnswerEvent("final", answer=builder.build("abstained", ABSTAIN_NOTICE, timings), hits=tuple(hits))
+            yield AnswerEvent("final", answer=builder.build("extractive", "", timings), hits=tuple(hits))
             return
 
-        context = self.select_context(hits)
-        yield AnswerEvent("status", f"Found {len(hits)} relevant papers; reading the top {len(context)}.", hits=tuple(hits))
-        builder = _Builder(question, context, hits, model)
+        if focus_ids:
+            context = hits
+        elif intent == "compare":
+            context = hits[: max(2, min(self._settings.context_papers, 3 if " three " in f" {question.lower()} " else 2))]
+        elif intent == "summary":
+            context = hits[:1]
+        else:
+            context = self.select_context(hits)
+        if intent == "summary":
+            context = [with_evidence(h, SUMMARY_SENTENCES) for h in context]
+        builder = _Builder(question, context, hits, model, intent, query)
+        if intent == "compare":
+            builder.comparison = comparison_table(context, self._embed, question)
+            for row in builder.comparison.rows:
+                builder.cite(row.n)
+        yield AnswerEvent("status", f"Found {len(hits)} relevant papers; reading {len(context)}.", hits=tuple(hits))
+        yield from self._generate(question, context, intent, builder, timings, t0)
+
+    def _generate(self, question: str, context: list[PaperHit], intent: Intent, builder: _Builder,
+                  timings: dict[str, float], t0: float) -> Iterator[AnswerEvent]:
         attributor = Attributor(context, self._embed, self._settings.support_threshold)
         notice = ""
         buffer = ""
         t_gen = time.perf_counter()
+        hits = builder.hits
 
         def verify(raw: str) -> bool:
             verdict = attributor.attribute(raw)
@@ -147,12 +213,11 @@ class Answerer:
                 if raw.strip():
                     builder.dropped.append(raw.strip())
                 return False
-            sentence, evidence = verdict
-            builder.add(sentence, evidence)
+            builder.add(*verdict)
             return True
 
         try:
-            for delta in self._backend.stream(build_messages(question, context)):
+            for delta in self._backend.stream(build_messages(question, context, intent)):
                 if "first_token" not in timings:
                     timings["first_token"] = (time.perf_counter() - t0) * 1000
                 buffer += delta
@@ -163,7 +228,7 @@ class Answerer:
                         changed |= verify(raw)
                     buffer = parts[-1]
                     if changed:
-                        yield AnswerEvent("partial", answer=builder.build("generated", timings=timings), hits=tuple(hits))
+                        yield AnswerEvent("partial", answer=builder.build("generated", timings=timings), hits=hits)
         except LLMUnavailableError as e:
             logger.warning("LLM failed: %s", e)
             notice = f"The language model failed ({e}). Showing the most relevant passages instead."
@@ -177,8 +242,16 @@ class Answerer:
         if not builder.sentences:
             mode = "extractive"
             notice = notice or EXTRACTIVE_NOTICE
-            top_evidence = sorted(context[0].evidence, key=lambda e: e.score, reverse=True)
-            for ev in top_evidence[:EXTRACTIVE_SENTENCES]:
-                builder.add(AnswerSentence(ev.text, (1,), round(ev.score, 3)), ev.text)
+            if intent == "compare" and builder.comparison is not None:
+                approach = builder.comparison.columns.index("approach")
+                for row in builder.comparison.rows:
+                    cell = row.cells[approach]
+                    if cell is not None:
+                        builder.add(cell, cell.text)
+            else:
+                k = SUMMARY_SENTENCES - 1 if intent == "summary" else EXTRACTIVE_SENTENCES
+                top = sorted(context[0].evidence, key=lambda e: e.score, reverse=True)[:k]
+                for ev in sorted(top, key=lambda e: e.sentence_index):
+                    builder.add(AnswerSentence(ev.text, (1,), round(ev.score, 3)), ev.text)
         timings["total"] = (time.perf_counter() - t0) * 1000
-        yield AnswerEvent("final", answer=builder.build(mode, notice, timings), hits=tuple(hits))
+        yield AnswerEvent("final", answer=builder.build(mode, notice, timings), hits=hits)

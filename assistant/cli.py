@@ -33,6 +33,8 @@ def _parser() -> argparse.ArgumentParser:
         if name == "ask":
             sp.add_argument("question", help="The question, in quotes.")
             sp.add_argument("--json", action="store_true", help="Print the answer as JSON.")
+            sp.add_argument("--session", type=Path, help="Conversation file: continue the conversation saved there, then save it.")
+            sp.add_argument("--intent", choices=["lookup", "summary", "compare", "topic"], help="Force an intent (default: detected).")
         else:
             sp.add_argument("--host", help="Bind address (ASSISTANT_UI_HOST, default 127.0.0.1).")
             sp.add_argument("--port", type=int, help="Port (ASSISTANT_UI_PORT, default 7860).")
@@ -96,7 +98,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             from assistant.render import answer_to_dict, answer_to_text
 
             with build_assistant(settings) as assistant:
-                answer = assistant.ask(args.question)
+                session = assistant.new_session()
+                if args.session and args.session.exists():
+                    session.load(args.session)
+                answer = session.ask(args.question, intent=args.intent)
+                if args.session:
+                    session.save(args.session)
             print(json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False) if args.json else answer_to_text(answer))
             return 0
         if args.command == "serve":

@@ -48,6 +48,8 @@ class Settings(BaseSettings):
     min_similarity: float = Field(0.28, ge=0.0, le=1.0, description="Abstain when the best dense cosine similarity among the top 3 papers is below this. Calibrated on dev.jsonl: answerable questions >= 0.30, off-corpus questions <= 0.25 (docs/evaluation.md).")
     context_similarity_margin: float = Field(0.12, ge=0.0, le=1.0, description="Besides the top-ranked paper, papers whose best dense similarity is within this margin of the best one go into the prompt.")
 
+    topic_min_evidence: float = Field(0.44, ge=0.0, le=2.0, description="A paper is listed for a topic question when its best evidence sentence scores at least this (calibrated on the dev topic questions).")
+
     # --- attribution -------------------------------------------------------------------------
     support_threshold: float = Field(0.55, ge=0.0, le=1.0, description="Minimum support score (cosine + lexical overlap, see attribution.py) for an answer sentence to keep a citation.")
 

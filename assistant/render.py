@@ -28,14 +28,42 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
             for h in answer.sources
         ],
         "dropped_sentences": list(answer.dropped),
+        "intent": answer.intent,
+        "resolved_query": answer.resolved_query or answer.question,
+        "comparison": comparison_to_dict(answer),
         "model": answer.model,
         "timings_ms": {k: round(v, 1) for k, v in answer.timings_ms.items()},
     }
 
 
+def comparison_to_dict(answer: Answer) -> dict[str, Any] | None:
+    """``{columns, rows: [{paper_id, n, cells: [{text, n} | None]}]}`` or None when not a comparison."""
+    comp = answer.comparison
+    if comp is None:
+        return None
+    ids = {c.n: c.paper.id for c in answer.citations}
+    return {
+        "columns": list(comp.columns),
+        "rows": [
+            {"paper_id": ids.get(r.n, ""), "n": r.n,
+             "cells": [{"text": c.text, "n": c.citations[0]} if c else None for c in r.cells]}
+            for r in comp.rows
+        ],
+    }
+
+
 def answer_to_text(answer: Answer, width: int = 100) -> str:
-    """Answer, then numbered references (title, authors, link, supporting sentences)."""
-    lines = [textwrap.fill(answer.text, width) if answer.text else ""]
+    """Answer (and comparison table), then numbered references (title, authors, link, supporting sentences)."""
+    lines = []
+    if answer.comparison is not None:
+        titles = {c.n: c.paper.title for c in answer.citations}
+        for row in answer.comparison.rows:
+            lines.append(f"[{row.n}] {titles.get(row.n, '')}")
+            for col, cell in zip(answer.comparison.columns, row.cells):
+                if cell is not None:
+                    lines.append(textwrap.fill(f"{col}: {cell.text} [{row.n}]", width, initial_indent="    ", subsequent_indent="      "))
+        lines.append("")
+    lines.append(textwrap.fill(answer.text, width) if answer.text else "")
     if answer.notice and not answer.abstained:
         lines += ["", f"Note: {answer.notice}"]
     if answer.citations:
@@ -49,6 +77,8 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
     elif answer.abstained and answer.sources:
         lines += ["", "Nearest papers:"]
         lines += [f"  - {h.paper.title} ({h.paper.url or h.paper.id})" for h in answer.sources[:3]]
+    if answer.resolved_query and answer.resolved_query != answer.question:
+        lines += ["", f"searched for: {answer.resolved_query}"]
     t = answer.timings_ms
     lines += ["", f"answered by {answer.model} in {t.get('total', 0) / 1000:.1f} s"]
     return "\n".join(lines)

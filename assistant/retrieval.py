@@ -146,6 +146,15 @@ class PaperRetriever:
             for pid, s in ((pid, sorted(v, reverse=True)) for pid, v in per_paper.items())
         }
         ranked = sorted(scored, key=lambda pid: scored[pid], reverse=True)[:top_k]
+        return self._hits(query, q_emb, ranked, scored)
+
+    def hits_for(self, query: str, paper_ids: list[str]) -> list[PaperHit]:
+        """:class:`PaperHit` for the given papers (in that order), with evidence for ``query``; unknown ids
+        are skipped. Used when a follow-up names the papers ("those two", "the second one")."""
+        known = [pid for pid in paper_ids if pid in self.papers]
+        return self._hits(query, self._embed.get_query_embedding(query), known, {})
+
+    def _hits(self, query: str, q_emb: list[float], ranked: list[str], scored: dict[str, float]) -> list[PaperHit]:
         window_vectors = self._store.window_embeddings(ranked)
         q_tokens = content_tokens(query)
         hits = []
@@ -161,7 +170,8 @@ class PaperRetriever:
                 ev.append(Evidence(pid, i, sent, dense + EVIDENCE_LEXICAL_WEIGHT * lex))
             best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.evidence_sentences]
             hits.append(PaperHit(
-                paper=self.papers[pid], score=scored[pid], dense_similarity=max(cosines.values(), default=0.0),
+                paper=self.papers[pid], score=scored.get(pid, 0.0), dense_similarity=max(cosines.values(), default=0.0),
                 evidence=tuple(sorted(best, key=lambda e: e.sentence_index)), sentences=tuple(sentences),
+                sentence_scores=tuple(e.score for e in ev),
             ))
         return hits

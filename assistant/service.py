@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 from assistant.answer import Answerer, AnswerEvent
 from assistant.errors import AssistantError
 from assistant.llm import ChatBackend, Message, OpenAIChatBackend
-from assistant.types import Answer
+from assistant.types import Answer, Intent
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -85,13 +85,13 @@ class Assistant:
         self._stop = threading.Event()
         self._threads: list[threading.Thread] = []
 
-    def stream(self, question: str) -> Iterator[AnswerEvent]:
-        """Stream the answer to one question. Raises EmptyQuestionError before any model call."""
-        yield from self.answerer.stream(clean_question(question))
+    def stream(self, question: str, intent: Intent | None = None) -> Iterator[AnswerEvent]:
+        """Stream the answer to one stand-alone question. Raises EmptyQuestionError before any model call."""
+        yield from self.answerer.stream(clean_question(question), intent=intent)
 
-    def ask(self, question: str) -> Answer:
-        """The final answer to one question. Raises EmptyQuestionError."""
-        return self.answerer.answer(clean_question(question))
+    def ask(self, question: str, intent: Intent | None = None) -> Answer:
+        """The final answer to one stand-alone question. Raises EmptyQuestionError."""
+        return self.answerer.answer(clean_question(question), intent=intent)
 
     def new_session(self) -> ChatSession:
         """A fresh conversation (one per chat window / CLI session)."""

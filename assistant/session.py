@@ -1,80 +1,200 @@
-"""ChatSession: one conversation's turns; builds the retrieval query for follow-ups. One object per chat."""
+"""ChatSession: one conversation. Resolves follow-ups against papers already cited, keeps each paper's
+[n] stable for the whole conversation, and can be saved to / loaded from a JSON file (CLI ``--session``).
+One object per chat window, never a module global."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.answer import AnswerEvent
-from assistant.types import Answer
+from assistant.errors import AssistantError
+from assistant.types import Answer, Intent, Paper, relabel
 
 if TYPE_CHECKING:
     from assistant.service import Assistant
 
-# Words that point back to something said earlier ("it", "they", "the second paper", "those two").
-_ANAPHORA = re.compile(
-    r"\b(it|its|it's|they|them|their|theirs|this|that|these|those|the (?:first|second|third|former|latter|same)|"
-    r"the (?:paper|papers|model|method|approach|benchmark|authors)|he|she|his|her|both|either|each)\b",
-    re.IGNORECASE,
-)
-#: Questions this short (in words) are treated as elliptic ("and the bit-rate?").
-ELLIPTIC_MAX_WORDS = 5
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+_ORDINAL_REF = re.compile(r"\bthe (first|1st|second|2nd|third|3rd|fourth|4th)(?: one| paper| abstract| work)?\b", re.I)
+_LABEL_REF = re.compile(r"(?:\[(\d+)\]|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
+_FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.I)
+_PLURAL_REF = re.compile(r"\b(they|them|their|theirs|these|those|both|each|either|the two|the three|all of them|"
+                         r"which of them|these papers|those papers|the papers)\b", re.I)
+_SINGULAR_REF = re.compile(r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
+                           r"the approach|the authors|he|she|his|her)\b", re.I)
+#: Questions this short (in words), or starting "and ...", are elliptic: they inherit the last topic.
+ELLIPTIC_MAX_WORDS = 4
 
 
 @dataclass(frozen=True, slots=True)
 class Turn:
-    """One exchange: the user's question, the query actually searched, and the answer."""
+    """One exchange: the question, the query actually searched, papers it referred to, and the answer
+    (with conversation-stable labels)."""
 
     question: str
     resolved_query: str
+    focus_ids: tuple[str, ...]
     answer: Answer
 
 
-def is_followup(question: str) -> bool:
-    """True when the question refers back (pronoun/definite reference) or is elliptic."""
-    q = question.strip()
-    return bool(_ANAPHORA.search(q)) or len(q.split()) <= ELLIPTIC_MAX_WORDS or q.lower().startswith(("and ", "what about", "how about"))
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """How a question is run: ``query`` to search, ``focus_ids`` papers it points back to (may be empty)."""
+
+    query: str
+    focus_ids: tuple[str, ...]
 
 
 class ChatSession:
-    """Holds the turns of one conversation and asks the assistant with follow-ups resolved.
+    """The turns of one conversation and its citation labels.
 
     Args:
-        assistant: shared, stateless answering service.
+        assistant: the shared, stateless answering service.
     """
 
     def __init__(self, assistant: Assistant) -> None:
         self._assistant = assistant
         self.turns: list[Turn] = []
+        self.labels: dict[str, int] = {}  # paper id -> [n], stable for the conversation
+        self.papers: dict[str, Paper] = {}
 
-    def resolve(self, question: str) -> str:
-        """The retrieval query: the question itself, or, for a follow-up, the question plus the titles of
-        the papers cited in the previous answer (or its question when it cited none)."""
-        if not self.turns or not is_followup(question):
-            return question
-        last = self.turns[-1]
-        context = "; ".join(c.paper.title for c in last.answer.citations) or last.resolved_query
-        return f"{question} ({context})"
+    # --- follow-ups --------------------------------------------------------------------------
+    def _last_cited(self) -> list[str]:
+        for turn in reversed(self.turns):
+            if turn.answer.citations:
+                return [c.paper.id for c in sorted(turn.answer.citations, key=lambda c: c.n)]
+        return []
 
-    def stream(self, question: str) -> Iterator[AnswerEvent]:
-        """Stream the answer to ``question`` in this conversation; records the turn at the end."""
-        resolved = self.resolve(question)
-        for event in self._assistant.stream(resolved):
-            if event.kind == "final" and event.answer is not None:
-                self.turns.append(Turn(question, resolved, event.answer))
-            yield event
+    def _by_label(self, n: int) -> str | None:
+        return next((pid for pid, label in self.labels.items() if label == n), None)
 
-    def ask(self, question: str) -> Answer:
+    def resolve(self, question: str) -> Resolution:
+        """Resolve references to earlier papers and elliptic questions.
+
+        "the second paper" -> the 2nd paper cited in the last answer; "[2]" / "paper 2" -> the paper with
+        that label; "they", "those two", "which of them" -> the papers cited last; "it" -> the first
+        paper cited last; short or "and ..." questions inherit the previous query.
+        """
+        if not self.turns:
+            return Resolution(question, ())
+        last = self._last_cited()
+        focus: list[str] = []
+        for m in _LABEL_REF.finditer(question):
+            pid = self._by_label(int(m.group(1) or m.group(2)))
+            if pid:
+                focus.append(pid)
+        for m in _ORDINAL_REF.finditer(question):
+            i = _ORDINALS[m.group(1).lower()] - 1
+            if i < len(last):
+                focus.append(last[i])
+        for m in _FORMER_LATTER.finditer(question):
+            if len(last) >= 2:
+                focus.append(last[0] if m.group(1).lower() == "former" else last[-1])
+        if not focus and last:
+            if _PLURAL_REF.search(question) and len(last) > 1:
+                focus = last
+            elif _SINGULAR_REF.search(question) or _PLURAL_REF.search(question):
+                focus = last[:1]
+        focus = list(dict.fromkeys(focus))
+        query = question
+        if focus:
+            query = f"{question} ({'; '.join(self.papers[p].title for p in focus if p in self.papers)})"
+        elif len(question.split()) <= ELLIPTIC_MAX_WORDS or question.lower().startswith(("and ", "what about", "how about")):
+            query = f"{question} ({self.turns[-1].resolved_query})"
+        return Resolution(query, tuple(focus))
+
+    # --- asking ------------------------------------------------------------------------------
+    def _stable(self, answer: Answer) -> Answer:
+        mapping = {}
+        for c in answer.citations:
+            if c.paper.id not in self.labels:
+                self.labels[c.paper.id] = len(self.labels) + 1
+                self.papers[c.paper.id] = c.paper
+            mapping[c.n] = self.labels[c.paper.id]
+        return relabel(answer, mapping)
+
+    def stream(self, question: str, intent: Intent | None = None) -> Iterator[AnswerEvent]:
+        """Stream the answer to ``question`` with stable labels; the turn is recorded at the end.
+
+        Raises:
+            EmptyQuestionError: nothing to answer (before any model call).
+        """
+        from assistant.service import clean_question
+
+        question = clean_question(question)
+        res = self.resolve(question)
+        for event in self._assistant.answerer.stream(question, query=res.query, intent=intent, focus_ids=res.focus_ids):
+            if event.answer is None:
+                yield event
+                continue
+            if event.kind == "final":
+                answer = self._stable(event.answer)
+                self.turns.append(Turn(question, res.query, res.focus_ids, answer))
+            else:  # partial: preview labels without committing new ones
+                saved = dict(self.labels), dict(self.papers)
+                answer = self._stable(event.answer)
+                self.labels, self.papers = saved
+            yield AnswerEvent(event.kind, event.message, answer, event.hits)
+
+    def ask(self, question: str, intent: Intent | None = None) -> Answer:
         """The final answer to ``question`` in this conversation."""
         final = None
-        for event in self.stream(question):
+        for event in self.stream(question, intent):
             if event.kind == "final":
                 final = event.answer
         assert final is not None
         return final
 
+    def cited_papers(self) -> list[tuple[int, Paper]]:
+        """Every paper cited so far, as ``(n, paper)`` in label order."""
+        return sorted(((n, self.papers[pid]) for pid, n in self.labels.items()), key=lambda x: x[0])
+
     def reset(self) -> None:
         """Forget the conversation."""
         self.turns.clear()
+        self.labels.clear()
+        self.papers.clear()
+
+    # --- persistence (CLI --session FILE) ----------------------------------------------------
+    def save(self, path: Path) -> None:
+        """Write the conversation state (questions, resolved queries, answers' text, labels) as JSON."""
+        data = {
+            "version": 1,
+            "labels": self.labels,
+            "turns": [
+                {"question": t.question, "resolved_query": t.resolved_query, "focus_ids": list(t.focus_ids),
+                 "answer": t.answer.text, "cited": [c.paper.id for c in t.answer.citations]}
+                for t in self.turns
+            ],
+        }
+        tmp = path.with_suffix(path.suffix + ".tmp")
+        tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False))
+        tmp.replace(path)
+
+    def load(self, path: Path) -> None:
+        """Restore a conversation saved by :meth:`save` (papers looked up in the current index).
+
+        Raises:
+            AssistantError: the file is not a saved session.
+        """
+        try:
+            data = json.loads(path.read_text())
+            labels = {str(k): int(v) for k, v in data["labels"].items()}
+            turns = data["turns"]
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+            raise AssistantError(f"{path}: not a saved conversation ({e}). Delete it or pass another --session file.") from e
+        known = self._assistant.retriever.papers
+        self.labels = {pid: n for pid, n in labels.items() if pid in known}
+        self.papers = {pid: known[pid] for pid in self.labels}
+        self.turns = []
+        for t in turns:
+            cited = [known[p] for p in t.get("cited", []) if p in known]
+            from assistant.types import Citation
+
+            answer = Answer(t.get("question", ""), (), tuple(Citation(self.labels[p.id], p, ()) for p in cited if p.id in self.labels),
+                            (), "generated", "", resolved_query=t.get("resolved_query", ""))
+            self.turns.append(Turn(t.get("question", ""), t.get("resolved_query", ""), tuple(t.get("focus_ids", [])), answer))

@@ -61,13 +61,15 @@ class Evidence:
 
 @dataclass(frozen=True, slots=True)
 class PaperHit:
-    """A retrieved paper: fused rank score, its best dense cosine similarity in [-1, 1], and evidence."""
+    """A retrieved paper: fused rank score, its best dense cosine similarity in [-1, 1], its best
+    evidence sentences, all its sentences, and each sentence's evidence score for the query."""
 
     paper: Paper
     score: float
     dense_similarity: float
     evidence: tuple[Evidence, ...]
     sentences: tuple[str, ...]
+    sentence_scores: tuple[float, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +91,25 @@ class AnswerSentence:
 
 
 AnswerMode = Literal["generated", "extractive", "abstained"]
+Intent = Literal["lookup", "summary", "compare", "topic"]
+INTENTS: tuple[Intent, ...] = ("lookup", "summary", "compare", "topic")
+
+
+@dataclass(frozen=True, slots=True)
+class ComparisonRow:
+    """One paper's row of a comparison table: ``n`` is its citation label; one cell per column,
+    each an abstract sentence (cited ``n``) or None when no sentence fits that column."""
+
+    n: int
+    cells: tuple[AnswerSentence | None, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """A papers x aspects table; every cell text comes from the row paper's abstract."""
+
+    columns: tuple[str, ...]
+    rows: tuple[ComparisonRow, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,7 +118,9 @@ class Answer:
 
     ``sentences`` are what the user sees, each cited; ``citations`` the numbered references;
     ``sources`` every retrieved paper (cited or not); ``dropped`` model sentences removed for lack of
-    support; ``timings_ms`` has ``retrieve``, ``first_token``, ``generate``, ``total`` (milliseconds).
+    support; ``timings_ms`` has ``retrieve``, ``first_token``, ``generate``, ``total`` (milliseconds);
+    ``intent`` the detected or forced intent; ``resolved_query`` what was searched (follow-ups resolved);
+    ``comparison`` the table for compare answers.
     """
 
     question: str
@@ -109,6 +132,9 @@ class Answer:
     dropped: tuple[str, ...] = ()
     notice: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
+    intent: Intent = "lookup"
+    resolved_query: str = ""
+    comparison: Comparison | None = None
 
     @property
     def abstained(self) -> bool:
@@ -125,6 +151,25 @@ class Answer:
             marks = "".join(f"[{n}]" for n in s.citations)
             parts.append(f"{s.text} {marks}".strip())
         return " ".join(parts)
+
+
+def relabel(answer: Answer, mapping: dict[int, int]) -> Answer:
+    """The same answer with citation labels renamed by ``mapping`` (local ``n`` -> conversation ``n``)."""
+    from dataclasses import replace
+
+    def sent(s: AnswerSentence) -> AnswerSentence:
+        return replace(s, citations=tuple(mapping[n] for n in s.citations))
+
+    comparison = None
+    if answer.comparison is not None:
+        comparison = replace(answer.comparison, rows=tuple(
+            ComparisonRow(mapping[r.n], tuple(sent(c) if c else None for c in r.cells)) for r in answer.comparison.rows))
+    return replace(
+        answer,
+        sentences=tuple(sent(s) for s in answer.sentences),
+        citations=tuple(sorted((replace(c, n=mapping[c.n]) for c in answer.citations), key=lambda c: c.n)),
+        comparison=comparison,
+    )
 
 
 @dataclass(frozen=True, slots=True)
