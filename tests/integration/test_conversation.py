@@ -1,0 +1,99 @@
+"""Conversation path (real Chroma + embeddings, scripted LLM): follow-ups resolve to cited papers,
+labels stay stable, comparisons give a cited table, topic questions list every matching paper,
+sessions save and load."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.llm import OpenAIChatBackend
+from assistant.intents import detect_intent, topic_query
+from assistant.service import build_assistant
+from tests.support.fake_openai_server import FakeOpenAIServer
+
+A_BENCH = "000_43469673d6f8aaa0.txt#8"
+NUMBER_COOKBOOK = "004_c45bebc30e22eceb.txt#6"
+
+
+@pytest.fixture
+def scripted(seeded_settings, embed_model):  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 20) as server:
+        backend = OpenAIChatBackend(server.base_url, "k", "scripted", timeout_s=10)
+        with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
+            yield assistant
+
+
+@pytest.mark.parametrize(
+    ("question", "intent"),
+    [
+        ("How does HComP-Net differ from LucidPPN?", "compare"),
+        ("Compare the two neural combinatorial-optimization papers", "compare"),
+        ("Which of them needs less data?", "compare"),
+        ("Summarize the horizon generalization paper.", "summary"),
+        ("Which papers work with molecules or proteins?", "topic"),
+        ("What accuracy did LeReT reach?", "lookup"),
+    ],
+)
+def test_detect_intent(question: str, intent: str) -> None:
+    assert detect_intent(question) == intent
+
+
+def test_topic_query_strips_the_frame() -> None:
+    assert topic_query("Which papers introduce a new benchmark? List all of them.").startswith("introduce a new benchmark")
+
+
+def test_followup_pronoun_resolves_to_cited_paper_and_labels_stay(scripted) -> None:  # type: ignore[no-untyped-def]
+    session = scripted.new_session()
+    first = session.ask("Which paper introduces A-Bench?")
+    assert first.citations[0].paper.id == A_BENCH and first.citations[0].n == 1
+    second = session.ask("How many text-to-image models did they sample images from?")
+    assert session.turns[-1].focus_ids == (A_BENCH,)
+    assert "A-Bench" in second.resolved_query
+    assert [c.paper.id for c in second.citations] == [A_BENCH] and second.citations[0].n == 1
+    third = session.ask("Compare it with the Number Cookbook paper.")
+    assert third.intent == "compare" and third.comparison is not None
+    ids = {c.n: c.paper.id for c in third.citations}
+    assert ids[1] == A_BENCH and NUMBER_COOKBOOK in ids.values()
+    assert [r.n for r in third.comparison.rows] == sorted(ids)
+    for row in third.comparison.rows:
+        paper_text = next(c.paper.text for c in third.citations if c.n == row.n)
+        for cell in row.cells:
+            assert cell is None or (cell.text in paper_text and cell.citations == (row.n,))
+    assert [n for n, _ in session.cited_papers()] == [1, 2]
+
+
+def test_ordinal_reference_picks_that_paper(scripted) -> None:  # type: ignore[no-untyped-def]
+    session = scripted.new_session()
+    answer = session.ask("How does HComP-Net differ from LucidPPN?")
+    assert answer.intent == "compare" and len(answer.citations) == 2
+    second_id = next(c.paper.id for c in answer.citations if c.n == 2)
+    session.ask("Summarize the second paper.")
+    assert session.turns[-1].focus_ids == (second_id,)
+    assert session.turns[-1].answer.citations[0].n == 2  # keeps its label
+
+
+def test_topic_lists_several_papers_each_cited(scripted) -> None:  # type: ignore[no-untyped-def]
+    answer = scripted.new_session().ask("Which papers work with molecules or proteins?")
+    assert answer.intent == "topic"
+    assert len(answer.citations) >= 2
+    assert all(len(s.citations) == 1 for s in answer.sentences)
+    assert len({s.citations[0] for s in answer.sentences}) == len(answer.citations)
+
+
+def test_session_save_and_load(scripted, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "chat.json"
+    s1 = scripted.new_session()
+    s1.ask("Which paper introduces A-Bench?")
+    s1.save(path)
+    s2 = scripted.new_session()
+    s2.load(path)
+    assert s2.labels == {A_BENCH: 1}
+    s2.ask("How many text-to-image models did they sample images from?")
+    assert s2.turns[-1].focus_ids == (A_BENCH,)
+    (tmp_path / "bad.json").write_text("{not json")
+    from assistant.errors import AssistantError
+
+    with pytest.raises(AssistantError, match="bad.json"):
+        scripted.new_session().load(tmp_path / "bad.json")
