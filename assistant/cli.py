@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import signal
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -73,6 +74,10 @@ def _ingest(settings: Settings, paths: Sequence[Path], *, rebuild: bool, progres
     return embed
 
 
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI. Returns the exit code: 0 ok, 1 user-facing error, 2 usage error."""
     args = _parser().parse_args(argv)
@@ -109,6 +114,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.command == "serve":
             embed = None if args.no_ingest else _ingest(settings, [], rebuild=False, progress=True)
             from ui.app import serve  # lazy: the core never imports the UI at module level
+
+            signal.signal(signal.SIGTERM, _raise_interrupt)  # `kill` stops the UI like Ctrl-C: cleanup runs
 
             with build_assistant(settings, embed_model=embed) as assistant:  # type: ignore[arg-type]
                 serve(assistant, settings)

@@ -46,6 +46,15 @@ def bundled_gguf_path() -> Path:
     return path
 
 
+def _die_with_parent() -> None:
+    """In the child, before exec: ask Linux to SIGTERM it when the parent dies (even by SIGKILL), so a
+    killed app never leaves the model server running (prctl PR_SET_PDEATHSIG = 1)."""
+    import ctypes
+    import signal
+
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """An unused TCP port on ``host`` (the OS picks it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -92,7 +101,8 @@ class LocalLLMServer:
         ]
         logger.info("starting bundled LLM %s on %s", gguf.name, self.base_url)
         t0 = time.monotonic()
-        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
+        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                      preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         while time.monotonic() - t0 < self._timeout:
             if self._proc.poll() is not None:
                 raise LLMUnavailableError(f"The bundled LLM server exited with code {self._proc.returncode}:\n{self.log_tail()}")
