@@ -133,6 +133,17 @@ class Answerer:
         best = max(h.dense_similarity for h in top)
         return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - self._settings.context_similarity_margin]
 
+    def abstains(self, query: str, hits: Sequence[PaperHit]) -> bool:
+        """True when the indexed abstracts do not cover ``query``: the best dense similarity among the top
+        :data:`ABSTAIN_TOP_PAPERS` papers is below ``min_similarity`` and no rare query term occurs in them."""
+        best = max((h.dense_similarity for h in hits[:ABSTAIN_TOP_PAPERS]), default=0.0)
+        if best >= self._settings.min_similarity:
+            return False
+        if self._retriever.rare_terms_matched(query, list(hits[:ABSTAIN_TOP_PAPERS])):
+            return False
+        logger.info("abstain: best similarity %.3f < %.3f and no rare query term matched", best, self._settings.min_similarity)
+        return True
+
     def stream(self, question: str, *, query: str | None = None, intent: Intent | None = None,
                focus_ids: Sequence[str] = ()) -> Iterator[AnswerEvent]:
         """Answer ``question``: a status event, partial answers as sentences are verified, then the final one.
@@ -161,15 +172,11 @@ class Answerer:
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
         model = self._backend.model
 
-        if not focus_ids:
-            best = max((h.dense_similarity for h in hits[:ABSTAIN_TOP_PAPERS]), default=0.0)
-            rare = self._retriever.rare_terms_matched(query, hits[:ABSTAIN_TOP_PAPERS])
-            if best < self._settings.min_similarity and not rare:
-                logger.info("abstain: best similarity %.3f < %.3f and no rare query term matched", best, self._settings.min_similarity)
-                timings["total"] = (time.perf_counter() - t0) * 1000
-                builder = _Builder(question, [], hits[: self._settings.top_k], model, intent, query)
-                yield AnswerEvent("final", answer=builder.build("abstained", ABSTAIN_NOTICE, timings), hits=tuple(hits))
-                return
+        if not focus_ids and self.abstains(query, hits):
+            timings["total"] = (time.perf_counter() - t0) * 1000
+            builder = _Builder(question, [], hits[: self._settings.top_k], model, intent, query)
+            yield AnswerEvent("final", answer=builder.build("abstained", ABSTAIN_NOTICE, timings), hits=tuple(hits))
+            return
 
         if intent == "topic":
             members = topic_members(hits, self._settings.topic_min_evidence) if not focus_ids else hits

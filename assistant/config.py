@@ -41,6 +41,7 @@ class Settings(BaseSettings):
     embed_batch_size: int = Field(64, ge=1, le=1024, description="Texts per embedding batch.")
 
     # --- retrieval ---------------------------------------------------------------------------
+    retrieval_mode: Literal["fused", "dense", "bm25"] = Field("fused", description="Retrievers over the windows: dense + BM25 fused by reciprocal rank (default), or one alone (for ablations).")
     top_k: int = Field(5, ge=1, le=50, description="Papers shown as sources per answer.")
     candidate_k: int = Field(40, ge=5, le=500, description="Windows fetched per retriever (dense and BM25) before fusion.")
     evidence_sentences: int = Field(2, ge=1, le=5, description="Evidence sentences per paper given to the LLM.")

@@ -100,7 +100,7 @@ class PaperRetriever:
         # num_queries=1: no query generation, so the LLM is never called; MockLLM only keeps
         # llama-index from resolving its global default (OpenAI) at construction.
         self._fusion = QueryFusionRetriever(
-            [dense, bm25], mode="reciprocal_rerank", num_queries=1, similarity_top_k=2 * k,
+            {"fused": [dense, bm25], "dense": [dense], "bm25": [bm25]}[settings.retrieval_mode], mode="reciprocal_rerank", num_queries=1, similarity_top_k=2 * k,
             use_async=False, llm=MockLLM(), verbose=False,
         )
         logger.info("retriever ready: %d papers, %d windows in %.2f s", len(self.papers), len(nodes), time.perf_counter() - t0)

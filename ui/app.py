@@ -1,6 +1,7 @@
 """Gradio chat UI: layout and event wiring only. Depends on ``assistant``; never the reverse.
 
-One :class:`assistant.session.ChatSession` per browser session, kept in ``gr.State``.
+One :class:`assistant.session.ChatSession` per browser session, kept in ``gr.State``. HTML comes from
+``ui.render``, export files from ``ui.export`` (content) and ``ui.downloads`` (files).
 """
 
 from __future__ import annotations
@@ -12,7 +13,10 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 
 from assistant.errors import AssistantError
-from ui.render import answer_markdown, error_markdown, safe_text
+from assistant.types import INTENTS
+from ui.downloads import write_export
+from ui.export import bibtex, conversation_markdown
+from ui.render import answer_markdown, error_markdown, references_panel, safe_text
 
 if TYPE_CHECKING:
     from assistant.config import Settings
@@ -26,37 +30,73 @@ EXAMPLES = [
     "Which paper runs graph-transformer self-attention over the feature dimension?",
     "What benchmark does the CAD code generation paper release?",
     "Which papers work with molecules or proteins?",
+    "Compare the A-Bench paper with the Number Cookbook paper.",
 ]
+#: Intent choices; "auto" lets the core detect the intent from the wording.
+AUTO = "auto"
+INTENT_CHOICES = [AUTO, *INTENTS]
 #: Chats answered at the same time (the bundled model server itself serves one request at a time).
 CONCURRENCY_LIMIT = 4
+#: The one concurrency group every answering event belongs to, so the limit is shared.
+CONCURRENCY_ID = "respond"
+SEARCHING = "<em>Searching the abstracts…</em>"
 
 CSS = """
+.refs { list-style: none; padding-left: 0; }
+.refs .card { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 0.4em 0.6em; margin: 0.4em 0; }
 .refs blockquote { font-size: 0.9em; margin: 0.2em 0 0.4em 0; }
+.refs details { font-size: 0.9em; }
+.refs mark { padding: 0 0.1em; }
+.ref-n { font-weight: 600; }
+.meta { opacity: 0.75; }
+table.compare { font-size: 0.88em; border-collapse: collapse; }
+table.compare th, table.compare td { border: 1px solid var(--border-color-primary); padding: 0.3em; vertical-align: top; }
+.refs-so-far { padding-left: 0; list-style: none; }
+.refs-so-far li { margin-bottom: 0.5em; }
 #model-line { opacity: 0.8; }
 """
 
 Message = dict[str, Any]
 
 
+def _intent(value: str | None) -> str | None:
+    return value if value in INTENTS else None
+
+
+def _download(path: str | None, label: str) -> gr.DownloadButton:
+    return gr.DownloadButton(label=label, value=path, interactive=path is not None)
+
+
+def side_panel(session: ChatSession | None) -> tuple[str, gr.DownloadButton, gr.DownloadButton]:
+    """References so far + the two export buttons, for ``session`` (None: a fresh chat)."""
+    if session is None or not session.turns:
+        return references_panel([]), _download(None, "Conversation (.md)"), _download(None, "References (.bib)")
+    cited = session.cited_papers()
+    md = write_export("conversation.md", conversation_markdown(session.turns, cited))
+    bib = write_export("references.bib", bibtex(cited)) if cited else None
+    return references_panel(cited), _download(str(md), "Conversation (.md)"), _download(str(bib) if bib else None, "References (.bib)")
+
+
 def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
-    """The chat page: model line, chatbot, question box, send and new-chat buttons.
+    """The chat page: model line, chatbot with examples, question box, intent choice, send and new-chat
+    buttons; beside it the references cited so far and the export buttons.
 
     Args:
         assistant: the shared answering service (stateless across chats).
         title: page title.
     """
 
-    def respond(question: str, history: list[Message] | None, session: ChatSession | None
+    def respond(question: str, intent: str | None, history: list[Message] | None, session: ChatSession | None
                 ) -> Iterator[tuple[str, list[Message], ChatSession]]:
         history = list(history or [])
         session = session or assistant.new_session()
-        if not question.strip():
+        if not (question or "").strip():
             yield "", history, session
             return
-        history += [{"role": "user", "content": safe_text(question)}, {"role": "assistant", "content": "<em>Searching the abstracts…</em>"}]
+        history += [{"role": "user", "content": safe_text(question)}, {"role": "assistant", "content": SEARCHING}]
         yield "", history, session
         try:
-            for event in session.stream(question):
+            for event in session.stream(question, intent=_intent(intent)):  # type: ignore[arg-type]
                 if event.kind == "status":
                     history[-1] = {"role": "assistant", "content": f"<em>{safe_text(event.message)} Writing the answer…</em>"}
                 elif event.answer is not None:
@@ -71,23 +111,50 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             history[-1] = {"role": "assistant", "content": error_markdown("Something went wrong while answering; the details are in the server log. Please try again.")}
             yield "", history, session
 
-    def new_chat() -> tuple[list[Message], None, str]:
-        return [], None, ""
+    def new_chat(session: ChatSession | None) -> tuple[Any, ...]:
+        if session is not None:
+            session.reset()
+        return ([], None, "", *side_panel(None))
+
+    def pick_example(evt: gr.SelectData) -> str:
+        value = evt.value
+        return str(value.get("text", "")) if isinstance(value, dict) else str(value or "")
 
     with gr.Blocks(title=title) as demo:
         gr.Markdown(f"## {title}\nAsk about the {assistant.paper_count} indexed abstracts. Every sentence is checked against the abstracts and cited.")
         gr.Markdown(f"Answering with: **{safe_text(assistant.model_label)}**", elem_id="model-line")
         session_state = gr.State(None)
-        chatbot = gr.Chatbot(elem_id="chat", height=560, sanitize_html=True, render_markdown=True,
-                             placeholder="Ask a question about the papers.", feedback_options=None)
-        with gr.Row():
-            box = gr.Textbox(elem_id="question", placeholder="Ask about the papers…", show_label=False, scale=8, autofocus=True)
-            send = gr.Button("Send", variant="primary", elem_id="send", scale=1)
-            clear = gr.Button("New chat", elem_id="new-chat", scale=1)
-        gr.Examples(EXAMPLES, inputs=box, label="Examples")
-        for trigger in (box.submit, send.click):
-            trigger(respond, [box, chatbot, session_state], [box, chatbot, session_state], concurrency_limit=CONCURRENCY_LIMIT)
-        clear.click(new_chat, None, [chatbot, session_state, box])
+        with gr.Row(equal_height=False):
+            with gr.Column(scale=3):
+                chatbot = gr.Chatbot(elem_id="chat", height=620, sanitize_html=True, render_markdown=True,
+                                     placeholder="Ask a question about the papers, or pick an example.",
+                                     feedback_options=None, examples=[{"text": q} for q in EXAMPLES])
+                with gr.Row():
+                    box = gr.Textbox(elem_id="question", placeholder="Ask about the papers…", show_label=False, scale=8, autofocus=True)
+                    send = gr.Button("Send", variant="primary", elem_id="send", scale=1)
+                with gr.Row():
+                    intent = gr.Dropdown(INTENT_CHOICES, value=AUTO, label="Answer as", elem_id="intent", scale=3,
+                                         info="auto: detected from the question")
+                    clear = gr.Button("New chat", elem_id="new-chat", scale=1)
+            with gr.Column(scale=2):
+                gr.Markdown("### References so far")
+                panel = gr.HTML(references_panel([]), elem_id="refs-so-far", js_on_load=None)
+                gr.Markdown("### Export")
+                with gr.Row():
+                    md_btn = gr.DownloadButton("Conversation (.md)", elem_id="export-md", interactive=False, size="sm")
+                    bib_btn = gr.DownloadButton("References (.bib)", elem_id="export-bib", interactive=False, size="sm")
+
+        answer_io = dict(inputs=[box, intent, chatbot, session_state], outputs=[box, chatbot, session_state],
+                         concurrency_limit=CONCURRENCY_LIMIT, concurrency_id=CONCURRENCY_ID, trigger_mode="once")
+        side_io = dict(fn=side_panel, inputs=[session_state], outputs=[panel, md_btn, bib_btn], api_visibility="private")
+        asked = gr.on([box.submit, send.click], respond, api_name="respond", **answer_io)
+        asked.then(**side_io)
+        picked = chatbot.example_select(pick_example, None, box, api_visibility="private", queue=False)
+        picked_answer = picked.then(respond, api_visibility="private", **answer_io)
+        picked_answer.then(**side_io)
+        reset_io = dict(inputs=[session_state], outputs=[chatbot, session_state, box, panel, md_btn, bib_btn], cancels=[asked, picked_answer])
+        clear.click(new_chat, api_name="new_chat", **reset_io)
+        chatbot.clear(new_chat, api_visibility="private", **reset_io)  # the chat's own trash button
     return demo
 
 

@@ -42,3 +42,93 @@ def test_json_shape() -> None:
     assert d["sources"][0]["paper_id"] == "f.txt#1"
     assert {"retrieve", "total"} <= set(d["timings_ms"])
     assert "[1] XNet" in answer_to_text(_answer())
+
+
+# --- conversation rendering: meta line, comparison table, cards, references panel -------------------
+import ast  # noqa: E402
+from dataclasses import replace  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+from assistant.types import Comparison, ComparisonRow  # noqa: E402
+from ui.render import comparison_html, highlight, paper_card, references_panel  # noqa: E402
+
+OTHER = Paper("g.txt#3", "ICLR 2025 Papers", "YNet & <i>friends</i>", ("Bo", "Cy"), "https://arxiv.org/abs/1", "YNet is small. YNet <script>x</script> wins.",
+              "g.txt", 3)
+
+
+def _compare() -> Answer:
+    cells_x = (AnswerSentence("XNet is fast.", (1,), 0.8), None)
+    cells_y = (AnswerSentence("YNet <script>x</script> wins.", (2,), 0.7), AnswerSentence("YNet is small.", (2,), 0.6))
+    comp = Comparison(("approach", "key result"), (ComparisonRow(1, cells_x), ComparisonRow(2, cells_y)))
+    return Answer("Compare it with YNet.", (AnswerSentence("XNet is fast.", (1,), 0.9),),
+                  (Citation(1, PAPER, ("XNet is fast.",)), Citation(2, OTHER, ())), (), "generated", "smollm2",
+                  intent="compare", resolved_query="Compare it with YNet. (XNet)", comparison=comp)
+
+
+def test_meta_line_shows_intent_and_searched_for_only_when_it_differs() -> None:
+    plain = answer_markdown(_answer())
+    assert "intent: lookup" in plain and "searched for" not in plain
+    same = answer_markdown(replace(_answer(), resolved_query="q?"))
+    assert "searched for" not in same
+    md = answer_markdown(_compare())
+    assert "intent: compare" in md and "searched for: Compare it with YNet. (XNet)" in md
+
+
+def test_comparison_table_rows_columns_links_and_markers_above_the_paragraph() -> None:
+    md = answer_markdown(_compare())
+    table = comparison_html(_compare())
+    assert table and md.index("<table class='compare'>") < md.index("XNet is fast.<sup>[1]</sup>")
+    assert "<th>approach</th><th>key result</th>" in table
+    assert table.count("<tr data-n=") == 2
+    assert "<tr data-n='1'><th scope='row'>[1] <a href=\"https://openreview.net/forum?id=x\"" in table
+    assert "[2] <a href=\"https://arxiv.org/abs/1\" target=\"_blank\" rel=\"noopener noreferrer\">YNet &amp; &lt;i&gt;friends&lt;/i&gt;</a>" in table
+    assert "<td>YNet &lt;script&gt;x&lt;/script&gt; wins.<sup>[2]</sup></td>" in table
+    assert "<td>—</td>" in table  # missing cell
+    assert "<script>" not in md
+    assert comparison_html(_answer()) == ""
+    assert "\n\n" not in table  # one HTML block for the Markdown renderer
+
+
+def test_card_has_link_authors_and_abstract_with_marked_evidence() -> None:
+    card = paper_card(Citation(2, OTHER, ("YNet is small.",)))
+    assert "<span class='ref-n'>[2]</span>" in card
+    assert 'target="_blank" rel="noopener noreferrer"' in card
+    assert "<small>Bo, Cy</small>" in card
+    assert "<details><summary>Abstract</summary>" in card
+    assert "<mark>YNet is small.</mark> YNet &lt;script&gt;x&lt;/script&gt; wins." in card
+    assert "<script>" not in card
+
+
+def test_compare_cards_highlight_the_cells_of_their_row() -> None:
+    md = answer_markdown(_compare())
+    assert "<mark>YNet is small.</mark> <mark>YNet &lt;script&gt;x&lt;/script&gt; wins.</mark>" in md
+    assert "class='refs'" in md and md.count("class='card'") == 2
+
+
+def test_highlight_escapes_everything_and_merges_overlaps() -> None:
+    assert highlight("a <b> c", ["<b>"]) == "a <mark>&lt;b&gt;</mark> c"
+    assert highlight("abcdef", ["abc", "cde"]) == "<mark>abcde</mark>f"
+    assert highlight("abc", ["zzz", ""]) == "abc"
+    assert highlight("x [y](javascript:z)", []) == "x &#91;y&#93;(javascript:z)"
+
+
+def test_references_panel_lists_every_cited_paper_with_its_label() -> None:
+    assert "No papers cited yet" in references_panel([])
+    html_ = references_panel([(1, PAPER), (2, OTHER), (3, EVIL)])
+    assert html_.count("<li ") == 3
+    assert "<span class='ref-n'>[2]</span> <a href=\"https://arxiv.org/abs/1\"" in html_
+    assert "javascript:" not in html_ and "<img" not in html_ and "&lt;b&gt;bold" in html_
+
+
+def test_hostile_compare_and_meta_text_is_inert() -> None:
+    evil = replace(_compare(), resolved_query="<img src=x onerror=alert(1)>", intent="compare")
+    md = answer_markdown(evil)
+    assert "<img" not in md and "&lt;img src=x onerror=alert(1)&gt;" in md
+
+
+def test_ui_pure_modules_do_not_import_gradio() -> None:
+    for name in ("render.py", "export.py", "downloads.py"):
+        tree = ast.parse((Path(__file__).resolve().parents[2] / "ui" / name).read_text())
+        mods = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
+        mods += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
+        assert not any(m.split(".")[0] == "gradio" for m in mods), name

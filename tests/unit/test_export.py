@@ -1,0 +1,123 @@
+"""Export builders: the conversation as Markdown and the cited papers as BibTeX (pure functions)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from assistant.types import Answer, AnswerSentence, Citation, Comparison, ComparisonRow, Paper
+from ui.downloads import write_export
+from ui.export import bibtex, bibtex_key, conversation_markdown, latex_escape, venue_year
+
+A = Paper("000.txt#8", "ICLR 2025 Papers", "A-Bench: Are LMMs Masters at Evaluating AI-generated Images?",
+          ("Zicheng Zhang", "Haoning Wu"), "https://proceedings.iclr.cc/paper/a.html", "A-Bench is a benchmark.", "000.txt", 8)
+B = Paper("004.txt#6", "ICLR 2025 Papers", "Number Cookbook: {Braces} & 100% of #1_x ~ ^ \\ $",
+          ("Haotong Yang", "Muhan Zhang"), "https://arxiv.org/abs/2411.03766?a=1&b=%20", "Numbers.", "004.txt", 6)
+C = Paper("004.txt#7", "Workshop", "Zhang's twin paper", ("Zoë Zhang",), "", "Twin.", "004.txt", 7)  # no url, no year
+D = Paper("004.txt#9", "ICLR 2025 Papers", "A-Bench again", ("Zicheng Zhang",), "https://x.example/d", "D.", "004.txt", 9)
+E = Paper("004.txt#10", "ICLR 2025 Papers", "—", (), "https://x.example/e", "E.", "004.txt", 10)  # nothing for a key
+
+
+@dataclass
+class T:
+    question: str
+    resolved_query: str
+    answer: Answer
+
+
+def _turns() -> list[T]:
+    a1 = Answer("Which paper introduces A-Bench?", (AnswerSentence("A-Bench is a benchmark.", (1,), 0.9),),
+                (Citation(1, A, ("A-Bench is a benchmark.",)),), (), "generated", "smollm2", intent="lookup",
+                resolved_query="Which paper introduces A-Bench?")
+    comp = Comparison(("approach", "key result"), (ComparisonRow(1, (AnswerSentence("A-Bench | pipes.", (1,), 0.5), None)),
+                                                    ComparisonRow(2, (AnswerSentence("Numbers.", (2,), 0.5), None))))
+    a2 = Answer("Compare it with the Number Cookbook paper.", (AnswerSentence("Numbers.", (2,), 0.9),),
+                (Citation(1, A, ()), Citation(2, B, ("Numbers.",))), (), "generated", "smollm2", intent="compare",
+                resolved_query="Compare it with the Number Cookbook paper. (A-Bench)", comparison=comp)
+    return [T(a1.question, a1.resolved_query, a1), T(a2.question, a2.resolved_query, a2)]
+
+
+CITED = [(1, A), (2, B), (3, C)]
+
+
+def test_markdown_has_questions_answers_with_labels_and_every_cited_paper_with_url() -> None:
+    md = conversation_markdown(_turns(), CITED)
+    assert "## 1. Which paper introduces A-Bench?" in md and "## 2. Compare it with the Number Cookbook paper." in md
+    assert "A-Bench is a benchmark. [1]" in md and "Numbers. [2]" in md
+    assert "*searched for: Compare it with the Number Cookbook paper. (A-Bench)*" in md
+    assert md.count("searched for") == 1  # not when the query is the question
+    assert "| paper | approach | key result |" in md and r"A-Bench \| pipes. [1]" in md and "| — |" in md
+    refs = md[md.index("## References"):]
+    for n, paper in CITED:
+        assert f"[{n}] " in refs and paper.id in refs
+        if paper.url:
+            assert paper.url in refs
+    assert "(no link)" in refs
+    assert r"\[Braces\]" not in refs  # titles' own brackets are kept apart from link syntax
+    assert md.endswith("\n")
+
+
+def test_markdown_of_an_empty_conversation() -> None:
+    md = conversation_markdown([], [])
+    assert "## References" in md and "(none)" in md
+
+
+def _entries(bib: str) -> list[str]:
+    return [e for e in re.split(r"(?m)^(?=@)", bib) if e.startswith("@")]
+
+
+def _balanced(text: str) -> bool:
+    depth = 0
+    for i, ch in enumerate(text):
+        if ch in "{}" and i and text[i - 1] == "\\":
+            continue
+        depth += {"{": 1, "}": -1}.get(ch, 0)
+        if depth < 0:
+            return False
+    return depth == 0
+
+
+def test_bibtex_has_one_valid_entry_per_paper_with_unique_keys() -> None:
+    bib = bibtex([*CITED, (4, D), (5, E)])
+    entries = _entries(bib)
+    assert len(entries) == 5
+    keys = [re.match(r"@(\w+)\{([^,\s]+),", e).group(2) for e in entries]  # type: ignore[union-attr]
+    assert len(set(keys)) == 5
+    assert all(re.fullmatch(r"[A-Za-z][A-Za-z0-9]*", k) for k in keys), keys
+    assert keys[0] == "zhang2025abench" and keys[3] == "zhang2025abencha" and keys[4] == "paper5"
+    for entry in entries:
+        assert _balanced(entry), entry
+        assert "note = {paper id: " in entry
+
+
+def test_bibtex_fields_year_authors_url_and_type() -> None:
+    a, b, c = _entries(bibtex(CITED))
+    assert a.startswith("@inproceedings{") and "year = {2025}" in a and "booktitle = {ICLR 2025}" in a
+    assert "author = {Zicheng Zhang and Haoning Wu}" in a
+    assert "url = {https://proceedings.iclr.cc/paper/a.html}" in a
+    assert "title = {{A-Bench: Are LMMs Masters at Evaluating AI-generated Images?}}" in a
+    assert r"note = {paper id: 000.txt\#8}" in a
+    assert c.startswith("@misc{") and "year" not in c and "url" not in c and "howpublished = {Workshop}" in c
+    assert "author = {Zoë Zhang}" in c and c.startswith("@misc{zhang")  # key is ASCII
+    assert "url = {https://arxiv.org/abs/2411.03766?a=1&b=%20}" in b  # urls stay verbatim
+
+
+def test_bibtex_escapes_special_characters() -> None:
+    b = _entries(bibtex([(2, B)]))[0]
+    title = re.search(r"title = \{\{(.*)\}\},", b).group(1)  # type: ignore[union-attr]
+    assert title == r"Number Cookbook: \{Braces\} \& 100\% of \#1\_x \textasciitilde{} \textasciicircum{} \textbackslash{} \$"
+    assert latex_escape("a\n b") == "a b"
+    assert venue_year("NeurIPS 2024 Papers") == "2024" and venue_year("Workshop") == ""
+
+
+def test_keys_are_unique_against_taken() -> None:
+    taken: set[str] = set()
+    assert [bibtex_key(A, 1, taken) for _ in range(3)] == ["zhang2025abench", "zhang2025abencha", "zhang2025abenchb"]
+
+
+def test_write_export_returns_named_file_with_content(tmp_path: Path) -> None:
+    p1 = write_export("conversation.md", "hello", tmp_path)
+    p2 = write_export("conversation.md", "hello", tmp_path)
+    p3 = write_export("conversation.md", "other", tmp_path)
+    assert p1 == p2 != p3 and p1.name == "conversation.md" and p1.read_text() == "hello" and p3.read_text() == "other"

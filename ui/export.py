@@ -1,0 +1,148 @@
+"""Pure functions, no gradio import: a conversation -> Markdown, cited papers -> BibTeX.
+
+Inputs are the core's objects (``ChatSession.turns`` and ``ChatSession.cited_papers()``), so the files
+carry the same conversation-stable ``[n]`` labels as the chat.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Sequence
+from typing import Protocol
+
+from assistant.types import Answer, Paper
+
+_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
+_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$",
+                  "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
+_KEY_STOPWORDS = frozenset({"a", "an", "the", "on", "of", "for", "to", "in", "and", "with", "via", "by", "from", "is", "are", "do", "how", "what", "when", "why", "can"})
+
+
+class TurnLike(Protocol):
+    """What the Markdown export reads of a turn (``assistant.session.Turn`` fits)."""
+
+    question: str
+    resolved_query: str
+    answer: Answer
+
+
+# --- Markdown --------------------------------------------------------------------------------------
+def _md_inline(text: str) -> str:
+    """One line of Markdown text: newlines collapsed, table pipes and link brackets escaped."""
+    return " ".join(text.split()).replace("|", r"\|")
+
+
+def _md_link(title: str, url: str) -> str:
+    label = _md_inline(title).replace("[", r"\[").replace("]", r"\]")
+    if url.startswith(("https://", "http://")):
+        return f"[{label}](<{url.replace('>', '%3E').replace(' ', '%20')}>)"
+    return label
+
+
+def _md_table(answer: Answer) -> list[str]:
+    comp = answer.comparison
+    if comp is None or not comp.rows:
+        return []
+    titles = {c.n: c.paper.title for c in answer.citations}
+    lines = ["| paper | " + " | ".join(_md_inline(c) for c in comp.columns) + " |",
+             "|---" * (len(comp.columns) + 1) + "|"]
+    for row in comp.rows:
+        cells = [f"{_md_inline(c.text)} [{row.n}]" if c is not None else "—" for c in row.cells]
+        lines.append(f"| [{row.n}] {_md_inline(titles.get(row.n, ''))} | " + " | ".join(cells) + " |")
+    return lines + [""]
+
+
+def conversation_markdown(turns: Sequence[TurnLike], cited: Sequence[tuple[int, Paper]],
+                          *, title: str = "Conversation with the paper assistant") -> str:
+    """The conversation as Markdown: each question as a heading, the answer with its ``[n]`` markers
+    (and comparison table), then every cited paper as ``[n] title`` with authors, link and id."""
+    lines = [f"# {_md_inline(title)}", ""]
+    for i, turn in enumerate(turns, start=1):
+        answer = turn.answer
+        lines += [f"## {i}. {_md_inline(turn.question)}", ""]
+        query = (turn.resolved_query or "").strip()
+        meta = f"*intent: {answer.intent}*"
+        if query and query != turn.question.strip():
+            meta += f" · *searched for: {_md_inline(query)}*"
+        lines += [meta, ""]
+        lines += _md_table(answer)
+        lines += [_md_inline(answer.text) or "(no answer)", ""]
+        if answer.notice and not answer.abstained:
+            lines += [f"> {_md_inline(answer.notice)}", ""]
+        if answer.citations:
+            lines += ["Cited: " + ", ".join(f"[{c.n}]" for c in answer.citations), ""]
+    lines += ["## References", ""]
+    if not cited:
+        lines += ["(none)", ""]
+    for n, paper in cited:
+        entry = f"- [{n}] {_md_link(paper.title, paper.url)}"
+        if paper.authors:
+            entry += f" — {_md_inline(', '.join(paper.authors))}"
+        entry += f"  \n  {paper.url or '(no link)'} · id `{paper.id}`"
+        lines.append(entry)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+# --- BibTeX ----------------------------------------------------------------------------------------
+def latex_escape(text: str) -> str:
+    """Escape LaTeX/BibTeX special characters (``{ } % & $ # _ ~ ^ \\``); whitespace collapsed."""
+    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], " ".join(text.split()))
+
+
+def _url_field(url: str) -> str:
+    """URLs stay verbatim except characters that would break a braced BibTeX field."""
+    return url.strip().replace("\\", "%5C").replace("{", "%7B").replace("}", "%7D").replace(" ", "%20")
+
+
+def _ascii_word(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower())
+
+
+def venue_year(venue: str) -> str:
+    """The year in a venue name (``"ICLR 2025 Papers"`` -> ``"2025"``), else ``""``."""
+    m = _YEAR.search(venue)
+    return m.group(1) if m else ""
+
+
+def bibtex_key(paper: Paper, n: int, taken: set[str]) -> str:
+    """``<first author's last name><year><first title word>``, ASCII letters/digits only, unique within
+    ``taken`` (suffix ``a``, ``b``, … on collision; ``paper<n>`` when nothing usable is left)."""
+    last = _ascii_word(paper.authors[0].split()[-1]) if paper.authors and paper.authors[0].split() else ""
+    words = [_ascii_word(w) for w in re.split(r"[\s:/]+", paper.title)]
+    first = next((w for w in words if w and w not in _KEY_STOPWORDS), "")
+    base = f"{last}{venue_year(paper.venue)}{first}" if last or first else f"paper{n}"
+    if not base[0].isalpha():
+        base = f"p{base}"
+    key, i = base, 0
+    while key in taken:
+        key = f"{base}{chr(ord('a') + i)}" if i < 26 else f"{base}{i}"
+        i += 1
+    taken.add(key)
+    return key
+
+
+def bibtex_entry(paper: Paper, key: str) -> str:
+    """One entry: ``@inproceedings`` when the venue names a year (``booktitle`` = venue), else ``@misc``."""
+    year = venue_year(paper.venue)
+    venue = re.sub(r"\s+papers?$", "", paper.venue.strip(), flags=re.I)
+    fields = [("title", "{" + latex_escape(paper.title) + "}")]
+    if paper.authors:
+        fields.append(("author", " and ".join(latex_escape(a) for a in paper.authors)))
+    if year:
+        fields += [("booktitle", latex_escape(venue)), ("year", year)]
+    elif venue:
+        fields.append(("howpublished", latex_escape(venue)))
+    if paper.url:
+        fields.append(("url", _url_field(paper.url)))
+    fields.append(("note", f"paper id: {latex_escape(paper.id)}"))
+    body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
+    return f"@{'inproceedings' if year else 'misc'}{{{key},\n{body}\n}}\n"
+
+
+def bibtex(cited: Sequence[tuple[int, Paper]]) -> str:
+    """BibTeX for the cited papers, in ``[n]`` order, each entry preceded by a ``% [n]`` comment."""
+    taken: set[str] = set()
+    entries = [f"% [{n}]\n" + bibtex_entry(paper, bibtex_key(paper, n, taken)) for n, paper in cited]
+    return "\n".join(entries)
