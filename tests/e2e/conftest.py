@@ -1,9 +1,8 @@
 """E2E fixtures: the real UI (``python -m assistant serve --no-ingest``) as a subprocess over the session's
-seeded index, on a free port, with the bundled model; and paper URLs from ``seeds/papers.jsonl``."""
+seeded index, on a free port, with the bundled model."""
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -16,17 +15,7 @@ import pytest
 
 from assistant.local_llm import free_port
 
-REPO = Path(__file__).resolve().parents[2]
 UI_START_TIMEOUT_S = 120
-
-
-def url_of(seed_file: str, position: int) -> str:
-    """The ``url`` of a seed paper in ``seeds/papers.jsonl``."""
-    for line in (REPO / "seeds" / "papers.jsonl").read_text().splitlines():
-        row = json.loads(line)
-        if row["seed_file"] == seed_file and row["position"] == position:
-            return str(row["url"])
-    raise LookupError(seed_file, position)
 
 
 @pytest.fixture(scope="session")

@@ -1,0 +1,72 @@
+"""Client/server mode: a real `chroma run` server on loopback; ingest (idempotent) and answer through it."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from assistant.config import Settings
+from assistant.ingest import ingest
+from assistant.local_llm import free_port
+from assistant.llm import OpenAIChatBackend
+from assistant.service import build_assistant
+from tests.support.fake_openai_server import FakeOpenAIServer
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
+
+
+@pytest.fixture(scope="module")
+def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
+    chroma = Path(sys.executable).parent / "chroma"
+    if not chroma.exists():
+        chroma = Path(shutil.which("chroma") or "chroma")
+    port = free_port()
+    data = tmp_path_factory.mktemp("chroma-server")
+    log = data / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([str(chroma), "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)],
+                                stdout=out, stderr=subprocess.STDOUT, env={"ANONYMIZED_TELEMETRY": "False", "PATH": "/usr/bin:/bin"})
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=2):
+                    break
+            except OSError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(f"chroma server did not start:\n{log.read_text()[-2000:]}")
+                time.sleep(0.3)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
+
+
+def test_ingest_and_answer_through_chroma_server(chroma_server: int, embed_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    settings = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "unused")
+    first = ingest(settings, [FIXTURES], embed_model, progress=False)
+    assert first.papers == 3 and first.added == first.windows
+    again = ingest(settings, [FIXTURES], embed_model, progress=False)
+    assert again.added == 0 and again.skipped == first.windows
+    assert not (tmp_path / "unused").exists()  # nothing written locally in server mode
+    with FakeOpenAIServer(["DUALFormer performs the global self-attention on feature dimensions [1]."]) as llm:
+        backend = OpenAIChatBackend(llm.base_url, "k", "scripted", timeout_s=10)
+        with build_assistant(settings, embed_model=embed_model, backend=backend) as assistant:
+            answer = assistant.ask("Which graph transformer runs self-attention on feature dimensions?")
+    assert answer.citations[0].paper.id == "tiny.txt#1"
+    assert answer.mode == "generated"
+
+
+def test_unreachable_chroma_server_is_a_clear_error(embed_model) -> None:  # type: ignore[no-untyped-def]
+    from assistant.errors import StoreNotReadyError
+
+    settings = Settings(chroma_host="127.0.0.1", chroma_port=free_port())
+    with pytest.raises(StoreNotReadyError, match="Chroma server"):
+        ingest(settings, [FIXTURES], embed_model, progress=False)
