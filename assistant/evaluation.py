@@ -273,8 +273,8 @@ def evaluate_answers(assistant: Assistant, items: Sequence[EvalItem], ks: Sequen
         session = assistant.new_session()
         for turn in item.turns[:-1]:
             session.ask(turn)
-        query = clean_question(session.resolve(item.question))
         answer = session.ask(item.question)
+        query = answer.resolved_query or clean_question(item.question)
         ids, _ = _ranked(assistant.retriever, query, max(ks))
         record = score_answer(item, answer, ids, ks, threshold)
         record["query"] = query

@@ -47,3 +47,28 @@ def test_off_corpus_question_abstains(assistant: Assistant) -> None:
 def test_stream_reports_status_before_final(assistant: Assistant) -> None:
     kinds = [e.kind for e in assistant.stream("What benchmark does the CAD code generation paper release?")]
     assert kinds[0] == "status" and kinds[-1] == "final"
+
+
+def _dev_items(*types: str) -> list[dict[str, object]]:
+    import json
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "eval" / "dev.jsonl"
+    return [row for row in map(json.loads, path.read_text().splitlines()) if row["type"] in types]
+
+
+def test_dev_followups_and_comparisons_through_the_conversation_path(assistant: Assistant) -> None:
+    """The follow-up and compare items of eval/dev.jsonl, run as real multi-turn conversations."""
+    recalls = []
+    for item in _dev_items("followup", "compare"):
+        session = assistant.new_session()
+        turns = item.get("turns") or [item["question"]]
+        for turn in turns:  # type: ignore[union-attr]
+            answer = session.ask(str(turn))
+        gold = set(item["gold_ids"])  # type: ignore[arg-type]
+        cited = {c.paper.id for c in answer.citations}
+        assert cited, item["id"]
+        recalls.append(len(cited & gold) / len(gold))
+        if item["type"] == "compare":
+            assert answer.comparison is not None and len(answer.comparison.rows) >= 2, item["id"]
+    assert sum(recalls) / len(recalls) >= 0.75, recalls
