@@ -8,13 +8,16 @@ after all its windows, so readers never see half a paper.
 from __future__ import annotations
 
 import logging
+import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.chunking import make_windows, paper_hash, split_sentences
 from assistant.corpus import read_papers
+from assistant.errors import StoreNotReadyError
 from assistant.store import PaperStore, StoreInfo, make_client
 from assistant.types import IngestReport, Paper, Window
 
@@ -46,6 +49,41 @@ def drop_index(settings: Settings) -> None:
             logger.debug("collection %s absent", c)
 
 
+@contextmanager
+def writer_lock(settings: Settings) -> Iterator[None]:
+    """Hold an exclusive, non-blocking lock on the storage dir for the duration of an ingest.
+
+    Embedded mode only (in client/server mode run a single ingest writer, see README).
+
+    Raises:
+        StoreNotReadyError: another process is ingesting into the same storage dir.
+    """
+    if settings.chroma_host:
+        yield
+        return
+    import fcntl
+
+    settings.storage_dir.mkdir(parents=True, exist_ok=True)
+    path = settings.storage_dir / ".ingest.lock"
+    with open(path, "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError as e:
+            f.seek(0)
+            raise StoreNotReadyError(
+                f"Another ingest ({f.read().strip() or 'unknown process'}) is writing to {settings.storage_dir}. "
+                "Wait for it to finish, then run ingest again."
+            ) from e
+        f.seek(0)
+        f.truncate()
+        f.write(f"pid {os.getpid()}")
+        f.flush()
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def ingest(settings: Settings, paths: Sequence[Path], embed_model: BaseEmbedding, *,
            progress: bool = True) -> IngestReport:
     """Index the abstracts in ``paths`` (files or directories) into the store for ``settings``.
@@ -61,13 +99,19 @@ def ingest(settings: Settings, paths: Sequence[Path], embed_model: BaseEmbedding
 
     Raises:
         CorpusFormatError: an input file is malformed (nothing is written in that case).
-        StoreNotReadyError: the existing index was built with other settings.
+        StoreNotReadyError: the existing index was built with other settings, or another ingest is
+            writing to the same storage dir.
     """
+    papers = read_papers(paths)  # parse everything first: a bad file aborts before any write
+    with writer_lock(settings):
+        return _ingest(settings, papers, embed_model, progress=progress)
+
+
+def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding, *, progress: bool) -> IngestReport:
     from llama_index.core.schema import TextNode
     from tqdm import tqdm
 
     t0 = time.perf_counter()
-    papers = read_papers(paths)  # parse everything first: a bad file aborts before any write
     dims = len(embed_model.get_text_embedding("dimension probe"))
     info = StoreInfo(settings.embed_model, dims, settings.window_sentences)
     store = PaperStore.open_for_write(settings, info)

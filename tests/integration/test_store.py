@@ -104,3 +104,13 @@ def test_interrupted_ingest_keeps_index_usable_and_next_run_completes(tmp_path: 
     assert report.added == 0 and report.papers == 4  # windows were already written; only the record was missing
     assert len(PaperStore.open_for_read(settings).load_papers()) == 4
     assert report.windows > full.windows
+
+
+def test_second_writer_fails_fast_with_clear_message(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
+    from assistant.ingest import writer_lock
+
+    settings = Settings(storage_dir=tmp_path / "index")
+    with writer_lock(settings):  # another process/thread is ingesting
+        with pytest.raises(StoreNotReadyError, match="Another ingest"):
+            ingest(settings, [seeds], embed_model, progress=False)
+    assert ingest(settings, [seeds], embed_model, progress=False).papers == 3  # lock released afterwards
