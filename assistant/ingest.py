@@ -39,8 +39,17 @@ def _mean_unit(vectors: Sequence[Sequence[float]]) -> list[float]:
 
 
 def drop_index(settings: Settings) -> None:
-    """Delete the collections for the current settings (``assistant ingest --rebuild``)."""
-    client = make_client(settings)
+    """Delete the collections for the current settings (``assistant ingest --rebuild``). A storage dir
+    that cannot be opened is renamed to ``<dir>.damaged-<unix time>`` so a fresh index can be built."""
+    try:
+        client = make_client(settings)
+    except StoreNotReadyError:
+        if settings.chroma_host:
+            raise
+        aside = settings.storage_dir.with_name(f"{settings.storage_dir.name}.damaged-{int(time.time())}")
+        settings.storage_dir.rename(aside)
+        logger.warning("storage at %s could not be opened; moved it to %s and starting afresh", settings.storage_dir, aside)
+        return
     name = settings.collection_name()
     for c in (name, f"{name}_papers"):
         try:

@@ -47,7 +47,16 @@ def make_client(settings: Settings) -> ClientAPI:
                 "Start it with `chroma run --path DIR --host HOST --port PORT` or unset ASSISTANT_CHROMA_HOST."
             ) from e
     settings.storage_dir.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(settings.storage_dir), settings=chroma_settings)
+    try:
+        return chromadb.PersistentClient(path=str(settings.storage_dir), settings=chroma_settings)
+    except Exception as e:  # chromadb raises InternalError / sqlite errors for a damaged store
+        from chromadb.api.client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()  # do not keep the broken client cached for this path
+        raise StoreNotReadyError(
+            f"The index at {settings.storage_dir} cannot be opened ({e}). It may be damaged: run "
+            "`assistant ingest --rebuild` (the damaged folder is kept aside as <dir>.damaged-<time>)."
+        ) from e
 
 
 @dataclass

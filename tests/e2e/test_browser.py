@@ -112,3 +112,18 @@ def test_three_turn_conversation_keeps_labels_and_compares(page) -> None:  # typ
     page.locator("#new-chat").click()
     page.get_by_text("No papers cited yet").wait_for(timeout=30_000)
     assert page.locator("#chat [data-testid='bot']").count() == 0
+
+
+def test_example_on_the_empty_chat_asks_it(page) -> None:  # type: ignore[no-untyped-def]
+    from ui.app import EXAMPLES
+
+    topic = next(q for q in EXAMPLES if q.startswith("Which papers"))  # a listing: answered without the model
+    example = page.locator("#chat").get_by_text(topic)
+    example.wait_for(timeout=30_000)
+    example.click()
+    message = page.locator("#chat [data-testid='bot']").first
+    message.get_by_text("answered by").wait_for(timeout=ANSWER_TIMEOUT_MS)
+    assert "intent: topic" in message.inner_text()
+    assert topic in page.locator("#chat [data-testid='user']").first.inner_text()
+    page.locator("#refs-so-far li").first.wait_for(timeout=30_000)
+    assert page.locator("#refs-so-far li").count() == message.locator(".refs li").count() >= 1

@@ -114,3 +114,17 @@ def test_second_writer_fails_fast_with_clear_message(tmp_path: Path, seeds: Path
         with pytest.raises(StoreNotReadyError, match="Another ingest"):
             ingest(settings, [seeds], embed_model, progress=False)
     assert ingest(settings, [seeds], embed_model, progress=False).papers == 3  # lock released afterwards
+
+
+def test_damaged_storage_gives_clear_error_and_rebuild_recovers(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
+    from assistant.ingest import drop_index
+
+    settings = Settings(storage_dir=tmp_path / "index")
+    ingest(settings, [seeds], embed_model, progress=False)
+    (settings.storage_dir / "chroma.sqlite3").write_bytes(b"\x00garbage" * 20)
+    with pytest.raises(StoreNotReadyError, match="--rebuild"):
+        PaperStore.open_for_read(settings)
+    drop_index(settings)
+    assert ingest(settings, [seeds], embed_model, progress=False).added > 0
+    assert len(PaperStore.open_for_read(settings).load_papers()) == 3
+    assert list(tmp_path.glob("index.damaged-*"))  # the damaged copy is kept aside
