@@ -208,7 +208,7 @@ class Answerer:
 
     def _generate(self, question: str, context: list[PaperHit], intent: Intent, builder: _Builder,
                   timings: dict[str, float], t0: float) -> Iterator[AnswerEvent]:
-        attributor = Attributor(context, self._embed, self._settings.support_threshold)
+        attributor = Attributor(context, self._embed, self._settings.support_threshold, question)
         notice = ""
         buffer = ""
         t_gen = time.perf_counter()

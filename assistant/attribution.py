@@ -20,6 +20,7 @@ from assistant.types import AnswerSentence, PaperHit
 COSINE_WEIGHT = 0.5
 LEXICAL_WEIGHT = 0.5
 MIN_WORDS = 3
+MIN_NEW_WORDS = 2
 #: Words allowed around a title in a sentence that only names a paper ("The paper is called X").
 TITLE_FRAME_WORDS = frozenset({"called", "titled", "named", "introduces", "introduced", "presents", "presented", "by", "authors"})
 
@@ -72,12 +73,15 @@ class Attributor:
             abstract is candidate evidence, and a sentence that only names a paper's title is supported.
         embed: batch text -> unit vectors (the retrieval embedding model).
         threshold: minimum support in [0, 1] to keep a sentence.
+        question: the user's question; a sentence adding fewer than :data:`MIN_NEW_WORDS` content
+            words to it only echoes the question and is dropped.
     """
 
-    def __init__(self, sources: Sequence[PaperHit], embed: Embedder, threshold: float) -> None:
+    def __init__(self, sources: Sequence[PaperHit], embed: Embedder, threshold: float, question: str = "") -> None:
         self._sources = list(sources)
         self._embed = embed
         self._threshold = threshold
+        self._question_tokens = content_tokens(question)
         texts = [(n, s) for n, h in enumerate(self._sources, start=1) for s in h.sentences]
         vectors = embed([s for _, s in texts]) if texts else []
         self._candidates = [_Candidate(n, s, v) for (n, s), v in zip(texts, vectors)]
@@ -117,6 +121,8 @@ class Attributor:
         clean, _model_cited = strip_markers(raw_sentence)
         if not clean or is_refusal(clean):
             return None
+        if self._question_tokens and len(content_tokens(clean) - self._question_tokens) < MIN_NEW_WORDS:
+            return None  # restates the question without adding anything
         n, score, evidence = self.support(clean)
         if n is None:
             return None

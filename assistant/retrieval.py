@@ -35,6 +35,11 @@ SECOND_WINDOW_WEIGHT = 0.5
 #: cos(query, window centred on it) + EVIDENCE_LEXICAL_WEIGHT x share of query words in the sentence.
 SENTENCE_WEIGHT = 0.5
 EVIDENCE_LEXICAL_WEIGHT = 0.3
+#: Sentences stating the paper's contribution get a small prior; code/URL boilerplate a penalty.
+CONTRIBUTION_BONUS = 0.08
+BOILERPLATE_PENALTY = 0.3
+_CONTRIBUTION = re.compile(r"\b(?:we (?:propose|introduce|present|develop|design)|this (?:paper|work) (?:proposes|introduces|presents))\b", re.I)
+_BOILERPLATE = re.compile(r"https?://|\bcode (?:is|are) (?:publicly )?available|\bwe (?:release|open-source)\b|github", re.I)
 
 STOPWORDS = frozenset(
     """a about above after again against all also am an and any are as at be because been before being
@@ -167,7 +172,8 @@ class PaperRetriever:
             for i, sent in enumerate(sentences):
                 lex = len(q_tokens & content_tokens(sent)) / len(q_tokens) if q_tokens else 0.0
                 dense = SENTENCE_WEIGHT * sentence_cos[i] + (1 - SENTENCE_WEIGHT) * cosines.get(i, 0.0)
-                ev.append(Evidence(pid, i, sent, dense + EVIDENCE_LEXICAL_WEIGHT * lex))
+                prior = CONTRIBUTION_BONUS * bool(_CONTRIBUTION.search(sent)) - BOILERPLATE_PENALTY * bool(_BOILERPLATE.search(sent))
+                ev.append(Evidence(pid, i, sent, dense + EVIDENCE_LEXICAL_WEIGHT * lex + prior))
             best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.evidence_sentences]
             hits.append(PaperHit(
                 paper=self.papers[pid], score=scored.get(pid, 0.0), dense_similarity=max(cosines.values(), default=0.0),

@@ -63,18 +63,19 @@ def _intent(value: str | None) -> str | None:
     return value if value in INTENTS else None
 
 
-def _download(path: str | None, label: str) -> gr.DownloadButton:
-    return gr.DownloadButton(label=label, value=path, interactive=path is not None)
+def _download(path: object) -> dict[str, Any]:
+    """An update for a download button: the file to serve, enabled only when there is one."""
+    return gr.update(value=str(path) if path else None, interactive=bool(path))
 
 
-def side_panel(session: ChatSession | None) -> tuple[str, gr.DownloadButton, gr.DownloadButton]:
+def side_panel(session: ChatSession | None) -> tuple[str, dict[str, Any], dict[str, Any]]:
     """References so far + the two export buttons, for ``session`` (None: a fresh chat)."""
     if session is None or not session.turns:
-        return references_panel([]), _download(None, "Conversation (.md)"), _download(None, "References (.bib)")
+        return references_panel([]), _download(None), _download(None)
     cited = session.cited_papers()
     md = write_export("conversation.md", conversation_markdown(session.turns, cited))
     bib = write_export("references.bib", bibtex(cited)) if cited else None
-    return references_panel(cited), _download(str(md), "Conversation (.md)"), _download(str(bib) if bib else None, "References (.bib)")
+    return references_panel(cited), _download(md), _download(bib)
 
 
 def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
