@@ -28,13 +28,17 @@ _MARKERS = re.compile(r"\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9\-.])\d+(?:[.,]\d+)*")
 _NAME = re.compile(r"\b(?:[A-Z][a-z]*[A-Z][A-Za-z0-9\-]*|[A-Z]{2,}[A-Za-z0-9\-]*|[A-Za-z]+-?\d[A-Za-z0-9\-]*)\b")
 
+_PROMPT_ECHO = re.compile(r"</?\s*source\s*>|^\s*\[(?!\d)|\bSources:\s*|\bQuestion:\s*", re.I)
+
 Embedder = Callable[[list[str]], list[list[float]]]
 
 
 def strip_markers(sentence: str) -> tuple[str, tuple[int, ...]]:
     """Remove ``[n]``/``[n, m]`` markers; return the clean sentence and the numbers the model wrote."""
     cited = tuple(int(n) for m in _MARKERS.findall(sentence) for n in re.findall(r"\d+", m))
-    clean = _MARKERS.sub("", sentence).strip()
+    clean = _MARKERS.sub("", sentence)
+    clean = _PROMPT_ECHO.sub(" ", clean)  # the model echoing our prompt markup
+    clean = " ".join(clean.split()).strip(" [")
     clean = re.sub(r"\s+([.,;:!?])", r"\1", clean)
     return clean, cited
 

@@ -12,7 +12,8 @@ from assistant.types import AnswerSentence, Comparison, ComparisonRow, Intent, P
 Embedder = Callable[[list[str]], list[list[float]]]
 
 _COMPARE = re.compile(r"\b(compare|comparison|compared|differ|differs|difference|differences|versus|vs\.?|"
-                      r"which of (?:them|these|those|the two|the three|both)|contrast|both)\b", re.I)
+                      r"which of (?:them|these|those|the two|the three|both)|contrast|both|in each|"
+                      r"(?:two|three|both|these|those) (?:papers|abstracts|works|methods|approaches))\b", re.I)
 _TOPIC = re.compile(r"\b(which|what|any|list|all|find|show)\b.{0,30}\b(papers|abstracts|works|studies|articles)\b|"
                     r"\blist (?:all|every)\b|\bare there (?:any )?papers\b", re.I)
 _SUMMARY = re.compile(r"\b(summari[sz]e|summary|overview|tl;?dr|tell me about|describe|explain the paper|"

@@ -34,6 +34,7 @@ def scripted(seeded_settings, embed_model):  # type: ignore[no-untyped-def]
         ("Summarize the horizon generalization paper.", "summary"),
         ("Which papers work with molecules or proteins?", "topic"),
         ("What accuracy did LeReT reach?", "lookup"),
+        ("Grokking comes up in two abstracts. What role does it play in each?", "compare"),
     ],
 )
 def test_detect_intent(question: str, intent: str) -> None:

@@ -67,3 +67,8 @@ def test_unsupported_sentences_are_dropped(attributor: Attributor, sentence: str
 def test_refusal_is_recognised() -> None:
     assert is_refusal("The indexed abstracts do not answer this.")
     assert not is_refusal("DUALFormer answers this well.")
+
+
+def test_prompt_markup_echoed_by_the_model_is_removed() -> None:
+    assert strip_markers("[A-Bench: Are LMMs Masters?[1]") == ("A-Bench: Are LMMs Masters?", (1,))
+    assert strip_markers("<source>DUALFormer is fast [2].</source>") == ("DUALFormer is fast.", (2,))
