@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import time
@@ -21,6 +22,31 @@ DEFAULT_QUESTIONS = [
     "What benchmark does the CAD code generation paper release, and how many prompts does it have?",
     "What is SPA in the LLM alignment paper?",
 ]
+
+
+def _rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def _peak_mib() -> float:
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(stat.parent.name))
+    return out
 
 
 def main() -> int:
@@ -56,11 +82,22 @@ def main() -> int:
             ft = final.timings_ms.get("first_token")
             first = ft / 1000 if ft else None
             rows_out.append((q, status, first, total, final.mode, len(final.citations)))
+        rss = {"app": _rss_mib(os.getpid())}
+        for child in _children(os.getpid()):
+            rss[f"model server (pid {child})"] = _rss_mib(child)
     print(f"{'status s':>9} {'1st tok s':>9} {'total s':>8}  mode        cites  question")
     for q, s, f, tot, mode, nc in rows_out:
         print(f"{(s or 0):9.2f} {(f or 0):9.2f} {tot:8.2f}  {mode:10s} {nc:5d}  {q[:70]}")
     totals = [r[3] for r in rows_out]
     firsts = [r[2] for r in rows_out if r[2]]
+    for name, mib in rss.items():
+        print(f"RSS {name}: {mib:.0f} MiB (peak for the app: {_peak_mib():.0f} MiB)" if name == "app" else f"RSS {name}: {mib:.0f} MiB")
+    statuses = sorted(r[1] or 0 for r in rows_out)
+    firsts_sorted = sorted(r[2] for r in rows_out if r[2])
+    totals_sorted = sorted(r[3] for r in rows_out)
+    pct = lambda xs, p: xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))] if xs else float("nan")  # noqa: E731
+    print(f"p50/p95: status {pct(statuses, .5):.2f}/{pct(statuses, .95):.2f} s, first token "
+          f"{pct(firsts_sorted, .5):.2f}/{pct(firsts_sorted, .95):.2f} s, total {pct(totals_sorted, .5):.2f}/{pct(totals_sorted, .95):.2f} s")
     print(f"median: first token {statistics.median(firsts) if firsts else float('nan'):.2f} s, total {statistics.median(totals):.2f} s")
     return 0
 
