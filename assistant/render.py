@@ -32,7 +32,8 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         "resolved_query": answer.resolved_query or answer.question,
         "comparison": comparison_to_dict(answer),
         "model": answer.model,
-        "timings_ms": {k: round(v, 1) for k, v in answer.timings_ms.items()},
+        "timings_ms": {"retrieve": 0.0, "generate": 0.0, "total": 0.0,
+                       **{k: round(v, 1) for k, v in answer.timings_ms.items()}},
     }
 
 
