@@ -71,6 +71,9 @@ def _ingest(settings: Settings, paths: Sequence[Path], *, rebuild: bool, progres
     report = ingest(settings, list(paths) or [settings.seeds_dir], embed, progress=progress)  # type: ignore[arg-type]
     print(f"Indexed {report.papers} papers as {report.windows} windows: {report.added} added, {report.updated} updated, "
           f"{report.removed} removed, {report.skipped} unchanged in {report.seconds:.1f} s ({report.collection}).", file=sys.stderr)
+    if report.flagged:
+        print(f"Flagged {len(report.flagged)} abstract(s) whose text looks like instructions to the assistant "
+              f"(indexed as quoted data only): {', '.join(report.flagged)}", file=sys.stderr)
     return embed
 
 

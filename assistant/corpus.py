@@ -124,6 +124,21 @@ def load_metadata(path: Path) -> dict[tuple[str, int], dict[str, object]]:
     return rows
 
 
+_SUSPICIOUS = [
+    ("instruction to the model", re.compile(r"\b(?:ignore|disregard|forget) (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|prompts?|rules)|\b(?:system prompt|you are (?:now )?(?:a|an|chatgpt)|answer (?:only )?in json|respond only with)\b", re.I)),
+    ("citation marker", re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]|\bcite \[", re.I)),
+    ("markdown image or raw HTML", re.compile(r"!\[[^\]]*\]\(|<\s*(?:script|img|iframe|a)\b", re.I)),
+    ("prompt delimiter", re.compile(r"</?\s*source\s*>|\bSources:|\bQuestion:", re.I)),
+]
+
+
+def suspicious_text(text: str) -> list[str]:
+    """Reasons an abstract looks like it tries to steer an LLM (instructions, fake citation markers,
+    images/HTML, our prompt delimiters). Such text is still indexed: it is quoted as data and
+    neutralised in prompts (prompts.py), and citations are decided by code; this only flags it."""
+    return [reason for reason, pattern in _SUSPICIOUS if pattern.search(text)]
+
+
 def derive_title(text: str, max_words: int = 12) -> str:
     """A stand-in title from the abstract's first sentence, cut to ``max_words`` words."""
     first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]

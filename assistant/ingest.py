@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.chunking import make_windows, paper_hash, split_sentences
-from assistant.corpus import read_papers
+from assistant.corpus import read_papers, suspicious_text
 from assistant.errors import StoreNotReadyError
 from assistant.store import PaperStore, StoreInfo, make_client
 from assistant.types import IngestReport, Paper, Window
@@ -132,6 +132,13 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
     gone = [pid for pid in stored_papers if pid.split("#")[0] in source_files and pid not in input_ids]
     store.delete_papers(gone)
 
+    flagged = []
+    for p in papers:
+        reasons = suspicious_text(f"{p.title} {p.text}")
+        if reasons:
+            flagged.append(p.id)
+            logger.warning("%s looks like it tries to steer the assistant (%s); indexed as quoted data only",
+                           p.id, ", ".join(reasons))
     todo: list[tuple[Paper, str, list[Window]]] = []
     total_windows = 0
     for p in papers:
@@ -182,6 +189,7 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
         papers=len(papers), windows=total_windows, added=added, updated=updated, removed=removed,
         skipped=total_windows - added - updated, collection=settings.collection_name(),
         seconds=time.perf_counter() - t0,
+        flagged=tuple(flagged),
     )
     logger.info(
         "ingest: %d papers -> %d windows: %d added, %d updated, %d removed, %d unchanged in %.1f s (%s)",

@@ -174,7 +174,8 @@ def relabel(answer: Answer, mapping: dict[int, int]) -> Answer:
 
 @dataclass(frozen=True, slots=True)
 class IngestReport:
-    """Outcome of one ingest run: counts and seconds taken."""
+    """Outcome of one ingest run: counts, seconds taken, and ids of papers whose text looks like an
+    attempt to steer the assistant (indexed as data anyway; see corpus.suspicious_text)."""
 
     papers: int
     windows: int
@@ -184,3 +185,4 @@ class IngestReport:
     skipped: int
     collection: str
     seconds: float
+    flagged: tuple[str, ...] = ()

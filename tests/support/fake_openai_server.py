@@ -1,13 +1,15 @@
 """A scripted OpenAI-compatible chat server (stdlib, loopback) for deterministic tests of parsing and errors.
 
 Each POST /v1/chat/completions pops the next scripted reply: a string (streamed as SSE chunks of a
-few characters), or an int HTTP status to fail with. Requests are recorded in ``requests``.
+few characters; "" streams nothing), an int HTTP status to fail with, or a float: seconds to stall
+before answering (for timeouts). Requests are recorded in ``requests``.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -15,7 +17,7 @@ from typing import Any
 class FakeOpenAIServer:
     """Context manager; ``base_url`` is ``http://127.0.0.1:<port>/v1``."""
 
-    def __init__(self, replies: list[str | int]) -> None:
+    def __init__(self, replies: list[str | int | float]) -> None:
         self.replies = list(replies)
         self.requests: list[dict[str, Any]] = []
         outer = self
@@ -36,6 +38,9 @@ class FakeOpenAIServer:
                 length = int(self.headers.get("Content-Length", 0))
                 outer.requests.append(json.loads(self.rfile.read(length)))
                 reply = outer.replies.pop(0) if outer.replies else "OK."
+                if isinstance(reply, float):
+                    time.sleep(reply)
+                    reply = "Too late."
                 if isinstance(reply, int):
                     body = json.dumps({"error": {"message": "scripted failure", "type": "server_error"}}).encode()
                     self.send_response(reply)
