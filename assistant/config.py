@@ -9,7 +9,7 @@ import hashlib
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: Repository root when running from a checkout; used only for defaults.
@@ -67,6 +67,17 @@ class Settings(BaseSettings):
     # --- UI ----------------------------------------------------------------------------------
     ui_host: str = Field("127.0.0.1", description="Interface the Gradio UI binds to (loopback by default).")
     ui_port: int = Field(7860, ge=1, le=65535, description="Port of the Gradio UI.")
+
+    ui_auth: SecretStr | None = Field(None, description="Require a login for the UI: `user:password` (never logged). Unset: no login (fine on loopback).")
+
+    @field_validator("ui_auth")
+    @classmethod
+    def _auth_has_user_and_password(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None:
+            user, sep, password = v.get_secret_value().partition(":")
+            if not (user and sep and password):
+                raise ValueError("must be `user:password`")
+        return v
 
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Logging level.")
 

@@ -163,6 +163,10 @@ def serve(assistant: Assistant, settings: Settings) -> None:
     """Build the app and block serving it on ``settings.ui_host:ui_port`` until interrupted."""
     demo = build_app(assistant)
     demo.queue(default_concurrency_limit=CONCURRENCY_LIMIT)
-    logger.info("UI on http://%s:%d", settings.ui_host, settings.ui_port)
+    auth = None
+    if settings.ui_auth is not None:
+        user, _, password = settings.ui_auth.get_secret_value().partition(":")
+        auth = (user, password)
+    logger.info("UI on http://%s:%d%s", settings.ui_host, settings.ui_port, " (login required)" if auth else "")
     demo.launch(server_name=settings.ui_host, server_port=settings.ui_port, share=False, inbrowser=False,
-                show_error=False, footer_links=[], css=CSS, mcp_server=False, ssr_mode=False)
+                show_error=False, footer_links=[], css=CSS, mcp_server=False, ssr_mode=False, auth=auth)
