@@ -178,7 +178,12 @@ def read_papers(paths: Iterable[Path]) -> list[Paper]:
             metadata_cache[meta_path] = load_metadata(meta_path)
         meta = metadata_cache[meta_path]
         venue, abstracts = parse_seed_text(_read_text(path), str(path))
+        seen: dict[str, int] = {}
         for position, line_no, text in abstracts:
+            if text in seen:
+                logger.warning("%s line %d: abstract %d repeats abstract %d; skipped", path.name, line_no, position, seen[text])
+                continue
+            seen[text] = position
             row = meta.get((path.name, position), {})
             first_words = _WS.sub(" ", _str_field(row, "first_words"))
             if first_words and not text.startswith(first_words.rstrip(". ")[:40]):
