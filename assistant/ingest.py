@@ -28,7 +28,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-PAPERS_PER_GROUP = 64
+#: Papers are committed in groups of about one write batch of windows (~8 windows per abstract), so an
+#: interrupted ingest keeps every group finished before the interruption.
+WINDOWS_PER_PAPER_ESTIMATE = 8
 
 
 def _mean_unit(vectors: Sequence[Sequence[float]]) -> list[float]:
@@ -151,8 +153,9 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
     added = updated = removed = 0
     pending = [w for _, _, ws in todo for w in ws if stored_windows.get(w.id) != w.content_hash]
     bar = tqdm(total=len(pending), desc="embedding windows", unit="win", disable=not progress or not pending)
-    for g in range(0, len(todo), PAPERS_PER_GROUP):
-        group = todo[g: g + PAPERS_PER_GROUP]
+    group_size = max(1, settings.write_batch_size // WINDOWS_PER_PAPER_ESTIMATE)
+    for g in range(0, len(todo), group_size):
+        group = todo[g: g + group_size]
         new_windows: list[Window] = []
         stale: list[str] = []
         for p, _, windows in group:
