@@ -51,12 +51,14 @@ STOPWORDS = frozenset(
     proposed method approach model models use uses using used show shows new work study based one two
     tell many much answer answers question questions source sources indexed response called named""".split()
 )
+_THOUSANDS = re.compile(r"(\d),(\d{3})\b")
 _TOKEN = re.compile(r"[a-z0-9][a-z0-9\-\.]*[a-z0-9]|[a-z0-9]")
 
 
 def content_tokens(text: str) -> set[str]:
     """Lower-cased word tokens of ``text`` minus stopwords (hyphen/period-joined names kept whole)."""
-    return {t for t in _TOKEN.findall(text.lower()) if t not in STOPWORDS}
+    text = _THOUSANDS.sub(r"\1\2", text.lower())  # 2,864 -> 2864
+    return {t for t in _TOKEN.findall(text) if t not in STOPWORDS}
 
 
 _NAME_LIKE = re.compile(r"[A-Z].*[A-Z]|\d|-")

@@ -9,6 +9,7 @@ lines without blank lines between them, so the chat's Markdown renderer passes i
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Iterable, Sequence
 
 from assistant.types import Answer, AnswerSentence, Citation, Paper
@@ -18,8 +19,19 @@ _MD_SPECIAL = str.maketrans({"[": "&#91;", "]": "&#93;", "!": "&#33;", "*": "&#4
 MAX_AUTHORS = 6
 
 
+_EMPHASIS = [
+    (re.compile(r"\*\*(\S(?:.*?\S)?)\*\*"), r"\1"),  # **bold**
+    (re.compile(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])"), r"\1"),  # *italic*
+    (re.compile(r"\\(?:emph|textit|textbf|texttt|mathrm|text)\{([^{}]*)\}"), r"\1"),  # \emph{x}
+    (re.compile(r"\\([%&$#_])"), r"\1"),  # \% -> %
+]
+
+
 def safe_text(text: str) -> str:
-    """Escape HTML and Markdown control characters so text renders literally."""
+    """Escape HTML and Markdown control characters so text renders literally; emphasis markup that
+    abstracts carry (``**A-Bench**``, ``\\emph{x}``, ``\\%``) is dropped for display first."""
+    for pattern, repl in _EMPHASIS:
+        text = pattern.sub(repl, text)
     return html.escape(text, quote=True).translate(_MD_SPECIAL)
 
 

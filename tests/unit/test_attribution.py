@@ -72,3 +72,13 @@ def test_refusal_is_recognised() -> None:
 def test_prompt_markup_echoed_by_the_model_is_removed() -> None:
     assert strip_markers("[A-Bench: Are LMMs Masters?[1]") == ("A-Bench: Are LMMs Masters?", (1,))
     assert strip_markers("<source>DUALFormer is fast [2].</source>") == ("DUALFormer is fast.", (2,))
+
+
+def test_short_numeric_answer_is_kept_and_echo_is_dropped(embed_model) -> None:  # type: ignore[no-untyped-def]
+    papers = {p.id: p for p in read_papers([REPO_SEEDS])}
+    a_bench = papers["000_43469673d6f8aaa0.txt#8"]
+    hit = PaperHit(a_bench, 1.0, 0.5, (), tuple(split_sentences(a_bench.text)))
+    att = Attributor([hit], embed_model.get_text_embedding_batch, 0.55, question="How many AIGIs were sampled for A-Bench?")
+    kept = att.attribute("The answer is 2864.")
+    assert kept is not None and "2,864" in kept[1]
+    assert att.attribute("A-Bench sampled many AIGIs.") is None  # only restates the question
