@@ -125,9 +125,9 @@ class Attributor:
         clean, _model_cited = strip_markers(raw_sentence)
         if not clean or is_refusal(clean):
             return None
-        new = content_tokens(clean) - self._question_tokens
-        if self._question_tokens and len(new) < MIN_NEW_WORDS and not any(any(ch.isdigit() for ch in t) for t in new):
-            return None  # restates the question without adding anything (a new number counts as new)
+        if self._question_tokens and len(content_tokens(clean) - self._question_tokens) < MIN_NEW_WORDS:
+            # restates the question, or is a bare "The answer is 2864." that cannot be checked in context
+            return None
         n, score, evidence = self.support(clean)
         if n is None:
             return None

@@ -65,6 +65,9 @@ def _ingest(settings: Settings, paths: Sequence[Path], *, rebuild: bool, progres
     from assistant.embeddings import build_embed_model
     from assistant.ingest import drop_index, ingest
 
+    from assistant.corpus import discover_seed_files
+
+    discover_seed_files(list(paths) or [settings.seeds_dir])  # bad paths fail before the model loads
     embed = embed_model or build_embed_model(settings)
     if rebuild:
         drop_index(settings)

@@ -18,6 +18,8 @@ OFFLINE_ENV = {
     "ANONYMIZED_TELEMETRY": "False",  # chromadb posthog telemetry
     "DO_NOT_TRACK": "1",
     "TOKENIZERS_PARALLELISM": "false",
+    "HF_HUB_DISABLE_PROGRESS_BARS": "1",  # no "Loading weights" bars on every command
+    "TRANSFORMERS_VERBOSITY": "error",
 }
 
 

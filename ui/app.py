@@ -127,7 +127,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
         session_state = gr.State(None)
         with gr.Row(equal_height=False):
             with gr.Column(scale=3):
-                chatbot = gr.Chatbot(elem_id="chat", height=620, sanitize_html=True, render_markdown=True,
+                chatbot = gr.Chatbot(elem_id="chat", height=620, show_label=False, sanitize_html=True, render_markdown=True,
                                      placeholder="Ask a question about the papers, or pick an example.",
                                      feedback_options=None, examples=[{"text": q} for q in EXAMPLES])
                 with gr.Row():

@@ -144,9 +144,9 @@ def answer_markdown(answer: Answer, *, final: bool = True) -> str:
     table = comparison_html(answer)
     if table:
         out.append(table)
-    out.append(answer_body(answer))
-    if answer.notice and not answer.abstained:
+    if answer.notice and not answer.abstained:  # above the passages it explains
         out.append(f"<em>{safe_text(answer.notice)}</em>")
+    out.append(answer_body(answer))
     out.append(answer_meta(answer))
     if answer.citations:
         cells = _cell_texts(answer)
@@ -159,7 +159,10 @@ def answer_markdown(answer: Answer, *, final: bool = True) -> str:
         out.append(f"Nearest papers: {near}")
     if final:
         secs = answer.timings_ms.get("total", 0.0) / 1000
-        out.append(f"<small>answered by {safe_text(answer.model)} in {secs:.1f} s</small>")
+        if answer.abstained or answer.intent == "topic":  # decided by retrieval alone: no model call
+            out.append(f"<small>answered by retrieval alone (no language model) in {secs:.1f} s</small>")
+        else:
+            out.append(f"<small>answered by {safe_text(answer.model)} in {secs:.1f} s</small>")
     return "\n\n".join(out)
 
 
