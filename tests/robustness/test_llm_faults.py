@@ -48,3 +48,17 @@ def test_dead_bundled_model_server_is_restarted(seeded_settings, embed_model) ->
         assert server.is_running()
         assert not answer.notice.startswith("The language model failed")
         assert answer.citations[0].paper.id == DUALFORMER
+
+
+def test_truncated_stream_keeps_only_verified_sentences(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+    from tests.support.fake_openai_server import TRUNCATE
+
+    reply = ("DUALFormer performs the global self-attention module on feature dimensions. "
+             "It also reduces intra-class variance and enhances the discriminability of node representations. ") * 2
+    with FakeOpenAIServer([TRUNCATE + reply, "DUALFormer performs the global self-attention module on feature dimensions."]) as server:
+        backend = OpenAIChatBackend(server.base_url, "k", "scripted", timeout_s=10)
+        with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
+            cut = assistant.ask(Q)
+            assert cut.citations and cut.citations[0].paper.id == DUALFORMER
+            assert all(s.citations == (1,) for s in cut.sentences)
+            assert assistant.ask(Q).mode == "generated"  # the next question works

@@ -2,7 +2,8 @@
 
 Each POST /v1/chat/completions pops the next scripted reply: a string (streamed as SSE chunks of a
 few characters; "" streams nothing), an int HTTP status to fail with, or a float: seconds to stall
-before answering (for timeouts). Requests are recorded in ``requests``.
+before answering (for timeouts). A string starting ``TRUNCATE:`` streams half of the rest, then drops
+the connection without ``[DONE]``. Requests are recorded in ``requests``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+
+TRUNCATE = "TRUNCATE:"
 
 
 class FakeOpenAIServer:
@@ -49,13 +53,22 @@ class FakeOpenAIServer:
                     self.end_headers()
                     self.wfile.write(body)
                     return
+                truncate = reply.startswith(TRUNCATE)
+                reply = reply.removeprefix(TRUNCATE)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.end_headers()
+                if truncate:  # half the reply, then the connection drops without [DONE]
+                    reply = reply[: len(reply) // 2]
                 for i in range(0, len(reply), 7):
                     chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "scripted",
                              "choices": [{"index": 0, "delta": {"content": reply[i:i + 7]}, "finish_reason": None}]}
                     self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
+                if truncate:
+                    self.wfile.flush()
+                    self.connection.shutdown(2)
+                    self.close_connection = True
+                    return
                 self.wfile.write(b"data: [DONE]\n\n")
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
