@@ -36,6 +36,7 @@ ABSTAIN_TOP_PAPERS = 3
 EXTRACTIVE_SENTENCES = 2
 #: Evidence sentences per paper for summaries.
 SUMMARY_SENTENCES = 4
+_SENTENCE_END = (".", "!", "?", '"', "'", ")", "]", "”")
 #: Candidate papers scanned for a topic listing.
 TOPIC_CANDIDATES = 15
 
@@ -239,7 +240,11 @@ class Answerer:
         except LLMUnavailableError as e:
             logger.warning("LLM failed: %s", e)
             notice = f"The language model failed ({e}). Showing the most relevant passages instead."
-        for raw in split_sentences(buffer) if buffer.strip() else []:
+        tail = split_sentences(buffer) if buffer.strip() else []
+        for raw in tail:
+            if raw is tail[-1] and not raw.rstrip().endswith(_SENTENCE_END):
+                builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
+                continue
             verify(raw)
         timings["generate"] = (time.perf_counter() - t_gen) * 1000
         if builder.dropped:

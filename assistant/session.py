@@ -63,9 +63,10 @@ class ChatSession:
         self.papers: dict[str, Paper] = {}
 
     # --- follow-ups --------------------------------------------------------------------------
-    def _last_cited(self) -> list[str]:
+    def _last_cited(self, at_least: int = 1) -> list[str]:
+        """Papers cited by the latest answer citing at least ``at_least`` papers, in label order."""
         for turn in reversed(self.turns):
-            if turn.answer.citations:
+            if len(turn.answer.citations) >= at_least:
                 return [c.paper.id for c in sorted(turn.answer.citations, key=lambda c: c.n)]
         return []
 
@@ -75,9 +76,10 @@ class ChatSession:
     def resolve(self, question: str) -> Resolution:
         """Resolve references to earlier papers and elliptic questions.
 
-        "the second paper" -> the 2nd paper cited in the last answer; "[2]" / "paper 2" -> the paper with
-        that label; "they", "those two", "which of them" -> the papers cited last; "it" -> the first
-        paper cited last; short or "and ..." questions inherit the previous query.
+        "the second paper" -> the 2nd paper of the latest answer citing at least two; "[2]" / "paper 2" ->
+        the paper with that label; "they", "those two", "which of them" -> the latest answer's papers
+        that cited several; "it" -> the first paper cited last; short or "and ..." questions inherit the
+        previous query.
         """
         if not self.turns:
             return Resolution(question, ())
@@ -87,16 +89,19 @@ class ChatSession:
             pid = self._by_label(int(m.group(1) or m.group(2)))
             if pid:
                 focus.append(pid)
-        for m in _ORDINAL_REF.finditer(question):
+        for m in _ORDINAL_REF.finditer(question):  # "the second paper": of the latest list that long
             i = _ORDINALS[m.group(1).lower()] - 1
-            if i < len(last):
-                focus.append(last[i])
+            listed = self._last_cited(at_least=max(2, i + 1))
+            if i < len(listed):
+                focus.append(listed[i])
         for m in _FORMER_LATTER.finditer(question):
-            if len(last) >= 2:
-                focus.append(last[0] if m.group(1).lower() == "former" else last[-1])
+            pair = self._last_cited(at_least=2)
+            if pair:
+                focus.append(pair[0] if m.group(1).lower() == "former" else pair[-1])
         if not focus and last:
-            if _PLURAL_REF.search(question) and len(last) > 1:
-                focus = last
+            several = self._last_cited(at_least=2)
+            if _PLURAL_REF.search(question) and several:  # "they", "which of them": the latest set of papers
+                focus = several
             elif _SINGULAR_REF.search(question) or _PLURAL_REF.search(question):
                 focus = last[:1]
         focus = list(dict.fromkeys(focus))

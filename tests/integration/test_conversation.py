@@ -98,3 +98,15 @@ def test_session_save_and_load(scripted, tmp_path: Path) -> None:  # type: ignor
 
     with pytest.raises(AssistantError, match="bad.json"):
         scripted.new_session().load(tmp_path / "bad.json")
+
+
+def test_ordinal_after_a_single_paper_turn_still_means_the_compared_list(scripted) -> None:  # type: ignore[no-untyped-def]
+    session = scripted.new_session()
+    first = session.ask("How does HComP-Net differ from LucidPPN?")
+    ids = {c.n: c.paper.id for c in first.citations}
+    session.ask("Summarize the second paper.")
+    assert session.turns[-1].focus_ids == (ids[2],)
+    session.ask("What data does the first one use?")
+    assert session.turns[-1].focus_ids == (ids[1],)  # the first of the compared pair, not of the last answer
+    session.ask("Which of them uses a phylogenetic tree?")
+    assert set(session.turns[-1].focus_ids) == set(ids.values())
