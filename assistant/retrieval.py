@@ -100,7 +100,7 @@ class PaperRetriever:
         for p in self.papers.values():
             for tok in content_tokens(f"{p.title} {p.text}"):
                 self._df[tok] += 1
-        nodes = [n for n in store.vector_store.get_nodes(None) if n.metadata.get("paper_id") in self.papers]
+        nodes = [n for n in store.all_nodes() if n.metadata.get("paper_id") in self.papers]
         k = min(settings.candidate_k, max(1, len(nodes)))
         dense = VectorStoreIndex.from_vector_store(store.vector_store, embed_model=embed_model).as_retriever(similarity_top_k=k)
         bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=k, language="english")

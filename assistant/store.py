@@ -26,6 +26,23 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 1
+#: Records per Chroma ``get`` page: unpaged reads of large collections fail with "too many SQL variables".
+READ_PAGE_SIZE = 5000
+
+
+def _get_all(collection: Collection, include: list[str], where: dict[str, Any] | None = None) -> dict[str, list[Any]]:
+    """``collection.get`` over all matching records, page by page; returns ``{"ids", <include>...}`` lists."""
+    out: dict[str, list[Any]] = {"ids": [], **{k: [] for k in include}}
+    offset = 0
+    while True:
+        page = collection.get(include=include, where=where, limit=READ_PAGE_SIZE, offset=offset)  # type: ignore[arg-type]
+        out["ids"] += page["ids"]
+        for k in include:
+            values = page.get(k)
+            out[k] += list(values) if values is not None else [None] * len(page["ids"])
+        if len(page["ids"]) < READ_PAGE_SIZE:
+            return out
+        offset += READ_PAGE_SIZE
 
 
 def make_client(settings: Settings) -> ClientAPI:
@@ -153,8 +170,16 @@ class PaperStore:
     # --- windows -----------------------------------------------------------------------------
     def window_hashes(self) -> dict[str, str]:
         """``{window_id: content_hash}`` for every stored window."""
-        got = self.windows.get(include=["metadatas"])
-        return {i: str((m or {}).get("content_hash", "")) for i, m in zip(got["ids"], got["metadatas"] or [])}
+        got = _get_all(self.windows, ["metadatas"])
+        return {i: str((m or {}).get("content_hash", "")) for i, m in zip(got["ids"], got["metadatas"])}
+
+    def all_nodes(self) -> list[Any]:
+        """Every window as a llama-index ``TextNode`` (read page by page), identical to the nodes the
+        ``ChromaVectorStore`` returns from queries (so fused rankings merge them)."""
+        from llama_index.core.vector_stores.utils import metadata_dict_to_node
+
+        got = _get_all(self.windows, ["metadatas", "documents"])
+        return [metadata_dict_to_node(m, text=d) for m, d in zip(got["metadatas"], got["documents"])]
 
     def delete_windows(self, ids: Sequence[str]) -> None:
         """Delete windows by id (no error for unknown ids)."""
@@ -165,18 +190,17 @@ class PaperStore:
         """``{paper_id: [(centre_sentence, embedding), ...]}`` for the given papers' windows."""
         if not paper_ids:
             return {}
-        got = self.windows.get(where={"paper_id": {"$in": list(paper_ids)}}, include=["metadatas", "embeddings"])
+        got = _get_all(self.windows, ["metadatas", "embeddings"], where={"paper_id": {"$in": list(paper_ids)}})
         out: dict[str, list[tuple[int, list[float]]]] = {}
-        embeddings = got["embeddings"] if got["embeddings"] is not None else []
-        for meta, emb in zip(got["metadatas"] or [], embeddings):
+        for meta, emb in zip(got["metadatas"], got["embeddings"]):
             out.setdefault(str(meta["paper_id"]), []).append((int(meta["sentence"]), list(emb)))
         return out
 
     # --- papers ------------------------------------------------------------------------------
     def paper_hashes(self) -> dict[str, str]:
         """``{paper_id: paper_hash}`` for every complete paper."""
-        got = self.papers.get(include=["metadatas"])
-        return {i: str((m or {}).get("paper_hash", "")) for i, m in zip(got["ids"], got["metadatas"] or [])}
+        got = _get_all(self.papers, ["metadatas"])
+        return {i: str((m or {}).get("paper_hash", "")) for i, m in zip(got["ids"], got["metadatas"])}
 
     def upsert_papers(self, papers: Sequence[Paper], hashes: Sequence[str], embeddings: Sequence[Sequence[float]]) -> None:
         """Write paper records (abstract text as document, metadata as flat fields)."""
@@ -201,9 +225,9 @@ class PaperStore:
 
     def load_papers(self) -> dict[str, Paper]:
         """Every complete paper, keyed by id."""
-        got = self.papers.get(include=["metadatas", "documents"])
+        got = _get_all(self.papers, ["metadatas", "documents"])
         out: dict[str, Paper] = {}
-        for pid, meta, doc in zip(got["ids"], got["metadatas"] or [], got["documents"] or []):
+        for pid, meta, doc in zip(got["ids"], got["metadatas"], got["documents"]):
             m = meta or {}
             out[pid] = Paper(
                 id=pid, venue=str(m.get("venue", "")), title=str(m.get("title", "")),

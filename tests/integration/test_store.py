@@ -128,3 +128,16 @@ def test_damaged_storage_gives_clear_error_and_rebuild_recovers(tmp_path: Path, 
     assert ingest(settings, [seeds], embed_model, progress=False).added > 0
     assert len(PaperStore.open_for_read(settings).load_papers()) == 3
     assert list(tmp_path.glob("index.damaged-*"))  # the damaged copy is kept aside
+
+
+def test_reads_are_paged(tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Large collections are read page by page (an unpaged get fails with 'too many SQL variables')."""
+    import assistant.store as store_module
+
+    settings = Settings(storage_dir=tmp_path / "index")
+    report = ingest(settings, [seeds], embed_model, progress=False)
+    monkeypatch.setattr(store_module, "READ_PAGE_SIZE", 4)
+    store = PaperStore.open_for_read(settings)
+    assert len(store.window_hashes()) == len(store.all_nodes()) == report.windows > 8
+    assert len(store.load_papers()) == 3
+    assert PaperRetriever(store, embed_model, settings).retrieve("dual graph transformer")[0].paper.id == "tiny.txt#1"
