@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Run every benchmark in sequence (each prints its own table). Needs the index: `assistant ingest` first.
+# The load test needs a running UI: pass its URL as $1 to include it (e.g. http://127.0.0.1:7860/).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python
+echo "== answer latency (dev questions)"; $PY benchmarks/answer_latency.py --questions eval/dev.jsonl --limit 42
+echo "== retrieval latency"; $PY benchmarks/retrieval_latency.py --sizes 1000,10000
+echo "== ablations"; $PY benchmarks/ablation.py --questions eval/dev.jsonl
+if [ $# -ge 1 ]; then echo "== load test"; $PY benchmarks/load_test.py --url "$1" --conversations 8 --seconds 120; fi
