@@ -23,7 +23,7 @@ def _parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     ing = sub.add_parser("ingest", help="Index seed files (default: the seeds directory).")
-    ing.add_argument("paths", nargs="*", type=Path, help="Seed .txt files or directories (default: ASSISTANT_SEEDS_DIR).")
+    ing.add_argument("paths", nargs="*", type=Path, help="Seed .txt files, JSONL/CSV exports, or directories of them (default: ASSISTANT_SEEDS_DIR).")
     ing.add_argument("--rebuild", action="store_true", help="Drop the index for the current settings first.")
     ing.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from assistant.errors import CorpusFormatError
+from assistant.records import RECORD_SUFFIXES, read_records
 from assistant.types import Paper
 
 logger = logging.getLogger(__name__)
@@ -24,17 +25,19 @@ _WS = re.compile(r"\s+")
 
 
 def discover_seed_files(paths: Sequence[Path]) -> list[Path]:
-    """Expand files and directories into a sorted list of seed ``.txt`` files.
+    """Expand files and directories into a sorted list of input files: seed ``.txt`` files and JSONL/CSV
+    exports (``records.py``); a directory's ``papers.jsonl`` is metadata, not input.
 
     Raises:
-        CorpusFormatError: a path does not exist, or no ``.txt`` file was found.
+        CorpusFormatError: a path does not exist, or a directory holds no input file.
     """
     files: list[Path] = []
     for p in paths:
         if p.is_dir():
-            found = sorted(x for x in p.glob("*.txt") if x.is_file())
+            found = sorted(x for x in p.iterdir() if x.is_file() and x.name != METADATA_FILE
+                           and x.suffix in (".txt", *RECORD_SUFFIXES))
             if not found:
-                raise CorpusFormatError(f"{p}: no seed .txt files in this directory.")
+                raise CorpusFormatError(f"{p}: no seed .txt, .jsonl or .csv files in this directory.")
             files.extend(found)
         elif p.is_file():
             files.append(p)
@@ -165,7 +168,8 @@ def _safe_url(url: str) -> str:
 
 
 def read_papers(paths: Iterable[Path]) -> list[Paper]:
-    """Parse seed files (and each directory's ``papers.jsonl``) into papers, in file then position order.
+    """Parse seed files (with each directory's ``papers.jsonl``) and JSONL/CSV exports into papers, in file
+    then position order.
 
     Raises:
         CorpusFormatError: a file is unreadable or malformed (message names file and line).
@@ -173,6 +177,9 @@ def read_papers(paths: Iterable[Path]) -> list[Paper]:
     papers: list[Paper] = []
     metadata_cache: dict[Path, dict[tuple[str, int], dict[str, object]]] = {}
     for path in discover_seed_files(list(paths)):
+        if path.suffix in RECORD_SUFFIXES:
+            papers.extend(read_records(path, _read_text(path)))
+            continue
         meta_path = path.parent / METADATA_FILE
         if meta_path not in metadata_cache:
             metadata_cache[meta_path] = load_metadata(meta_path)
