@@ -27,6 +27,9 @@ def _parser() -> argparse.ArgumentParser:
     ing.add_argument("--rebuild", action="store_true", help="Drop the index for the current settings first.")
     ing.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
 
+    rm = sub.add_parser("delete", help="Remove papers from the index by id (e.g. '000_43469673d6f8aaa0.txt#3').")
+    rm.add_argument("ids", nargs="+", help="Paper ids as shown in references and --json.")
+
     for name, help_ in (("ask", "Answer one question and print it with references."), ("serve", "Open the chat UI (ingests first if needed).")):
         sp = sub.add_parser(name, help=help_)
         sp.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (ASSISTANT_LLM_BASE_URL); unset = bundled model.")
@@ -103,6 +106,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_eval_command(settings, args.questions, ks_text=args.k, json_out=args.json_out,
                                     retrieval_only=args.retrieval_only, limit=args.limit, progress=not args.no_progress)
+        if args.command == "delete":
+            from assistant.ingest import delete_papers
+
+            removed = delete_papers(settings, args.ids)
+            print(f"Removed {len(removed)} paper(s): {', '.join(removed) or 'none of these ids are indexed'}.", file=sys.stderr)
+            return 0 if removed else 1
         from assistant.service import build_assistant
 
         if args.command == "ask":

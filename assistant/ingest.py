@@ -40,6 +40,20 @@ def _mean_unit(vectors: Sequence[Sequence[float]]) -> list[float]:
     return [x / norm for x in mean]
 
 
+def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
+    """Remove papers (records and windows) by id, under the writer lock; returns the ids that were indexed.
+
+    Raises:
+        StoreNotReadyError: no index, or another ingest is writing.
+    """
+    with writer_lock(settings):
+        store = PaperStore.open_for_read(settings)
+        known = [pid for pid in paper_ids if pid in store.paper_hashes()]
+        store.delete_papers(known)
+    logger.info("deleted %d paper(s): %s", len(known), known)
+    return known
+
+
 def drop_index(settings: Settings) -> None:
     """Delete the collections for the current settings (``assistant ingest --rebuild``). A storage dir
     that cannot be opened is renamed to ``<dir>.damaged-<unix time>`` so a fresh index can be built."""

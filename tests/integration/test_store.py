@@ -141,3 +141,16 @@ def test_reads_are_paged(tmp_path: Path, seeds: Path, embed_model, monkeypatch) 
     assert len(store.window_hashes()) == len(store.all_nodes()) == report.windows > 8
     assert len(store.load_papers()) == 3
     assert PaperRetriever(store, embed_model, settings).retrieve("dual graph transformer")[0].paper.id == "tiny.txt#1"
+
+
+def test_delete_paper_by_id(tmp_path: Path, seeds: Path, embed_model, capsys) -> None:  # type: ignore[no-untyped-def]
+    from assistant.cli import main
+
+    settings = Settings(storage_dir=tmp_path / "index")
+    ingest(settings, [seeds], embed_model, progress=False)
+    assert main(["--storage-dir", str(settings.storage_dir), "delete", "tiny.txt#2", "nope#1"]) == 0
+    assert "Removed 1 paper(s): tiny.txt#2" in capsys.readouterr().err
+    store = PaperStore.open_for_read(settings)
+    assert set(store.load_papers()) == {"tiny.txt#1", "tiny.txt#3"}
+    assert not any(i.startswith("tiny.txt#2:") for i in store.window_hashes())
+    assert main(["--storage-dir", str(settings.storage_dir), "delete", "nope#1"]) == 1

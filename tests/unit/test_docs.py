@@ -28,7 +28,7 @@ def test_cli_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     assert exit_.value.code == 0
     out = capsys.readouterr().out
-    for cmd in ("ingest", "ask", "serve", "eval"):
+    for cmd in ("ingest", "ask", "serve", "eval", "delete"):
         assert cmd in out
 
 
