@@ -6,5 +6,6 @@ cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 echo "== answer latency (dev questions)"; $PY benchmarks/answer_latency.py --questions eval/dev.jsonl --limit 42
 echo "== retrieval latency"; $PY benchmarks/retrieval_latency.py --sizes 1000,10000
+echo "== ingest throughput"; $PY benchmarks/ingest_throughput.py
 echo "== ablations"; $PY benchmarks/ablation.py --questions eval/dev.jsonl
 if [ $# -ge 1 ]; then echo "== load test"; $PY benchmarks/load_test.py --url "$1" --conversations 8 --seconds 120; fi
