@@ -48,7 +48,8 @@ def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
     """
     with writer_lock(settings):
         store = PaperStore.open_for_read(settings)
-        known = [pid for pid in paper_ids if pid in store.paper_hashes()]
+        indexed = store.paper_hashes()
+        known = [pid for pid in paper_ids if pid in indexed]
         store.delete_papers(known)
     logger.info("deleted %d paper(s): %s", len(known), known)
     return known
