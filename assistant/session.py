@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from assistant.answer import AnswerEvent
 from assistant.errors import AssistantError
-from assistant.types import Answer, Intent, Paper, relabel
+from assistant.types import Answer, Citation, Intent, Paper, relabel
 
 if TYPE_CHECKING:
     from assistant.service import Assistant
@@ -198,8 +198,6 @@ class ChatSession:
         self.turns = []
         for t in turns:
             cited = [known[p] for p in t.get("cited", []) if p in known]
-            from assistant.types import Citation
-
             answer = Answer(t.get("question", ""), (), tuple(Citation(self.labels[p.id], p, ()) for p in cited if p.id in self.labels),
                             (), "generated", "", resolved_query=t.get("resolved_query", ""))
             self.turns.append(Turn(t.get("question", ""), t.get("resolved_query", ""), tuple(t.get("focus_ids", [])), answer))

@@ -8,13 +8,13 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from assistant.local_llm import free_port
+from tests.support.servers import wait_for_http
 
 UI_START_TIMEOUT_S = 120
 #: Seconds the UI gets to shut down (it stops its model server) before it is killed.
@@ -64,20 +64,8 @@ def ui_url(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     with open(log, "wb") as out:
         proc = subprocess.Popen([sys.executable, "-m", "assistant", "serve", "--no-ingest"], env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + UI_START_TIMEOUT_S
     try:
-        while True:
-            if proc.poll() is not None:
-                pytest.fail(f"UI exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
-            try:
-                with urllib.request.urlopen(url, timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if time.monotonic() > deadline:
-                pytest.fail(f"UI did not start in {UI_START_TIMEOUT_S} s:\n{log.read_text()[-3000:]}")
-            time.sleep(0.5)
+        wait_for_http(url, proc, timeout_s=UI_START_TIMEOUT_S, log=log)
         yield url
     finally:
         children = _children(proc.pid)  # the bundled model server: must not outlive the UI

@@ -8,12 +8,12 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from assistant.local_llm import free_port
+from tests.support.servers import wait_for_http
 
 pytestmark = pytest.mark.llm
 
@@ -39,13 +39,7 @@ def test_model_server_stops_with_the_app(seeded_settings, sig: int) -> None:  # 
     app = subprocess.Popen([sys.executable, "-m", "assistant", "serve", "--no-ingest", "--port", str(port)], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2):
-                    break
-            except OSError:
-                time.sleep(0.5)
+        wait_for_http(f"http://127.0.0.1:{port}/", app, timeout_s=120)
         servers = [p for p in _children(app.pid) if "llama_cpp.server" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
         assert len(servers) == 1
         app.send_signal(sig)

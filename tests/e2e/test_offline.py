@@ -8,12 +8,12 @@ import os
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 from assistant.local_llm import free_port
+from tests.support.servers import wait_for_http
 
 pytestmark = pytest.mark.llm
 
@@ -40,18 +40,9 @@ def test_ingest_ask_and_serve_make_no_outbound_connection(tmp_path: Path) -> Non
 
     port = free_port()
     proc = subprocess.Popen([sys.executable, "-m", "assistant", "serve", "--no-ingest", "--port", str(port)], env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.5)
-        else:
-            pytest.fail("UI did not start")
+        wait_for_http(f"http://127.0.0.1:{port}/", proc, timeout_s=120)
         time.sleep(3)  # give background threads (analytics, version checks) time to try
     finally:
         proc.terminate()

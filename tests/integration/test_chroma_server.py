@@ -5,8 +5,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from assistant.local_llm import free_port
 from assistant.llm import OpenAIChatBackend
 from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.servers import wait_for_http
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 
@@ -34,15 +33,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         proc = subprocess.Popen([str(chroma), "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)],
                                 stdout=out, stderr=subprocess.STDOUT, env={"ANONYMIZED_TELEMETRY": "False", "PATH": "/usr/bin:/bin"})
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/v2/heartbeat", timeout=2):
-                    break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    pytest.fail(f"chroma server did not start:\n{log.read_text()[-2000:]}")
-                time.sleep(0.3)
+        wait_for_http(f"http://127.0.0.1:{port}/api/v2/heartbeat", proc, timeout_s=60, log=log, poll_s=0.3)
         yield port
     finally:
         proc.terminate()

@@ -6,7 +6,6 @@ import http.cookiejar
 import os
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -18,6 +17,7 @@ import pytest
 from assistant.config import Settings
 from assistant.local_llm import free_port
 from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.servers import wait_for_http
 
 pytestmark = pytest.mark.browser
 
@@ -35,17 +35,7 @@ def secured_ui(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Ite
                                     stdout=out, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
-            deadline = time.monotonic() + 120
-            while True:
-                try:
-                    with urllib.request.urlopen(url + "/", timeout=2):
-                        break
-                except urllib.error.HTTPError:
-                    break  # answering, even if with an auth error
-                except OSError:
-                    if proc.poll() is not None or time.monotonic() > deadline:
-                        pytest.fail(f"UI did not start:\n{log.read_text()[-3000:]}")
-                    time.sleep(0.5)
+            wait_for_http(url + "/", proc, timeout_s=120, log=log, accept_http_errors=True)  # an auth error is an answer
             yield url
         finally:
             proc.terminate()
