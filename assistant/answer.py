@@ -41,6 +41,47 @@ _SENTENCE_END = (".", "!", "?", '"', "'", ")", "]", "”")
 TOPIC_CANDIDATES = 15
 
 
+def split_complete(buffer: str) -> tuple[list[str], str]:
+    """Split streamed text into its complete sentences and the unfinished rest.
+
+    The rest is returned exactly as received, including trailing spaces: a server that streams
+    ``"a "`` then ``"benchmark"`` must give ``"a benchmark"``, not ``"abenchmark"``.
+
+    Returns:
+        ``(complete sentences, stripped; the raw tail after the last complete sentence)``.
+    """
+    parts = split_sentences(buffer)
+    if len(parts) < 2:
+        return [], buffer
+    last = parts[-1]
+    start = buffer.rfind(last)
+    if start < 0:  # the splitter changed the tail's text (should not happen): keep everything, retry later
+        return [], buffer
+    return parts[:-1], buffer[start:]
+
+
+def failure_notice(error: BaseException) -> str:
+    """One sentence for the user when the model failed; the details go to the log.
+
+    ``LLMUnavailableError.reason`` picks the wording: ``timeout`` says "timed out", ``crashed`` repeats the
+    server's one-line cause (e.g. SIGILL and what to do).
+    """
+    reason = getattr(error, "reason", "stream")
+    if reason == "timeout":
+        what = "The language model timed out"
+    elif reason == "crashed":
+        what = str(error).rstrip(".")
+    elif reason == "http":
+        what = "The language model failed with an HTTP error"
+    elif reason == "unreachable":
+        what = str(error).split(". Check")[0].rstrip(".")
+    elif reason == "unavailable":
+        what = "The language model is unavailable"
+    else:
+        what = "The language model failed: its answer broke off"
+    return f"{what}. Showing the most relevant passages instead, each cited."
+
+
 @dataclass(frozen=True, slots=True)
 class AnswerEvent:
     """A step of a streamed answer.
@@ -224,35 +265,40 @@ class Answerer:
             builder.add(*verdict)
             return True
 
+        failed = False
         try:
             for delta in self._backend.stream(build_messages(question, context, intent)):
                 if "first_token" not in timings:
                     timings["first_token"] = (time.perf_counter() - t0) * 1000
                 buffer += delta
-                parts = split_sentences(buffer)
-                if len(parts) > 1:
-                    changed = False
-                    for raw in parts[:-1]:
-                        changed |= verify(raw)
-                    buffer = parts[-1]
-                    if changed:
-                        yield AnswerEvent("partial", answer=builder.build("generated", timings=timings), hits=hits)
+                complete, buffer = split_complete(buffer)
+                changed = False
+                for raw in complete:
+                    changed |= verify(raw)
+                if changed:
+                    yield AnswerEvent("partial", answer=builder.build("generated", timings=timings), hits=hits)
         except LLMUnavailableError as e:
-            logger.warning("LLM failed: %s", e)
-            notice = f"The language model failed ({e}). Showing the most relevant passages instead."
-        tail = split_sentences(buffer) if buffer.strip() else []
-        for raw in tail:
-            if raw is tail[-1] and not raw.rstrip().endswith(_SENTENCE_END):
-                builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
-                continue
-            verify(raw)
+            logger.warning("LLM failed (%s): %s", e.reason, e)
+            failed, notice = True, failure_notice(e)
+        except Exception as e:  # noqa: BLE001 - whatever a backend raises, the user gets a cited answer
+            logger.exception("LLM backend raised %s", type(e).__name__)
+            failed, notice = True, failure_notice(e)
+        if not failed:
+            tail = split_sentences(buffer) if buffer.strip() else []
+            for raw in tail:
+                if raw is tail[-1] and not raw.rstrip().endswith(_SENTENCE_END):
+                    builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
+                    continue
+                verify(raw)
+        elif buffer.strip():
+            builder.dropped.append(buffer.strip())  # the stream broke inside this sentence: never shown
         timings["generate"] = (time.perf_counter() - t_gen) * 1000
         if builder.dropped:
             logger.info("dropped %d unsupported sentence(s): %s", len(builder.dropped), builder.dropped)
 
         mode: AnswerMode = "generated"
-        if not builder.sentences:
-            mode = "extractive"
+        if failed or not builder.sentences:  # the verified sentences so far stay; the fallback follows them
+            mode = "generated" if builder.sentences else "extractive"
             notice = notice or EXTRACTIVE_NOTICE
             if intent == "compare" and builder.comparison is not None:
                 approach = builder.comparison.columns.index("approach")

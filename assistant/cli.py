@@ -1,4 +1,4 @@
-"""Command line: ``assistant ingest | ask | serve | eval``. Builds the settings and passes them down."""
+"""Command line: ``assistant ingest | delete | ask | serve | eval | eval-claims``. Builds the settings and passes them down."""
 
 from __future__ import annotations
 
@@ -53,6 +53,11 @@ def _parser() -> argparse.ArgumentParser:
     ev.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
     ev.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (ASSISTANT_LLM_BASE_URL); unset = bundled model.")
     ev.add_argument("--llm-model", help="Model name (ASSISTANT_LLM_MODEL).")
+
+    ec = sub.add_parser("eval-claims", help="Score the citation verifier on labelled claims (no LLM; docs/evaluation.md).")
+    ec.add_argument("--claims", type=Path, required=True, metavar="FILE", help="JSON Lines claims file, e.g. eval/claims-dev.jsonl.")
+    ec.add_argument("--json", type=Path, dest="json_out", metavar="OUT", help="Also write the full report (per claim) to this JSON file.")
+    ec.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
     return p
 
 
@@ -106,6 +111,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             return run_eval_command(settings, args.questions, ks_text=args.k, json_out=args.json_out,
                                     retrieval_only=args.retrieval_only, limit=args.limit, progress=not args.no_progress)
+        if args.command == "eval-claims":
+            from assistant.claims_eval import run_claims_command  # lazy: only `eval-claims` needs it
+
+            return run_claims_command(settings, args.claims, json_out=args.json_out, progress=not args.no_progress)
         if args.command == "delete":
             from assistant.ingest import delete_papers
 
@@ -142,4 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except Exception as e:  # noqa: BLE001 - a user sees one line, never a traceback; DEBUG logs it
+        logger.debug("unexpected error", exc_info=True)
+        print(f"error: unexpected {type(e).__name__}: {e} (run with --log-level DEBUG for details)", file=sys.stderr)
+        return 1
     return 2

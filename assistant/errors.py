@@ -20,4 +20,14 @@ class StoreNotReadyError(AssistantError):
 
 
 class LLMUnavailableError(AssistantError):
-    """The LLM endpoint could not be reached or answered with an error (names base_url and model)."""
+    """The LLM endpoint could not be reached, failed mid-stream or answered with an error (names base_url
+    and model).
+
+    Attributes:
+        reason: ``"timeout"``, ``"unreachable"``, ``"connection"``, ``"http"``, ``"stream"``, ``"crashed"`` (the bundled server
+            died, e.g. by SIGILL) or ``"unavailable"`` (not started / not configured).
+    """
+
+    def __init__(self, message: str, *, reason: str = "unavailable") -> None:
+        super().__init__(message)
+        self.reason = reason

@@ -235,7 +235,7 @@ def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: 
     return {
         "id": item.id, "type": item.type, "question": item.question, "turns": list(item.turns),
         "gold_ids": list(item.gold_ids), "retrieved_ids": list(ranked_ids), "cited_ids": cited,
-        "answer": answer.text, "mode": answer.mode, "abstained": answer.abstained,
+        "answer": answer.text, "mode": answer.mode, "notice": answer.notice, "abstained": answer.abstained,
         "answer_facts": list(item.answer_facts), "facts_hit": hits,
         "sentence_support": [round(s.support, 3) for s in answer.sentences], "dropped": list(answer.dropped),
         "timings_ms": {k: round(v, 1) for k, v in answer.timings_ms.items()}, "metrics": metrics,
@@ -270,16 +270,37 @@ def evaluate_answers(assistant: Assistant, items: Sequence[EvalItem], ks: Sequen
     _warn_unknown_gold(items, assistant.retriever.papers)
     records = []
     for item in _progress(items, progress, "answer eval"):
-        session = assistant.new_session()
-        for turn in item.turns[:-1]:
-            session.ask(turn)
-        answer = session.ask(item.question)
-        query = answer.resolved_query or clean_question(item.question)
-        ids, _ = _ranked(assistant.retriever, query, max(ks))
-        record = score_answer(item, answer, ids, ks, threshold)
-        record["query"] = query
+        try:
+            session = assistant.new_session()
+            for turn in item.turns[:-1]:
+                session.ask(turn)
+            answer = session.ask(item.question)
+            query = answer.resolved_query or clean_question(item.question)
+            ids, _ = _ranked(assistant.retriever, query, max(ks))
+            record = score_answer(item, answer, ids, ks, threshold)
+            record["query"] = query
+        except Exception as e:  # noqa: BLE001 - one broken item is recorded as failed; the run goes on
+            logger.exception("eval item %s failed", item.id)
+            record = failed_record(item, e, ks)
         records.append(record)
-    return _report("answers", ks, records, [*(f"recall@{k}" for k in ks), *ANSWER_METRICS])
+    report = _report("answers", ks, records, [*(f"recall@{k}" for k in ks), *ANSWER_METRICS])
+    report["errors"] = [{"id": r["id"], "error": r["error"]} for r in records if r.get("error")]
+    report["llm_failures"] = sum(1 for r in records if r.get("notice", "").startswith("The language model")
+                                 or "bundled language model" in r.get("notice", ""))
+    return report
+
+
+def failed_record(item: EvalItem, error: BaseException, ks: Sequence[int]) -> dict[str, Any]:
+    """The record of an item whose answer raised: scored as a miss (0 for every metric that applies)."""
+    miss: dict[str, float | None] = {f"recall@{k}": None for k in ks}
+    miss.update({"citation_precision": 0.0 if item.answerable else None,
+                 "citation_recall": 0.0 if item.answerable else None,
+                 "facts_hit": 0.0 if item.answerable and item.answer_facts else None,
+                 "abstention_accuracy": None if item.answerable else 0.0,
+                 "false_abstention": None, "faithfulness": None})
+    return {"id": item.id, "type": item.type, "question": item.question, "turns": list(item.turns),
+            "gold_ids": list(item.gold_ids), "error": f"{type(error).__name__}: {error}", "timings_ms": {},
+            "metrics": miss}
 
 
 _LABELS = {"citation_precision": "cit_prec", "citation_recall": "cit_rec", "facts_hit": "facts",

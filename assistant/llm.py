@@ -1,11 +1,19 @@
-"""Chat completions through the ``openai`` client against any OpenAI-compatible endpoint."""
+"""Chat completions through the ``openai`` client against any OpenAI-compatible endpoint.
+
+Every failure of a request *or of its stream* (connection refused or reset, an incomplete chunked read,
+a malformed event, a stalled or over-long stream, an HTTP error, any other httpx/openai exception) is
+raised as :class:`~assistant.errors.LLMUnavailableError` with a ``reason``, so no library exception type
+reaches a user: the answerer turns it into the cited extractive answer with a notice.
+"""
 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from typing import Protocol
 
+import httpx
 import openai
 
 from assistant.errors import LLMUnavailableError
@@ -26,13 +34,15 @@ class ChatBackend(Protocol):
 
 
 class OpenAIChatBackend:
-    """``openai.OpenAI`` pointed at ``base_url``; maps client errors to :class:`LLMUnavailableError`.
+    """``openai.OpenAI`` pointed at ``base_url``; maps every client or stream error to :class:`LLMUnavailableError`.
 
     Args:
         base_url: e.g. ``http://127.0.0.1:8081/v1`` (llama.cpp server, vLLM, Ollama, OpenAI).
         api_key: sent as bearer token (``"not-needed"`` for local servers).
         model: model name sent in each request.
-        temperature, max_output_tokens, timeout_s: per request; timeout in seconds.
+        temperature, max_output_tokens: per request.
+        timeout_s: seconds; bounds both each network read (a silent server) and the whole stream
+            (a server that trickles forever), so an answer never waits much longer than this.
     """
 
     def __init__(self, base_url: str, api_key: str, model: str, *, temperature: float = 0.0,
@@ -41,14 +51,28 @@ class OpenAIChatBackend:
         self.model = model
         self._temperature = temperature
         self._max_tokens = max_output_tokens
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=1)
+        self._timeout_s = timeout_s
+        # max_retries=0: a retry after a timeout would double the wait; the answerer falls back instead.
+        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+
+    def _timed_out(self, cause: BaseException | None = None) -> LLMUnavailableError:
+        err = LLMUnavailableError(f"The LLM at {self.base_url} (model {self.model!r}) timed out after {self._timeout_s:g} s.",
+                                  reason="timeout")
+        err.__cause__ = cause
+        return err
 
     def stream(self, messages: Sequence[Message]) -> Iterator[str]:
-        """Stream the completion; yields non-empty text deltas.
+        """Stream the completion; yields non-empty text deltas exactly as the server sent them.
 
         Raises:
-            LLMUnavailableError: connection failure, timeout, HTTP error, or a malformed stream.
+            LLMUnavailableError: ``reason`` is ``"timeout"`` (no data for ``timeout_s``, or the stream
+                lasted longer than that), ``"connection"`` (unreachable, reset, cut mid-stream),
+                ``"unreachable"`` (no connection at all), ``"http"`` (an error status) or ``"stream"``
+                (malformed events, anything else).
         """
+        deadline = time.monotonic() + self._timeout_s
+        response = None
+        started = False
         try:
             response = self._client.chat.completions.create(
                 model=self.model,
@@ -58,21 +82,39 @@ class OpenAIChatBackend:
                 stream=True,
             )
             for chunk in response:
+                if time.monotonic() > deadline:
+                    raise self._timed_out()
                 if not chunk.choices:
                     continue
                 delta = chunk.choices[0].delta.content
                 if delta:
+                    started = True
                     yield delta
-        except openai.APITimeoutError as e:
-            raise LLMUnavailableError(f"The LLM at {self.base_url} (model {self.model!r}) timed out.") from e
-        except openai.APIConnectionError as e:
-            raise LLMUnavailableError(
-                f"Cannot reach the LLM at {self.base_url} (model {self.model!r}): {e}. "
-                "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model."
-            ) from e
+        except LLMUnavailableError:
+            raise
+        except (openai.APITimeoutError, httpx.TimeoutException) as e:
+            raise self._timed_out(e) from e
         except openai.APIStatusError as e:
             raise LLMUnavailableError(
-                f"The LLM at {self.base_url} answered HTTP {e.status_code} for model {self.model!r}: {e.message}"
-            ) from e
-        except openai.OpenAIError as e:
-            raise LLMUnavailableError(f"The LLM at {self.base_url} failed: {e}") from e
+                f"The LLM at {self.base_url} answered HTTP {e.status_code} for model {self.model!r}: {e.message}",
+                reason="http") from e
+        except (openai.APIConnectionError, httpx.TransportError) as e:
+            # includes RemoteProtocolError ("incomplete chunked read") when the server dies mid-answer
+            if not started and isinstance(e, openai.APIConnectionError | httpx.ConnectError):
+                raise LLMUnavailableError(
+                    f"Cannot reach the LLM at {self.base_url} (model {self.model!r}). "
+                    "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model.", reason="unreachable") from e
+            raise LLMUnavailableError(
+                f"Lost the connection to the LLM at {self.base_url} (model {self.model!r}): {type(e).__name__}: {e}. "
+                "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model.", reason="connection") from e
+        except GeneratorExit:
+            raise
+        except Exception as e:  # noqa: BLE001 - malformed events, decoding errors, any other client failure
+            raise LLMUnavailableError(f"The LLM at {self.base_url} sent a stream that could not be read: "
+                                      f"{type(e).__name__}: {e}", reason="stream") from e
+        finally:
+            if response is not None:
+                try:
+                    response.close()
+                except Exception:  # noqa: BLE001 - closing a broken connection may fail again
+                    pass

@@ -1,13 +1,22 @@
 """Start and stop the bundled SmolLM2-135M-Instruct (GGUF) behind llama-cpp-python's OpenAI-compatible server.
 
-Command line and sizes from shared/docs/offline-stack.md: ``python -m llama_cpp.server --model <gguf>
---model_alias smollm2 --host 127.0.0.1 --port <free> --n_ctx 4096 --n_threads 2`` (~1.5 s to start,
-~830 MB RSS).
+Command line and sizes from docs/measurements.md (first measured for shared/docs/offline-stack.md):
+``python -m llama_cpp.server --model <gguf> --model_alias smollm2 --host 127.0.0.1 --port <free> --n_ctx 4096
+--n_threads 2 --interrupt_requests False`` (~1.5 s to start, ~530-830 MB RSS). ``--interrupt_requests False``:
+llama-cpp-python's server otherwise cuts a running stream short, silently, when another request arrives,
+so parallel chats would truncate each other's answers; with it, requests queue and each one finishes.
+
+After ``/v1/models`` answers, :meth:`LocalLLMServer.start` sends one tiny completion (the *self-check*): a
+llama.cpp build that uses CPU instructions this machine does not allow dies there (SIGILL), and the
+cause is reported in one line instead of failing every later answer.
 """
 
 from __future__ import annotations
 
+import json
 import logging
+import os
+import signal
 import socket
 import subprocess
 import sys
@@ -55,6 +64,26 @@ def _die_with_parent() -> None:
     ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)
 
 
+def describe_exit(returncode: int | None) -> str:
+    """One line naming why the server process ended: ``"killed by SIGILL (...)"`` or ``"exited with code 1"``.
+
+    For SIGILL the line says what to do: the llama.cpp build uses CPU instructions this machine does not
+    allow (e.g. AVX-512/AMX on a VM), so ``scripts/setup.sh`` must be re-run to install the portable build.
+    """
+    if returncode is None:
+        return "is still running"
+    if returncode >= 0:
+        return f"exited with code {returncode}"
+    try:
+        name = signal.Signals(-returncode).name
+    except ValueError:
+        name = f"signal {-returncode}"
+    if name == "SIGILL":
+        return ("was killed by SIGILL: the llama.cpp build uses CPU instructions this machine does not allow; "
+                "re-run scripts/setup.sh to install the portable build")
+    return f"was killed by {name}"
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """An unused TCP port on ``host`` (the OS picks it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -70,7 +99,8 @@ class LocalLLMServer:
         for ``GET /v1/models`` to answer.
     """
 
-    def __init__(self, *, n_ctx: int = 4096, n_threads: int = 2, startup_timeout_s: float = 90.0) -> None:
+    def __init__(self, *, n_ctx: int = 4096, n_threads: int = 2, startup_timeout_s: float = 90.0,
+                 command: list[str] | None = None) -> None:
         self.host = "127.0.0.1"
         self.port = 0
         self.model = MODEL_ALIAS
@@ -78,6 +108,9 @@ class LocalLLMServer:
         self._n_threads = n_threads
         self._timeout = startup_timeout_s
         self._proc: subprocess.Popen[bytes] | None = None
+        self._command = command  # tests: another OpenAI-compatible server script; "{port}" is replaced
+        #: Set when the server crashed at its self-check: restarting would crash again, so it is not retried.
+        self.broken: str = ""
         self._log = tempfile.NamedTemporaryFile(prefix="assistant-llm-", suffix=".log", delete=False)
 
     @property
@@ -90,32 +123,79 @@ class LocalLLMServer:
 
         Raises:
             LLMUnavailableError: the model file is missing, or the server exits or does not answer in time
-                (message includes the end of its log).
+                (message includes the end of its log), or it dies at the self-check (``reason="crashed"``,
+                message names the signal; :attr:`broken` is set and later restarts are refused).
         """
-        gguf = bundled_gguf_path()
+        if self.broken:
+            raise LLMUnavailableError(self.broken, reason="crashed")
         self.port = free_port(self.host)
-        cmd = [
-            sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL_ALIAS,
-            "--host", self.host, "--port", str(self.port), "--n_ctx", str(self._n_ctx),
-            "--n_threads", str(self._n_threads), "--verbose", "False",
-        ]
-        logger.info("starting bundled LLM %s on %s", gguf.name, self.base_url)
+        if self._command is not None:
+            cmd = [part.replace("{port}", str(self.port)) for part in self._command]
+        else:
+            gguf = bundled_gguf_path()
+            cmd = [
+                sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL_ALIAS,
+                "--host", self.host, "--port", str(self.port), "--n_ctx", str(self._n_ctx),
+                "--n_threads", str(self._n_threads), "--verbose", "False", "--interrupt_requests", "False",
+            ]
+        logger.info("starting bundled LLM server on %s", self.base_url)
         t0 = time.monotonic()
-        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+        # OpenMP threads that spin while waiting collapse when another process (or our own embedding work)
+        # takes a core: decode fell from ~46 to ~11 tokens/s on 2 busy cores (docs/measurements.md).
+        env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
+        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
                                       preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         while time.monotonic() - t0 < self._timeout:
             if self._proc.poll() is not None:
-                raise LLMUnavailableError(f"The bundled LLM server exited with code {self._proc.returncode}:\n{self.log_tail()}")
+                code, self._proc = self._proc.returncode, None
+                if code < 0:  # killed by a signal while loading: restarting would fail the same way
+                    self.broken = f"The bundled language model {describe_exit(code)}."
+                    logger.error("%s (server log: %s)", self.broken, self._log.name)
+                    raise LLMUnavailableError(self.broken, reason="crashed")
+                raise LLMUnavailableError(f"The bundled LLM server {describe_exit(code)}:\n{self.log_tail()}")
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as r:
-                    if r.status == 200:
-                        logger.info("bundled LLM ready in %.1f s", time.monotonic() - t0)
-                        return self
+                    ready = r.status == 200
             except (urllib.error.URLError, ConnectionError, TimeoutError):
-                pass
+                ready = False
+            if ready:
+                self._self_check()
+                logger.info("bundled LLM ready in %.1f s", time.monotonic() - t0)
+                return self
             time.sleep(0.2)
         self.stop()
         raise LLMUnavailableError(f"The bundled LLM server did not answer within {self._timeout:.0f} s:\n{self.log_tail()}")
+
+    def _self_check(self) -> None:
+        """One 1-token completion; if the process dies doing it, stop for good and say why (one line)."""
+        body = json.dumps({"model": self.model, "max_tokens": 1, "temperature": 0,
+                           "messages": [{"role": "user", "content": "Say OK."}]}).encode()
+        req = urllib.request.Request(f"{self.base_url}/chat/completions", data=body,
+                                     headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=self._timeout) as r:
+                r.read()
+            return
+        except (urllib.error.URLError, ConnectionError, TimeoutError, OSError) as e:
+            error = e
+        assert self._proc is not None
+        try:
+            self._proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            logger.warning("bundled LLM self-check failed (%s) but the server is still running", error)
+            return
+        self.broken = f"The bundled language model {describe_exit(self._proc.returncode)}."
+        self._proc = None
+        logger.error("%s (server log: %s)", self.broken, self._log.name)
+        raise LLMUnavailableError(self.broken, reason="crashed")
+
+    def exit_description(self) -> str:
+        """Why the server process is not running (see :func:`describe_exit`), or "" while it runs."""
+        if self.broken:
+            return self.broken
+        if self._proc is None or self._proc.poll() is None:
+            return ""
+        return f"The bundled language model {describe_exit(self._proc.returncode)}."
 
     def is_running(self) -> bool:
         """True while the server process is alive."""
@@ -124,7 +204,8 @@ class LocalLLMServer:
     def ensure_running(self) -> None:
         """Restart the server if its process died (the port may change)."""
         if not self.is_running():
-            logger.warning("bundled LLM server is not running; restarting it")
+            if not self.broken:
+                logger.warning("bundled LLM server is not running (%s); restarting it", self.exit_description() or "not started")
             self.start()
 
     def log_tail(self, n_chars: int = 2000) -> str:

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable, Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 from assistant.answer import Answerer, AnswerEvent
-from assistant.errors import AssistantError
+from assistant.errors import AssistantError, LLMUnavailableError
 from assistant.llm import ChatBackend, Message, OpenAIChatBackend
 from assistant.types import Answer, Intent
 
@@ -45,8 +46,25 @@ def clean_question(question: str) -> str:
     return q[:MAX_QUESTION_CHARS]
 
 
+class UnavailableBackend:
+    """Stands in for a model that cannot run (e.g. the bundled server crashed at its self-check): every
+    :meth:`stream` raises :class:`LLMUnavailableError` with ``message``, so each answer is the cited
+    extractive one with that message as its notice."""
+
+    def __init__(self, model: str, message: str, reason: str = "crashed") -> None:
+        self.model = model
+        self._message = message
+        self._reason = reason
+
+    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
+        """Raises LLMUnavailableError at once (a generator, like the real backends)."""
+        raise LLMUnavailableError(self._message, reason=self._reason)
+        yield ""  # pragma: no cover - makes this a generator
+
+
 class BundledChatBackend:
-    """OpenAI client to the bundled model server; restarts the server if it died."""
+    """OpenAI client to the bundled model server; restarts the server if it died (e.g. killed mid-answer),
+    unless it crashed at its start-up self-check (then every call fails at once, see LocalLLMServer.broken)."""
 
     def __init__(self, server: LocalLLMServer, settings: Settings) -> None:
         self._server = server
@@ -56,14 +74,27 @@ class BundledChatBackend:
         self._url = ""
 
     def stream(self, messages: Sequence[Message]) -> Iterator[str]:
-        """Yield reply deltas (see :meth:`OpenAIChatBackend.stream`)."""
+        """Yield reply deltas (see :meth:`OpenAIChatBackend.stream`).
+
+        Raises:
+            LLMUnavailableError: the server cannot be (re)started, or the stream failed; when the server
+                died during the stream, the message names how (signal) and the next call restarts it.
+        """
         self._server.ensure_running()
         if self._client is None or self._url != self._server.base_url:
             self._url = self._server.base_url
             s = self._settings
             self._client = OpenAIChatBackend(self._url, "not-needed", self.model, temperature=s.llm_temperature,
                                              max_output_tokens=s.llm_max_output_tokens, timeout_s=s.llm_timeout_s)
-        yield from self._client.stream(messages)
+        try:
+            yield from self._client.stream(messages)
+        except LLMUnavailableError as e:
+            time.sleep(0.05)  # let a dying server's exit status arrive
+            died = self._server.exit_description()
+            if died:
+                raise LLMUnavailableError(f"{died} in the middle of the answer; it is restarted for the next question.",
+                                          reason="crashed") from e
+            raise
 
 
 class Assistant:
@@ -127,17 +158,21 @@ class Assistant:
 
 
 def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = None,
-                    backend: ChatBackend | None = None) -> Assistant:
+                    backend: ChatBackend | None = None, llm_server: LocalLLMServer | None = None) -> Assistant:
     """Open the index, build the retriever, connect (or start) the LLM.
 
     Args:
         settings: the one settings object.
         embed_model: reuse an already-loaded embedding model (else built from settings).
         backend: a chat backend to use instead of the configured endpoint (tests, evaluation).
+        llm_server: a not-yet-started server to use as the "bundled" one (tests: scripted servers).
+
+    If the bundled model server cannot start (missing model, crash at its self-check, e.g. SIGILL), this
+    logs one line and the assistant keeps answering extractively: every answer cited, its ``notice``
+    saying why no model was used.
 
     Raises:
         StoreNotReadyError: no index for these settings (run ``assistant ingest``).
-        LLMUnavailableError: the bundled model server could not start.
     """
     from assistant.embeddings import CachedEmbedder, build_embed_model
     from assistant.local_llm import LocalLLMServer
@@ -150,10 +185,17 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
     retriever = PaperRetriever(store, embed, settings, sentence_embedder=embedder)
     server = None
     if backend is None:
-        if settings.uses_bundled_llm:
-            server = LocalLLMServer(n_ctx=settings.llm_ctx_tokens, n_threads=settings.llm_threads).start()
-            backend = BundledChatBackend(server, settings)
+        if settings.uses_bundled_llm or llm_server is not None:
+            server = llm_server or LocalLLMServer(n_ctx=settings.llm_ctx_tokens, n_threads=settings.llm_threads)
             label = f"{server.model} (bundled SmolLM2-135M-Instruct, local)"
+            try:
+                server.start()
+                backend = BundledChatBackend(server, settings)
+            except LLMUnavailableError as e:
+                first_line = str(e).splitlines()[0]
+                logger.error("%s Answers will be extractive (cited passages, no model).", first_line)
+                backend = UnavailableBackend(server.model, first_line, e.reason)
+                label = "no model (the bundled model could not run)"
         else:
             assert settings.llm_base_url
             backend = OpenAIChatBackend(

@@ -1,8 +1,11 @@
 """Load test: N parallel conversations against a running UI through gradio_client for T seconds.
 
-Each conversation cycles through (question, pronoun follow-up) pairs about one paper and checks that
-every answer cites that paper (histories never mix). Prints errors, mixed answers and the latency
-distribution of answers. Not a test: run it against `assistant serve`.
+Each conversation cycles through (question, pronoun follow-up) pairs about one paper. First every pair
+is answered *alone* (one conversation at a time) and kept as the reference; then under load every answer
+is compared with that reference: the answer text must be identical (temperature 0), so a stream cut
+short by another request, a mixed-up history or a fallback under load all count as "differs". Also
+checks that every answer cites its conversation's paper. Prints errors, answers that differ from their
+solo answer, mixed answers and the latency distribution. Not a test: run it against `assistant serve`.
 
 Usage: .venv/bin/python benchmarks/load_test.py --url http://127.0.0.1:7860/ [--conversations 8] [--seconds 120]
 """
@@ -48,8 +51,31 @@ def main() -> int:
 
     latencies: list[float] = []
     errors: list[str] = []
+    differs: list[str] = []
     mixed: list[str] = []
     lock = threading.Lock()
+
+    def answer_body(message: dict) -> str:  # type: ignore[type-arg]
+        """The answer HTML without its timing line (which differs run to run)."""
+        import re
+
+        return re.sub(r"<small>answered by[^<]*</small>", "", _text(message))
+
+    def solo(pair: tuple[str, str, str]) -> list[str]:
+        client = Client(args.url, verbose=False, analytics_enabled=False, download_files=False)
+        try:
+            history: list[dict] = []  # type: ignore[type-arg]
+            out = []
+            for q in pair[:2]:
+                _, history = client.submit(q, "auto", history, api_name="/respond").result(timeout=300)
+                out.append(answer_body(history[-1]))
+            return out
+        finally:
+            client.close()
+
+    used = sorted({i % len(PAIRS) for i in range(args.conversations)})
+    reference = {p: solo(PAIRS[p]) for p in used}
+    print(f"solo reference answers taken for {len(used)} question pairs", flush=True)
     stop_at = time.monotonic() + args.seconds
 
     def converse(i: int) -> int:
@@ -60,7 +86,7 @@ def main() -> int:
             while time.monotonic() < stop_at:
                 history: list[dict] = []  # type: ignore[type-arg]  # a new conversation each round
                 client.predict(api_name="/new_chat")
-                for q in (question, follow_up):
+                for turn, q in enumerate((question, follow_up)):
                     t0 = time.monotonic()
                     try:
                         _, history = client.submit(q, "auto", history, api_name="/respond").result(timeout=300)
@@ -73,6 +99,8 @@ def main() -> int:
                     refs = answer.split("<ol class='refs'>", 1)[-1]
                     with lock:
                         latencies.append(dt)
+                        if answer_body(history[-1]) != reference[i % len(PAIRS)][turn]:
+                            differs.append(f"conv {i}: {q!r} differs from its solo answer")
                         if title not in refs:
                             mixed.append(f"conv {i}: {q!r} answer does not cite {title!r}")
                     answered += 1
@@ -87,12 +115,13 @@ def main() -> int:
     lat = sorted(latencies)
     pct = lambda p: lat[min(len(lat) - 1, int(round(p * (len(lat) - 1))))] if lat else float("nan")  # noqa: E731
     print(f"{args.conversations} conversations for {wall:.0f} s: {sum(counts)} answers "
-          f"({sum(counts) / wall:.2f}/s), errors {len(errors)}, answers not citing their conversation's paper {len(mixed)}")
+          f"({sum(counts) / wall:.2f}/s), errors {len(errors)}, answers differing from their solo answer {len(differs)}, "
+          f"answers not citing their conversation's paper {len(mixed)}")
     if lat:
         print(f"answer latency s: min {lat[0]:.1f}  p50 {pct(.5):.1f}  p90 {pct(.9):.1f}  p95 {pct(.95):.1f}  max {lat[-1]:.1f}  mean {statistics.mean(lat):.1f}")
-    for line in (errors + mixed)[:20]:
+    for line in (errors + differs + mixed)[:20]:
         print("  ", line)
-    return 1 if errors else 0
+    return 1 if errors or differs or mixed else 0
 
 
 if __name__ == "__main__":

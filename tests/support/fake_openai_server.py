@@ -1,21 +1,42 @@
 """A scripted OpenAI-compatible chat server (stdlib, loopback) for deterministic tests of parsing and errors.
 
-Each POST /v1/chat/completions pops the next scripted reply: a string (streamed as SSE chunks of a
-few characters; "" streams nothing), an int HTTP status to fail with, or a float: seconds to stall
-before answering (for timeouts). A string starting ``TRUNCATE:`` streams half of the rest, then drops
-the connection without ``[DONE]``. Requests are recorded in ``requests``.
+Each POST /v1/chat/completions pops the next scripted reply:
+
+* a string: streamed as SSE events of a few characters over HTTP/1.1 chunked transfer (as uvicorn,
+  which serves llama-cpp-python, does); ``""`` streams nothing;
+* an int: an HTTP status to fail with; a float: seconds to stall before answering (timeouts);
+* a string with a prefix:
+  ``TRUNCATE:`` streams half of the rest, then closes the connection cleanly without ``[DONE]``;
+  ``CUT:`` streams half, then announces a chunk and closes the socket in the middle of it (the client
+  sees an incomplete chunked read, as when a server process is killed mid-answer);
+  ``STALL:`` streams the first event, then sends nothing more while keeping the socket open (30 s);
+  ``MALFORMED:`` streams half, then an event that is not JSON;
+  ``WORDS:`` streams one word per event *with the space after it* (``"a "``, ``"benchmark"``).
+
+Requests are recorded in ``requests``.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-
 TRUNCATE = "TRUNCATE:"
+CUT = "CUT:"
+STALL = "STALL:"
+MALFORMED = "MALFORMED:"
+WORDS = "WORDS:"
+_PREFIXES = (TRUNCATE, CUT, STALL, MALFORMED, WORDS)
+
+
+def _event(text: str) -> bytes:
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "scripted",
+             "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
 class FakeOpenAIServer:
@@ -24,54 +45,80 @@ class FakeOpenAIServer:
     def __init__(self, replies: list[str | int | float]) -> None:
         self.replies = list(replies)
         self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
         outer = self
 
         class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
             def log_message(self, *args: Any) -> None:
                 pass
 
-            def do_GET(self) -> None:
-                body = json.dumps({"object": "list", "data": [{"id": "scripted", "object": "model"}]}).encode()
-                self.send_response(200)
+            def _json(self, status: int, obj: object) -> None:
+                body = json.dumps(obj).encode()
+                self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(body)))
                 self.end_headers()
                 self.wfile.write(body)
 
+            def _chunk(self, data: bytes) -> None:
+                self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+                self.wfile.flush()
+
+            def do_GET(self) -> None:
+                self._json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
+
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
-                outer.requests.append(json.loads(self.rfile.read(length)))
-                reply = outer.replies.pop(0) if outer.replies else "OK."
+                payload = json.loads(self.rfile.read(length))
+                with outer._lock:
+                    outer.requests.append(payload)
+                    reply = outer.replies.pop(0) if outer.replies else "OK."
                 if isinstance(reply, float):
                     time.sleep(reply)
                     reply = "Too late."
                 if isinstance(reply, int):
-                    body = json.dumps({"error": {"message": "scripted failure", "type": "server_error"}}).encode()
-                    self.send_response(reply)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(body)))
-                    self.end_headers()
-                    self.wfile.write(body)
+                    self._json(reply, {"error": {"message": "scripted failure", "type": "server_error"}})
                     return
-                truncate = reply.startswith(TRUNCATE)
-                reply = reply.removeprefix(TRUNCATE)
+                prefix = next((p for p in _PREFIXES if reply.startswith(p)), "")
+                text = reply.removeprefix(prefix)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
                 self.end_headers()
-                if truncate:  # half the reply, then the connection drops without [DONE]
-                    reply = reply[: len(reply) // 2]
-                for i in range(0, len(reply), 7):
-                    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "scripted",
-                             "choices": [{"index": 0, "delta": {"content": reply[i:i + 7]}, "finish_reason": None}]}
-                    self.wfile.write(f"data: {json.dumps(chunk)}\n\n".encode())
-                if truncate:
+                if prefix in (TRUNCATE, CUT, MALFORMED):
+                    text = text[: len(text) // 2]
+                pieces = re.findall(r"\S+\s*", text) if prefix == WORDS else [text[i:i + 7] for i in range(0, len(text), 7)]
+                if prefix == STALL:
+                    pieces = pieces[:1]
+                for piece in pieces:
+                    self._chunk(_event(piece))
+                if prefix == STALL:
+                    time.sleep(30)
+                elif prefix == CUT:  # a chunk announced as 200 bytes, 10 sent, then the socket closes
+                    self.wfile.write(b"c8\r\n" + _event("cut")[:10])
                     self.wfile.flush()
-                    self.connection.shutdown(2)
-                    self.close_connection = True
+                elif prefix == MALFORMED:
+                    self._chunk(b"data: {this is not json\n\n")
+                    self._chunk(b"data: [DONE]\n\n")
+                    self.wfile.write(b"0\r\n\r\n")
                     return
-                self.wfile.write(b"data: [DONE]\n\n")
+                elif prefix != TRUNCATE:
+                    self._chunk(b"data: [DONE]\n\n")
+                    self.wfile.write(b"0\r\n\r\n")
+                    return
+                if prefix == TRUNCATE:
+                    self.wfile.write(b"0\r\n\r\n")  # stream ends cleanly, just without [DONE]
+                self.wfile.flush()
+                self.close_connection = True
+                try:
+                    self.connection.shutdown(2)
+                except OSError:
+                    pass
 
         self._server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._server.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

@@ -1,0 +1,150 @@
+"""Model-server faults in the middle of an answer (issue 11): a connection cut inside a chunk, a malformed
+event, a stream that stalls with the socket open, a server that dies by a signal at its start-up
+self-check, and every httpx/openai exception type raised mid-stream. Each gives the sentences verified so
+far plus the cited extractive answer with a one-line notice, never an exception; the next question of the
+same conversation is answered normally. Words streamed with the space after them keep their spaces."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import openai
+import pytest
+
+from assistant.llm import OpenAIChatBackend
+from assistant.local_llm import LocalLLMServer
+from assistant.service import build_assistant
+from tests.support.fake_openai_server import CUT, MALFORMED, STALL, WORDS, FakeOpenAIServer
+
+REPO = Path(__file__).resolve().parents[2]
+Q = "Which graph transformer runs global self-attention on the feature dimension?"
+DUALFORMER = "000_43469673d6f8aaa0.txt#1"
+GOOD = "DUALFormer performs the global self-attention module on feature dimensions."
+SECOND = "It also reduces intra-class variance and enhances the discriminability of node representations."
+
+
+def _session(settings, embed_model, server: FakeOpenAIServer, timeout_s: float = 10):  # type: ignore[no-untyped-def]
+    backend = OpenAIChatBackend(server.base_url, "k", "scripted", timeout_s=timeout_s)
+    assistant = build_assistant(settings, embed_model=embed_model, backend=backend)
+    return assistant, assistant.new_session()
+
+
+def _assert_cited_fallback(answer, notice_part: str) -> None:  # type: ignore[no-untyped-def]
+    assert notice_part in answer.notice, answer.notice
+    assert answer.citations and answer.citations[0].paper.id == DUALFORMER
+    assert answer.sentences and all(s.citations for s in answer.sentences)
+    assert not answer.notice.endswith("..")
+
+
+@pytest.mark.parametrize("fault", [CUT, MALFORMED])
+def test_stream_broken_mid_answer_keeps_verified_sentences_and_falls_back(fault, seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+    # the first sentence is complete before the break, the second is cut inside it
+    reply = fault + f"{GOOD} {SECOND} {GOOD} {SECOND}"
+    with FakeOpenAIServer([reply, GOOD]) as server:
+        assistant, session = _session(seeded_settings, embed_model, server)
+        with assistant:
+            broken = session.ask(Q)
+            _assert_cited_fallback(broken, "broke off")
+            assert broken.sentences[0].text == GOOD  # verified before the break, kept first
+            assert len(broken.sentences) >= 2  # ... followed by the extractive passages
+            nxt = session.ask(Q)  # the conversation goes on normally
+    assert nxt.mode == "generated" and not nxt.notice and nxt.sentences[0].text == GOOD
+
+
+def test_stalled_stream_ends_on_time_without_the_partial_chunk(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer([STALL + "Stalled partial words that never end", GOOD]) as server:
+        assistant, session = _session(seeded_settings, embed_model, server, timeout_s=3)
+        with assistant:
+            t0 = time.monotonic()
+            stalled = session.ask(Q)
+            elapsed = time.monotonic() - t0
+            _assert_cited_fallback(stalled, "timed out")
+            assert elapsed < 3 + 4, elapsed  # about the timeout, not the server's 30 s stall
+            assert not any("Stalled" in s.text for s in stalled.sentences)
+            assert session.ask(Q).mode == "generated"
+
+
+def test_words_streamed_with_trailing_spaces_keep_their_spaces(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer([WORDS + f"{GOOD} {SECOND}"]) as server:
+        assistant, session = _session(seeded_settings, embed_model, server)
+        with assistant:
+            answer = session.ask(Q)
+    assert answer.sentences[0].text == GOOD
+    assert "abenchmark" not in answer.text and "globalself" not in answer.text.replace(" ", " ")
+
+
+class _RaisingCompletions:
+    """Stands in for ``client.chat.completions``: streams one chunk, then raises ``error``."""
+
+    def __init__(self, error: BaseException) -> None:
+        self.error = error
+
+    def create(self, **_: object):  # type: ignore[no-untyped-def]
+        from openai.types.chat import ChatCompletionChunk
+
+        chunk = ChatCompletionChunk.model_validate({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
+                                                    "choices": [{"index": 0, "delta": {"content": GOOD + " It also redu"}}]})
+
+        def gen():  # type: ignore[no-untyped-def]
+            yield chunk
+            raise self.error
+
+        return gen()
+
+
+_REQ = httpx.Request("POST", "http://127.0.0.1:1/v1/chat/completions")
+_ERRORS = [
+    httpx.RemoteProtocolError("peer closed connection without sending complete message body (incomplete chunked read)"),
+    httpx.ReadTimeout("timed out"), httpx.ReadError("connection reset by peer"), httpx.ConnectError("refused"),
+    httpx.DecodingError("bad gzip"), httpx.StreamClosed(),
+    openai.APIConnectionError(request=_REQ), openai.APITimeoutError(request=_REQ),
+    openai.APIError("bad event", request=_REQ, body=None),
+    openai.InternalServerError("500", response=httpx.Response(500, request=_REQ), body=None),
+    json.JSONDecodeError("Expecting value", "{", 1), ValueError("odd"), RuntimeError("anything else"),
+]
+
+
+@pytest.mark.parametrize("error", _ERRORS, ids=lambda e: type(e).__name__)
+def test_no_httpx_or_openai_exception_reaches_the_user(error, seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+    backend = OpenAIChatBackend("http://127.0.0.1:1/v1", "k", "scripted", timeout_s=5)
+    backend._client.chat.completions = _RaisingCompletions(error)  # type: ignore[assignment]
+    with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
+        answer = assistant.new_session().ask(Q)
+    assert answer.notice and "Showing the most relevant passages" in answer.notice
+    assert answer.sentences[0].text == GOOD  # verified before the failure
+    assert all(s.citations for s in answer.sentences) and answer.citations[0].paper.id == DUALFORMER
+    assert not any("redu" in s.text.split()[-1] for s in answer.sentences)
+
+
+def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+    script = str(REPO / "tests" / "support" / "crashing_llm_server.py")
+    server = LocalLLMServer(command=[sys.executable, script, "{port}", "SIGILL"], startup_timeout_s=30)
+    with build_assistant(seeded_settings, embed_model=embed_model, llm_server=server) as assistant:
+        assert server.broken and "SIGILL" in server.broken
+        session = assistant.new_session()
+        for _ in range(2):  # every answer: cited passages + the one-line cause; no restart loop
+            t0 = time.monotonic()
+            answer = session.ask(Q)
+            assert time.monotonic() - t0 < 10
+            assert answer.mode == "extractive"
+            assert "SIGILL" in answer.notice and "scripts/setup.sh" in answer.notice
+            assert answer.citations[0].paper.id == DUALFORMER
+
+
+def test_cli_ask_json_with_a_stalled_stream_prints_json_on_time(seeded_settings) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer([STALL + "Stalled partial words"]) as server:
+        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage_dir), ASSISTANT_LLM_BASE_URL=server.base_url,
+                   ASSISTANT_LLM_MODEL="scripted", ASSISTANT_LLM_TIMEOUT_S="5", ASSISTANT_LOG_LEVEL="WARNING")
+        proc = subprocess.run([sys.executable, "-m", "assistant", "ask", "--json", Q], env=env, cwd=REPO,
+                              capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "Traceback" not in proc.stderr
+    out = json.loads(proc.stdout)
+    assert "timed out" in out["notice"] and out["citations"][0]["paper_id"] == DUALFORMER
+    assert out["timings_ms"]["generate"] < 5000 + 3000
