@@ -17,7 +17,9 @@ from typing import TYPE_CHECKING, Literal
 from assistant.attribution import Attributor, Embedder
 from assistant.chunking import split_sentences
 from assistant.errors import LLMUnavailableError
+from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
 from assistant.intents import comparison_table, detect_intent, topic_members, topic_query
+from assistant.question import QuestionFacts, analyze
 from assistant.prompts import build_messages
 from assistant.types import Answer, AnswerMode, AnswerSentence, Citation, Comparison, Evidence, Intent, PaperHit, relabel
 
@@ -39,6 +41,11 @@ SUMMARY_SENTENCES = 4
 _SENTENCE_END = (".", "!", "?", '"', "'", ")", "]", "”")
 #: Candidate papers scanned for a topic listing.
 TOPIC_CANDIDATES = 15
+#: Token budget of a lookup answer in the ``small`` profile (the bundled 135M model): about two short
+#: sentences; longer output of that model was dropped by verification (docs/evaluation.md).
+SMALL_MODEL_MAX_TOKENS = 64
+#: Evidence sentences per paper in the prompt in the ``capable`` profile.
+CAPABLE_EVIDENCE_SENTENCES = 4
 
 
 def split_complete(buffer: str) -> tuple[list[str], str]:
@@ -117,6 +124,7 @@ class _Builder:
         self.order: list[int] = []  # source n in order of first citation
         self.dropped: list[str] = []
         self.comparison: Comparison | None = None
+        self.model_used = False
 
     def cite(self, n: int, evidence: str = "") -> None:
         if n not in self.order:
@@ -137,7 +145,8 @@ class _Builder:
             Citation(n, self.context[n - 1].paper, tuple(self.evidence.get(n, ()))) for n in self.order
         )
         answer = Answer(self.question, tuple(self.sentences), citations, self.hits, mode, self.model,
-                        tuple(self.dropped), notice, dict(timings or {}), self.intent, self.query, self.comparison)
+                        tuple(self.dropped), notice, dict(timings or {}), self.intent, self.query, self.comparison,
+                        self.model_used)
         return relabel(answer, {n: i for i, n in enumerate(self.order, start=1)})
 
 
@@ -149,13 +158,17 @@ class Answerer:
         backend: the chat model (OpenAI-compatible).
         embed: batch text -> unit vectors, used for attribution and comparison cells.
         settings: thresholds and sizes (``min_similarity``, ``context_papers``, ``support_threshold``...).
+        small_model: the ``small`` answer profile (``Settings.llm_profile``): the model only writes short
+            lookups, stopping at the first verified sentence; summaries and comparisons are built by code.
     """
 
-    def __init__(self, retriever: PaperRetriever, backend: ChatBackend, embed: Embedder, settings: Settings) -> None:
+    def __init__(self, retriever: PaperRetriever, backend: ChatBackend, embed: Embedder, settings: Settings,
+                 *, small_model: bool = False) -> None:
         self._retriever = retriever
         self._backend = backend
         self._embed = embed
         self._settings = settings
+        self._small = small_model
 
     def answer(self, question: str, **kwargs: object) -> Answer:
         """Run :meth:`stream` to the end and return the final answer (same keyword arguments)."""
@@ -220,6 +233,22 @@ class Answerer:
             yield AnswerEvent("final", answer=builder.build("abstained", ABSTAIN_NOTICE, timings), hits=tuple(hits))
             return
 
+        facts = analyze(question)
+        if intent == "lookup":
+            hits = refocus(hits, facts)
+            unknown = [e for e in facts.entities if not self._retriever.mentions_anywhere(e)]
+            if unknown and not focus_ids:
+                timings["total"] = (time.perf_counter() - t0) * 1000
+                builder = _Builder(question, [], hits[: self._settings.top_k], model, intent, query)
+                notice = (f"No indexed paper mentions {' or '.join(unknown)}, so the abstracts don't cover this question. "
+                          "The closest papers below do not match it.")
+                yield AnswerEvent("final", answer=builder.build("abstained", notice, timings), hits=tuple(hits))
+                return
+            gap = missing_detail(facts, hits[0], question)
+            if gap:
+                yield self._not_stated(question, query, intent, hits, facts, gap, timings, t0)
+                return
+
         if intent == "topic":
             members = topic_members(hits, self._settings.topic_min_evidence) if not focus_ids else hits
             builder = _Builder(question, members, hits, model, intent, query)
@@ -240,16 +269,32 @@ class Answerer:
             context = self.select_context(hits)
         if intent == "summary":
             context = [with_evidence(h, SUMMARY_SENTENCES) for h in context]
+        elif not self._small:
+            context = [with_evidence(h, CAPABLE_EVIDENCE_SENTENCES) for h in context]
         builder = _Builder(question, context, hits, model, intent, query)
         if intent == "compare":
             builder.comparison = comparison_table(context, self._embed, question)
             for row in builder.comparison.rows:
                 builder.cite(row.n)
         yield AnswerEvent("status", f"Found {len(hits)} relevant papers; reading {len(context)}.", hits=tuple(hits))
-        yield from self._generate(question, context, intent, builder, timings, t0)
+        yield from self._generate(question, context, intent, builder, timings, t0, facts)
+
+    def _not_stated(self, question: str, query: str, intent: Intent, hits: Sequence[PaperHit], facts: QuestionFacts,
+                    gap: str, timings: dict[str, float], t0: float) -> AnswerEvent:
+        """The answer when the paper the question is about does not state the requested ``gap``: says so,
+        names that paper (first among the sources, with its link) and quotes its closest sentence,
+        marked as not an answer. Cites nothing: no claim is made from the abstract."""
+        hit = hits[0]
+        closest = pick_sentences(hit, facts, question, 1)
+        notice = f"The abstracts don't state this: “{hit.paper.title}”, the paper the question is about, {gap}."
+        if closest:
+            notice += f" Its closest sentence, which does not answer the question: “{closest[0].text}”"
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        builder = _Builder(question, [], hits[: self._settings.top_k], self._backend.model, intent, query)
+        return AnswerEvent("final", answer=builder.build("not_stated", notice, timings), hits=tuple(hits))
 
     def _generate(self, question: str, context: list[PaperHit], intent: Intent, builder: _Builder,
-                  timings: dict[str, float], t0: float) -> Iterator[AnswerEvent]:
+                  timings: dict[str, float], t0: float, facts: QuestionFacts) -> Iterator[AnswerEvent]:
         attributor = Attributor(context, self._embed, self._settings.support_threshold, question)
         notice = ""
         buffer = ""
@@ -266,8 +311,13 @@ class Answerer:
             return True
 
         failed = False
+        small = self._small
+        use_model = not small or intent == "lookup"  # the small model's summaries/comparisons never verified
+        deltas = self._backend.stream(build_messages(question, context, intent),
+                                      SMALL_MODEL_MAX_TOKENS if small else None) if use_model else iter(())
+        builder.model_used = use_model
         try:
-            for delta in self._backend.stream(build_messages(question, context, intent)):
+            for delta in deltas:
                 if "first_token" not in timings:
                     timings["first_token"] = (time.perf_counter() - t0) * 1000
                 buffer += delta
@@ -277,6 +327,9 @@ class Answerer:
                     changed |= verify(raw)
                 if changed:
                     yield AnswerEvent("partial", answer=builder.build("generated", timings=timings), hits=hits)
+                    if small:  # the small model's first verified sentence is its answer: stop spending time
+                        buffer = ""
+                        break
         except LLMUnavailableError as e:
             logger.warning("LLM failed (%s): %s", e.reason, e)
             failed, notice = True, failure_notice(e)
@@ -299,7 +352,8 @@ class Answerer:
         mode: AnswerMode = "generated"
         if failed or not builder.sentences:  # the verified sentences so far stay; the fallback follows them
             mode = "generated" if builder.sentences else "extractive"
-            notice = notice or EXTRACTIVE_NOTICE
+            if use_model:
+                notice = notice or EXTRACTIVE_NOTICE
             if intent == "compare" and builder.comparison is not None:
                 approach = builder.comparison.columns.index("approach")
                 for row in builder.comparison.rows:
@@ -307,9 +361,22 @@ class Answerer:
                     if cell is not None:
                         builder.add(cell, cell.text)
             else:
-                k = SUMMARY_SENTENCES - 1 if intent == "summary" else EXTRACTIVE_SENTENCES
-                top = sorted(context[0].evidence, key=lambda e: e.score, reverse=True)[:k]
-                for ev in sorted(top, key=lambda e: e.sentence_index):
-                    builder.add(AnswerSentence(ev.text, (1,), round(ev.score, 3)), ev.text)
+                self._extractive(question, context[0], intent, facts, builder)
+        elif not answers_request(facts, [s.text for s in builder.sentences]):
+            # the model's verified sentence does not hold the number/expansion asked for: add the one that does
+            for ev in pick_sentences(context[0], facts, question, 1):
+                builder.add(AnswerSentence(ev.text, (1,), round(ev.score, 3)), ev.text)
         timings["total"] = (time.perf_counter() - t0) * 1000
         yield AnswerEvent("final", answer=builder.build(mode, notice, timings), hits=hits)
+
+    @staticmethod
+    def _extractive(question: str, hit: PaperHit, intent: Intent, facts: QuestionFacts, builder: _Builder) -> None:
+        """Add the sentences of ``hit`` (source 1) that answer ``question`` (extractive.pick_sentences); a
+        "which paper" question is answered with the paper's title first."""
+        if facts.which_paper and intent == "lookup":
+            builder.add(AnswerSentence(f"The paper is “{hit.paper.title}”.", (1,), 1.0), hit.paper.title)
+        k = SUMMARY_SENTENCES - 1 if intent == "summary" else EXTRACTIVE_SENTENCES
+        picks = (sorted(hit.evidence, key=lambda e: e.score, reverse=True)[:k] if intent == "summary"
+                 else pick_sentences(hit, facts, question, k))
+        for ev in sorted(picks, key=lambda e: e.sentence_index):
+            builder.add(AnswerSentence(ev.text, (1,), round(ev.score, 3)), ev.text)

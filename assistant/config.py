@@ -60,6 +60,7 @@ class Settings(BaseSettings):
     llm_model: str = Field("smollm2", description="Model name sent to the endpoint.")
     llm_temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
     llm_max_output_tokens: int = Field(160, ge=16, le=4096, description="Max tokens generated per answer.")
+    llm_profile: Literal["auto", "small", "capable"] = Field("auto", description="How much to ask of the model. `small` (what `auto` picks for the bundled 135M model): the model writes only short lookups (at most 64 tokens, stopping at the first verified sentence); summaries and comparisons are built from abstract sentences by code. `capable` (what `auto` picks for any configured endpoint): every intent goes to the model, with 4 evidence sentences per paper and `llm_max_output_tokens`.")
     llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout in seconds.")
     llm_threads: int = Field(2, ge=1, le=256, description="CPU threads for the bundled model server.")
     llm_ctx_tokens: int = Field(4096, ge=512, description="Context window of the bundled model server (2048 rejects larger prompts).")

@@ -28,8 +28,8 @@ class ChatBackend(Protocol):
 
     model: str
 
-    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
-        """Yield text pieces of the reply. Raises LLMUnavailableError."""
+    def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
+        """Yield text pieces of the reply (at most ``max_tokens`` tokens when given). Raises LLMUnavailableError."""
         ...
 
 
@@ -61,8 +61,10 @@ class OpenAIChatBackend:
         err.__cause__ = cause
         return err
 
-    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
+    def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
         """Stream the completion; yields non-empty text deltas exactly as the server sent them.
+
+        ``max_tokens`` caps this request below the backend's ``max_output_tokens`` (None: that value).
 
         Raises:
             LLMUnavailableError: ``reason`` is ``"timeout"`` (no data for ``timeout_s``, or the stream
@@ -78,7 +80,7 @@ class OpenAIChatBackend:
                 model=self.model,
                 messages=list(messages),  # type: ignore[arg-type]
                 temperature=self._temperature,
-                max_tokens=self._max_tokens,
+                max_tokens=min(max_tokens or self._max_tokens, self._max_tokens),
                 stream=True,
             )
             for chunk in response:

@@ -32,6 +32,7 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         "resolved_query": answer.resolved_query or answer.question,
         "comparison": comparison_to_dict(answer),
         "model": answer.model,
+        "model_used": answer.model_used,
         "timings_ms": {"retrieve": 0.0, "generate": 0.0, "total": 0.0,
                        **{k: round(v, 1) for k, v in answer.timings_ms.items()}},
     }
@@ -75,11 +76,15 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
             lines.append(f"    {c.paper.url or '(no link)'}   id: {c.paper.id}")
             for ev in c.evidence:
                 lines.append(textwrap.fill(f"“{ev}”", width, initial_indent="    > ", subsequent_indent="      "))
+    elif answer.mode == "not_stated" and answer.sources:
+        h = answer.sources[0]
+        lines += ["", f"The question is about: {h.paper.title} ({h.paper.url or h.paper.id})"]
     elif answer.abstained and answer.sources:
-        lines += ["", "Nearest papers:"]
+        lines += ["", "Closest papers (not matching):"]
         lines += [f"  - {h.paper.title} ({h.paper.url or h.paper.id})" for h in answer.sources[:3]]
     if answer.resolved_query and answer.resolved_query != answer.question:
         lines += ["", f"searched for: {answer.resolved_query}"]
     t = answer.timings_ms
-    lines += ["", f"answered by {answer.model} in {t.get('total', 0) / 1000:.1f} s"]
+    by = answer.model if answer.model_used else "retrieval and code alone (no language model)"
+    lines += ["", f"answered by {by} in {t.get('total', 0) / 1000:.1f} s"]
     return "\n".join(lines)

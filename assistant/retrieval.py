@@ -130,6 +130,17 @@ class PaperRetriever:
             return matched
         return []
 
+    def mentions_anywhere(self, term: str) -> bool:
+        """True when some indexed paper's title or abstract contains ``term`` as a token (case-insensitive,
+        a plural ``s`` ignored); uses the document-frequency table, so it costs no scan."""
+        tokens = content_tokens(term)
+        if not tokens:
+            return True
+        def known(t: str) -> bool:
+            return t in self._df or t.rstrip("s") in self._df or f"{t}s" in self._df
+
+        return all(known(t) or all(known(part) for part in t.split("-") if part) for t in tokens)
+
     def retrieve(self, query: str, top_k: int | None = None) -> list[PaperHit]:
         """Rank papers for ``query``.
 

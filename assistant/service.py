@@ -56,7 +56,7 @@ class UnavailableBackend:
         self._message = message
         self._reason = reason
 
-    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
+    def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
         """Raises LLMUnavailableError at once (a generator, like the real backends)."""
         raise LLMUnavailableError(self._message, reason=self._reason)
         yield ""  # pragma: no cover - makes this a generator
@@ -73,7 +73,7 @@ class BundledChatBackend:
         self._client: OpenAIChatBackend | None = None
         self._url = ""
 
-    def stream(self, messages: Sequence[Message]) -> Iterator[str]:
+    def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
         """Yield reply deltas (see :meth:`OpenAIChatBackend.stream`).
 
         Raises:
@@ -87,7 +87,7 @@ class BundledChatBackend:
             self._client = OpenAIChatBackend(self._url, "not-needed", self.model, temperature=s.llm_temperature,
                                              max_output_tokens=s.llm_max_output_tokens, timeout_s=s.llm_timeout_s)
         try:
-            yield from self._client.stream(messages)
+            yield from self._client.stream(messages, max_tokens)
         except LLMUnavailableError as e:
             time.sleep(0.05)  # let a dying server's exit status arrive
             died = self._server.exit_description()
@@ -207,7 +207,8 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
     else:
         label = backend.model
     sentences = [s for sents in retriever.sentences.values() for s in sents]
-    answerer = Answerer(retriever, backend, embedder, settings)
+    small = settings.llm_profile == "small" or (settings.llm_profile == "auto" and server is not None)
+    answerer = Answerer(retriever, backend, embedder, settings, small_model=small)
     assistant = Assistant(answerer, retriever, label, server)
     if len(sentences) <= WARM_CACHE_MAX_SENTENCES:  # small corpus: embed every sentence once, in the background
         assistant.start_background(lambda stop: embedder.warm(sentences, stop))

@@ -90,7 +90,10 @@ class AnswerSentence:
     support: float
 
 
-AnswerMode = Literal["generated", "extractive", "abstained"]
+#: ``generated``: at least one model sentence passed verification; ``extractive``: abstract sentences chosen
+#: by code; ``abstained``: no indexed paper matches; ``not_stated``: the paper the question is about was
+#: found, but its abstract does not state the requested detail.
+AnswerMode = Literal["generated", "extractive", "abstained", "not_stated"]
 Intent = Literal["lookup", "summary", "compare", "topic"]
 INTENTS: tuple[Intent, ...] = ("lookup", "summary", "compare", "topic")
 
@@ -120,7 +123,8 @@ class Answer:
     ``sources`` every retrieved paper (cited or not); ``dropped`` model sentences removed for lack of
     support; ``timings_ms`` has ``retrieve``, ``first_token``, ``generate``, ``total`` (milliseconds);
     ``intent`` the detected or forced intent; ``resolved_query`` what was searched (follow-ups resolved);
-    ``comparison`` the table for compare answers.
+    ``comparison`` the table for compare answers; ``model_used`` whether a language model was asked
+    (False for answers decided by retrieval and code alone).
     """
 
     question: str
@@ -135,11 +139,13 @@ class Answer:
     intent: Intent = "lookup"
     resolved_query: str = ""
     comparison: Comparison | None = None
+    model_used: bool = False
 
     @property
     def abstained(self) -> bool:
-        """True when the indexed abstracts did not cover the question."""
-        return self.mode == "abstained"
+        """True when the abstracts do not answer the question: no paper matches (``abstained``) or the
+        paper does not state the detail asked for (``not_stated``). Such answers cite nothing."""
+        return self.mode in ("abstained", "not_stated")
 
     @property
     def text(self) -> str:

@@ -154,12 +154,14 @@ def answer_markdown(answer: Answer, *, final: bool = True) -> str:
         refs += [paper_card(c, cells.get(c.n, ())) for c in answer.citations]
         refs.append("</ol>")
         out.append("\n".join(refs))
+    elif answer.mode == "not_stated" and answer.sources:
+        out.append(f"The question is about: {paper_link(answer.sources[0].paper.title, answer.sources[0].paper.url)}")
     elif answer.abstained and answer.sources:
         near = ", ".join(paper_link(h.paper.title, h.paper.url) for h in answer.sources[:3])
-        out.append(f"Nearest papers: {near}")
+        out.append(f"Closest papers (not matching): {near}")
     if final:
         secs = answer.timings_ms.get("total", 0.0) / 1000
-        if answer.abstained or answer.intent == "topic":  # decided by retrieval alone: no model call
+        if not answer.model_used:  # decided by retrieval and code alone
             out.append(f"<small>answered by retrieval alone (no language model) in {secs:.1f} s</small>")
         else:
             out.append(f"<small>answered by {safe_text(answer.model)} in {secs:.1f} s</small>")

@@ -27,7 +27,7 @@ class StubSession:
             raise EmptyQuestionError("Please type a question about the indexed papers.")
         yield AnswerEvent("status", "Found 1 relevant papers; reading 1.")
         answer = Answer(question, (AnswerSentence("XNet is fast.", (1,), 0.9),), (Citation(1, PAPER, ("XNet is fast.",)),), (),
-                        "generated", "stub", intent=intent or "lookup", resolved_query=question)
+                        "generated", "stub", intent=intent or "lookup", resolved_query=question, model_used=True)
         self.turns.append(SimpleNamespace(question=question, resolved_query=question, answer=answer))
         yield AnswerEvent("final", answer=answer)
 

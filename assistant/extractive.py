@@ -1,0 +1,147 @@
+"""Answers made of abstract sentences, chosen for what the question asks (issue 13, parts 3 and 4).
+
+* :func:`refocus`: the paper a question is about is the first of the top papers that mentions every name
+  in the question (``GPT-4o``, ``LeReT``), not simply the best-ranked one.
+* :func:`missing_detail`: the question asks for a detail (a number, a name) that the paper it is about
+  does not state -> the answer says so instead of quoting on-topic sentences that read like an answer.
+* :func:`pick_sentences`: the sentences that hold the requested thing (the number next to the measured
+  noun, the sentence naming the question's entity, the sentence that negates a false premise, the
+  contribution sentence for "which paper" questions), not the abstract's background sentences.
+
+The weights below were set on the kinds of question in eval/dev.jsonl (docs/evaluation.md, "Extractive
+answers"); each is added to a sentence's evidence score (retrieval.py, roughly 0.2-1.0).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assistant.question import QuestionFacts, has_number, mentions, missing_entities, negates, states_quantity
+from assistant.retrieval import content_tokens
+from assistant.types import Evidence, PaperHit
+
+#: Bonus for a sentence that states the number the question asks for (a number next to the measured noun).
+QUANTITY_BONUS = 0.35
+#: Bonus for any number in a quantity question when the measured noun is unknown ("how long ...").
+NUMBER_BONUS = 0.15
+#: Bonus for a sentence that mentions a name from the question (per name, at most two).
+ENTITY_BONUS = 0.12
+#: Bonus for a sentence that negates something the question asserts (a false premise: "how long does it
+#: take to fine-tune X" -> "X works without fine-tuning"): a negation plus a shared content word.
+NEGATION_BONUS = 0.3
+#: Bonus, for "what does X stand for", for the sentence that spells out X ("X (Learning to ...)" or "(X)").
+EXPANSION_BONUS = 0.4
+#: Bonus for the contribution sentence ("we propose ...") in "which paper" questions.
+CONTRIBUTION_BONUS = 0.3
+#: How many of the top-ranked papers :func:`refocus` looks through.
+REFOCUS_DEPTH = 3
+
+
+def _introduces(hit: PaperHit, entity: str) -> bool:
+    """True when the paper names ``entity`` in its title, in a contribution sentence ("we propose X"), as
+    an acronym it defines ("... processing ability (NUPA)") or as "our (proposed) X": the paper is *about*
+    that thing, not just comparing with it."""
+    from assistant.retrieval import _CONTRIBUTION  # the contribution wording, written once
+
+    e = entity.lower()
+    return mentions(hit.paper.title, entity) or any(
+        (_CONTRIBUTION.search(s) and mentions(s, entity)) or f"({e})" in s.lower() or f"our proposed {e}" in s.lower()
+        or f"our {e}" in s.lower() for s in hit.sentences)
+
+
+def refocus(hits: Sequence[PaperHit], facts: QuestionFacts) -> list[PaperHit]:
+    """``hits`` with the paper the question is about moved to the front: among the top
+    :data:`REFOCUS_DEPTH`, the first that mentions every question entity; if none does, the first that
+    introduces one of them (title or contribution sentence). Unchanged when the first paper qualifies."""
+    hits = list(hits)
+    if not facts.entities or not hits or not missing_entities(facts, hits[0].paper):
+        return hits
+    top = hits[:REFOCUS_DEPTH]
+    chosen = next((h for h in top if not missing_entities(facts, h.paper)), None)
+    if chosen is None:
+        chosen = next((h for h in top if any(_introduces(h, e) for e in facts.entities)), hits[0])
+    return [chosen] + [h for h in hits if h is not chosen]
+
+
+def missing_detail(facts: QuestionFacts, hit: PaperHit, question: str) -> str:
+    """What the question asks that ``hit``'s abstract does not state, as a verb phrase for the user
+    ("does not mention GPT-4o", "gives no number for “paramet…”"), or "" when the abstract may answer it.
+
+    Rules: a name in the question that the paper never mentions; a number asked for ("how many
+    parameters", "what accuracy") with no sentence giving a number next to that noun, and no
+    sentence that negates the premise (a false premise is answered, not declared unstated).
+    """
+    missing = missing_entities(facts, hit.paper)
+    if missing:
+        return "does not mention " + " or ".join(missing)
+    if not facts.quantity:
+        return ""
+    q_tokens = content_tokens(question)
+    sentences = [hit.paper.title, *hit.sentences]
+    if any(negates(s) and q_tokens & content_tokens(s) for s in hit.sentences):
+        return ""
+    if facts.measured:
+        if any(states_quantity(facts, s) for s in sentences):
+            return ""
+        noun = max(facts.measured, key=len)
+        return f"gives no number for “{noun}…”"
+    if any(has_number(s) for s in hit.sentences):
+        return ""
+    return "gives no figure"
+
+
+def _expands(sentence: str, entity: str) -> bool:
+    low, e = sentence.lower(), entity.lower()
+    return f"({e})" in low or f"{e} (" in low or f"{e}, short for" in low or f"{e}: " in low
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """A chosen sentence with its score (evidence score + bonuses)."""
+
+    evidence: Evidence
+    score: float
+
+
+def score_sentences(hit: PaperHit, facts: QuestionFacts, question: str) -> list[Pick]:
+    """Every sentence of ``hit`` scored for ``question``: its evidence score plus the bonuses above."""
+    from assistant.retrieval import _CONTRIBUTION  # the contribution wording, written once
+
+    q_tokens = content_tokens(question)
+    scores = hit.sentence_scores or tuple(0.0 for _ in hit.sentences)
+    picks = []
+    for i, (sent, base) in enumerate(zip(hit.sentences, scores)):
+        bonus = 0.0
+        if facts.quantity:
+            if facts.measured and states_quantity(facts, sent):
+                bonus += QUANTITY_BONUS
+            elif has_number(sent):
+                bonus += NUMBER_BONUS
+        named = [e for e in facts.entities if mentions(sent, e)]
+        bonus += ENTITY_BONUS * min(2, len(named))
+        if facts.expansion and any(_expands(sent, e) for e in facts.entities):
+            bonus += EXPANSION_BONUS
+        if negates(sent) and q_tokens & content_tokens(sent) and not negates(question):
+            bonus += NEGATION_BONUS
+        if facts.which_paper and _CONTRIBUTION.search(sent):
+            bonus += CONTRIBUTION_BONUS
+        picks.append(Pick(Evidence(hit.paper.id, i, sent, base), base + bonus))
+    return picks
+
+
+def pick_sentences(hit: PaperHit, facts: QuestionFacts, question: str, k: int) -> list[Evidence]:
+    """The ``k`` sentences of ``hit`` that best answer ``question`` (see :func:`score_sentences`), in
+    abstract order. ``Evidence.score`` stays the plain evidence score (shown as support)."""
+    picks = sorted(score_sentences(hit, facts, question), key=lambda p: p.score, reverse=True)[:k]
+    return [p.evidence for p in sorted(picks, key=lambda p: p.evidence.sentence_index)]
+
+
+def answers_request(facts: QuestionFacts, texts: Sequence[str]) -> bool:
+    """True when the shown ``texts`` contain what the question asks for: the number (quantity questions)
+    or, for an acronym, its expansion. Other questions: True."""
+    if facts.quantity:
+        return any(states_quantity(facts, t) if facts.measured else has_number(t) for t in texts)
+    if facts.expansion and facts.entities:
+        return any(_expands(t, e) for t in texts for e in facts.entities)
+    return True

@@ -1,0 +1,137 @@
+"""What a question asks for, read from its English wording: the facts that decide which abstract sentence
+answers it, and whether the abstracts state the requested detail at all (issue 13: answers that answer,
+"not stated" when it isn't).
+
+* ``entities``: the names it mentions (``GPT-4o``, ``LeReT``, ``SMM``, ``T2V-Turbo-v2``): the paper it is
+  about must contain them.
+* ``quantity``: it asks for a number ("how many parameters", "what accuracy", "what success rate"), with
+  the measured noun when the wording gives one (``parameters``, ``accuracy``).
+* ``which_paper``: it asks which paper/abstract does something (lead the answer with the title).
+* ``expansion``: it asks what an acronym stands for.
+
+All rules are wording rules, written once here; they are tuned on the *kinds* of question in
+eval/dev.jsonl (lookups, facts, false premises, not-stated details), not on its strings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from assistant.types import Paper
+
+#: Name-like tokens: an inner capital (``LeReT``, ``DUALFormer``), all capitals (``SMM``), or letters with
+#: digits (``GPT-4o``, ``T2V-Turbo-v2``). Plain capitalised words ("Android", "Attention") are not names.
+NAME_TOKEN = re.compile(r"(?<![\w-])(?:[A-Z][a-z]*-[A-Z][\w\-]*|[A-Za-z]*[a-z][A-Z][\w\-]*|[A-Z]{2,}[\w\-]*|[A-Za-z]+-?\d[\w\-]*)(?![\w-])")
+#: Numbers as digits (``2,864``, ``88.8``, ``5x``) or as words.
+NUMBER_TOKEN = re.compile(
+    r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|fifty|hundred|hundreds|thousand|thousands|million|millions|billion|billions|"
+    r"dozens?|half|twice|double|triple)\b", re.I)
+#: Words the user may write in capitals that name the corpus, not a paper.
+GENERIC_NAMES = frozenset({"ICLR", "NEURIPS", "ICML", "ACL", "AI", "ML", "NLP", "CV", "LLM", "LLMS", "PDF", "URL", "TL;DR", "TLDR"})
+_HOW_MANY = re.compile(r"\bhow many\s+((?:[\w\-]+\s*){1,4})", re.I)
+#: Words that end the noun phrase after "how many" ("how many text-to-image models *did* they ...").
+_PHRASE_END = frozenset("are is was were do does did have has had can could will would should in of on for from per "
+                        "at it its they them their the this that these those to by with and or".split())
+_MEASURE = re.compile(r"\bwhat\s+(?:(?:[\w\-]+\s+){0,2}?)(accuracy|score|success rate|rate|percentage|share|fraction|"
+                      r"speed-?up|improvement|gain|error|f1|bleu|perplexity|size|number|latency|cost|budget)\b", re.I)
+_QUANTITY = re.compile(r"\bhow (?:many|much|large|big|long|fast|often)\b|\bby how much\b|\bwhat (?:percentage|fraction|proportion|number)\b", re.I)
+_WHICH_PAPER = re.compile(r"\b(?:which|what|is there an?|any)\s+(?:\w+[\s-]+){0,3}?(?:paper|abstract|work|study|article)s?\b|"
+                          r"\bwhere in the collection\b|\bwhat is (?:it|the \w+) called\b", re.I)
+_EXPANSION = re.compile(r"\bstand(?:s)? for\b|\bshort for\b|\bacronym\b", re.I)
+_NEGATION = re.compile(r"\b(?:no|not|without|never|none|neither|nor|free of|does not|doesn't|do not|don't|cannot|can't)\b", re.I)
+
+
+def stem(word: str) -> str:
+    """A crude English stem for matching a measured noun in a sentence (``parameters`` -> ``paramet``)."""
+    w = word.lower().strip("-")
+    for suffix in ("ations", "ation", "ings", "ing", "ers", "ies", "es", "s"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionFacts:
+    """What the question asks for (see the module docstring). ``measured``: stems of the noun whose
+    number is asked for (empty when the wording gives none)."""
+
+    entities: tuple[str, ...]
+    quantity: bool
+    measured: tuple[str, ...]
+    which_paper: bool
+    expansion: bool
+
+
+def analyze(question: str) -> QuestionFacts:
+    """Read :class:`QuestionFacts` off the wording of ``question``."""
+    entities = []
+    for m in NAME_TOKEN.finditer(question):
+        tok = m.group(0).rstrip("-")
+        if tok.upper() in GENERIC_NAMES or tok.upper().rstrip("S") in GENERIC_NAMES or NUMBER_TOKEN.fullmatch(tok):
+            continue
+        if re.fullmatch(r"\d[\w.%-]*", tok):  # numbers in a premise are checked by the verifier, not here
+            continue
+        head, _, rest = tok.partition("-")
+        if head.upper() in GENERIC_NAMES and (not rest or rest.islower()):  # "AI-generated", "LLM-based"
+            continue
+        entities.append(tok)
+    measured: list[str] = []
+    for m in _HOW_MANY.finditer(question):
+        head = ""
+        for i, w in enumerate(m.group(1).split()):
+            if w.lower() in _PHRASE_END or (i > 0 and w.lower().endswith("ed")):
+                break
+            head = w
+        if head:
+            measured.append(stem(head))
+    for m in _MEASURE.finditer(question):
+        measured.append(stem(m.group(1).split()[-1]))
+    quantity = bool(measured) or bool(_QUANTITY.search(question))
+    return QuestionFacts(tuple(dict.fromkeys(entities)), quantity, tuple(dict.fromkeys(measured)),
+                         bool(_WHICH_PAPER.search(question)), bool(_EXPANSION.search(question)))
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\s\-]+", " ", text.lower())
+
+
+def mentions(text: str, entity: str) -> bool:
+    """True when ``text`` contains ``entity`` (case-insensitive, hyphens and plural ``s`` ignored)."""
+    t, e = _norm(text), _norm(entity)
+    return e in t or (e.endswith("s") and e[:-1] in t)
+
+
+def missing_entities(facts: QuestionFacts, paper: Paper) -> list[str]:
+    """Entities of the question that ``paper`` (title + abstract) does not mention."""
+    text = f"{paper.title} {paper.text}"
+    return [e for e in facts.entities if not mentions(text, e)]
+
+
+def has_number(sentence: str) -> bool:
+    """True when the sentence states a number (digits or a number word)."""
+    return bool(NUMBER_TOKEN.search(sentence))
+
+
+#: A number "measures" a noun when at most this many words separate them ("2,864 AIGIs from 16
+#: text-to-image models", "a success rate of 88.8%"), not merely when both are in one long sentence.
+QUANTITY_WINDOW_WORDS = 5
+
+
+def states_quantity(facts: QuestionFacts, sentence: str) -> bool:
+    """True when ``sentence`` gives the number the question asks for: a number within
+    :data:`QUANTITY_WINDOW_WORDS` words of the measured noun or, when no noun is known, any number."""
+    if not has_number(sentence):
+        return False
+    if not facts.measured:
+        return True
+    words = sentence.split()
+    nums = [i for i, w in enumerate(words) if NUMBER_TOKEN.search(w)]
+    nouns = [i for i, w in enumerate(words) if any(m in w.lower() for m in facts.measured)]
+    return any(abs(i - j) <= QUANTITY_WINDOW_WORDS for i in nums for j in nouns)
+
+
+def negates(sentence: str) -> bool:
+    """True when the sentence contains a negation word (``without``, ``not``, ``no`` ...)."""
+    return bool(_NEGATION.search(sentence))
