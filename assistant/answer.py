@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from assistant.attribution import Attributor, Embedder
+from assistant.attribution import Attributor, Embedder, strip_markers
 from assistant.chunking import split_sentences
 from assistant.errors import LLMUnavailableError
 from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
@@ -251,8 +251,8 @@ class Answerer:
 
         if intent == "topic":
             members = topic_members(hits, self._settings.topic_min_evidence) if not focus_ids else hits
-            builder = _Builder(question, members, hits, model, intent, query)
-            for n, hit in enumerate(members, start=1):
+            builder = _Builder(question, members, members or hits[: self._settings.top_k], model, intent, query)
+            for n, hit in enumerate(members, start=1):  # sources = the listed papers, not every candidate
                 ev = max(hit.evidence, key=lambda e: e.score)
                 builder.add(AnswerSentence(ev.text, (n,), round(ev.score, 3)), ev.text)
             timings["total"] = (time.perf_counter() - t0) * 1000
@@ -305,7 +305,7 @@ class Answerer:
             verdict = attributor.attribute(raw)
             if verdict is None:
                 if raw.strip():
-                    builder.dropped.append(raw.strip())
+                    builder.dropped.append(strip_markers(raw)[0] or raw.strip())  # as the user would have read it
                 return False
             builder.add(*verdict)
             return True

@@ -68,6 +68,9 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
     lines.append(textwrap.fill(answer.text, width) if answer.text else "")
     if answer.notice and not answer.abstained:
         lines += ["", f"Note: {answer.notice}"]
+    if answer.dropped and answer.model_used:
+        n = len(answer.dropped)
+        lines += ["", f"({n} sentence{'s' if n != 1 else ''} removed: not supported by the abstracts)"]
     if answer.citations:
         lines += ["", "References:"]
         for c in answer.citations:

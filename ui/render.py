@@ -147,6 +147,9 @@ def answer_markdown(answer: Answer, *, final: bool = True) -> str:
     if answer.notice and not answer.abstained:  # above the passages it explains
         out.append(f"<em>{safe_text(answer.notice)}</em>")
     out.append(answer_body(answer))
+    if answer.dropped and answer.model_used:
+        n = len(answer.dropped)
+        out.append(f"<small class='dropped'>{n} sentence{'s' if n != 1 else ''} removed: not supported by the abstracts</small>")
     out.append(answer_meta(answer))
     if answer.citations:
         cells = _cell_texts(answer)

@@ -1,0 +1,80 @@
+"""The capable-model path (issue 13.7): a scripted OpenAI-compatible server answers like a capable model —
+several sentences mixing right claims and subtly wrong ones (taken from eval/claims-dev.jsonl: a negation,
+an overclaim, a fact of another paper), with its own, sometimes wrong, ``[n]`` markers. Through
+``ask --json``, a follow-up and a comparison: the supported sentences are shown with the right ``[n]``,
+the rest are listed in ``dropped_sentences``, and the UI says how many were removed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from assistant.llm import OpenAIChatBackend
+from assistant.service import build_assistant
+from tests.support.fake_openai_server import FakeOpenAIServer
+from ui.render import answer_markdown
+
+REPO = Path(__file__).resolve().parents[2]
+EM_LLM = "004_c45bebc30e22eceb.txt#17"
+LERET = "004_c45bebc30e22eceb.txt#11"
+
+CLAIMS = {json.loads(line)["id"]: json.loads(line) for line in (REPO / "eval" / "claims-dev.jsonl").read_text().splitlines() if line.strip()}
+TRUE_EM = CLAIMS["c027"]["claim"]     # supported synthesis about EM-LLM
+NEG_EM = CLAIMS["c056"]["claim"]      # negation: "through fine-tuning" (the paper needs none)
+OVER_EM = CLAIMS["c071"]["claim"]     # overclaim: "in every task evaluated"
+TRUE_LERET = CLAIMS["c035"]["claim"]  # supported number claim about LeReT
+WRONG_LERET = CLAIMS["c066"]["claim"]  # a fact of EM-LLM attributed to LeReT
+
+FIRST = f"{TRUE_EM} [1] {NEG_EM} [1] {OVER_EM} [2]"
+FOLLOW_UP = f"{NEG_EM} [1] {TRUE_EM} [3]"
+COMPARE = f"{TRUE_LERET} [1] {WRONG_LERET} [2] {TRUE_EM} [1]"
+
+
+def _capable(settings, embed_model, server):  # type: ignore[no-untyped-def]
+    backend = OpenAIChatBackend(server.base_url, "k", "capable-scripted", timeout_s=10, max_output_tokens=400)
+    return build_assistant(settings.model_copy(update={"llm_profile": "capable"}), embed_model=embed_model, backend=backend)
+
+
+def test_conversation_with_a_capable_model_keeps_true_claims_with_right_citations(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer([FIRST, FOLLOW_UP, COMPARE]) as server, _capable(seeded_settings, embed_model, server) as assistant:
+        session = assistant.new_session()
+        first = session.ask("How does EM-LLM handle very long contexts?")
+        shown = [s.text for s in first.sentences]
+        assert TRUE_EM in shown and NEG_EM not in shown and OVER_EM not in shown
+        assert set(first.dropped) >= {NEG_EM, OVER_EM}
+        ids = {c.n: c.paper.id for c in first.citations}
+        assert all(ids[n] == EM_LLM for s in first.sentences if s.text == TRUE_EM for n in s.citations)
+        html = answer_markdown(first)
+        assert "2 sentences removed: not supported by the abstracts" in html
+
+        follow = session.ask("Does it need fine-tuning?")
+        assert NEG_EM not in [s.text for s in follow.sentences] and NEG_EM in follow.dropped
+        assert {c.paper.id for c in follow.citations} == {EM_LLM}
+
+        comp = session.ask("Compare it with LeReT.")
+        assert comp.comparison is not None
+        ids = {c.n: c.paper.id for c in comp.citations}
+        by_text = {s.text: [ids[n] for n in s.citations] for s in comp.sentences}
+        assert by_text.get(TRUE_LERET) == [LERET]
+        assert WRONG_LERET not in by_text and WRONG_LERET in comp.dropped
+        if TRUE_EM in by_text:
+            assert by_text[TRUE_EM] == [EM_LLM]
+        prompt = server.requests[0]["messages"][1]["content"]  # the capable profile sends more evidence
+        assert prompt.count("<source>") >= 1 and len(prompt) > 600
+
+
+def test_ask_json_with_a_capable_model(seeded_settings) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer([FIRST]) as server:
+        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage_dir), ASSISTANT_LLM_BASE_URL=server.base_url,
+                   ASSISTANT_LLM_MODEL="capable-scripted", ASSISTANT_LOG_LEVEL="WARNING")
+        proc = subprocess.run([sys.executable, "-m", "assistant", "ask", "--json", "How does EM-LLM handle very long contexts?"],
+                              env=env, cwd=REPO, capture_output=True, text=True, timeout=180)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert TRUE_EM in out["answer"] and NEG_EM not in out["answer"] and OVER_EM not in out["answer"]
+    assert NEG_EM in out["dropped_sentences"] and OVER_EM in out["dropped_sentences"]
+    assert out["model_used"] is True and out["mode"] == "generated"
+    assert [c["paper_id"] for c in out["citations"]] == [EM_LLM]
