@@ -313,10 +313,10 @@ class Answerer:
         failed = False
         small = self._small
         use_model = not small or intent == "lookup"  # the small model's summaries/comparisons never verified
-        deltas = self._backend.stream(build_messages(question, context, intent),
-                                      SMALL_MODEL_MAX_TOKENS if small else None) if use_model else iter(())
         builder.model_used = use_model
         try:
+            deltas = self._backend.stream(build_messages(question, context, intent),
+                                          SMALL_MODEL_MAX_TOKENS if small else None) if use_model else iter(())
             for delta in deltas:
                 if "first_token" not in timings:
                     timings["first_token"] = (time.perf_counter() - t0) * 1000

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import signal
 import socket
 import subprocess
@@ -84,6 +83,14 @@ def describe_exit(returncode: int | None) -> str:
     return f"was killed by {name}"
 
 
+def decode_threads(threads: int) -> int:
+    """Threads for token-by-token decoding given ``threads`` for the prompt: half, at least 1.
+
+    Measured on 2 cores (docs/measurements.md): with another busy core, 2 decode threads ran at 11-29
+    tokens/s and 1 thread at 34-63; on a quiet machine both were within noise of each other."""
+    return max(1, threads // 2)
+
+
 def free_port(host: str = "127.0.0.1") -> int:
     """An unused TCP port on ``host`` (the OS picks it)."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
@@ -136,14 +143,14 @@ class LocalLLMServer:
             cmd = [
                 sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL_ALIAS,
                 "--host", self.host, "--port", str(self.port), "--n_ctx", str(self._n_ctx),
-                "--n_threads", str(self._n_threads), "--verbose", "False", "--interrupt_requests", "False",
+                # prompt (batched) on all threads; token-by-token decode on half of them: two spinning decode
+                # threads collapse when the app's own verification work takes a core (docs/measurements.md)
+                "--n_threads", str(decode_threads(self._n_threads)), "--n_threads_batch", str(self._n_threads),
+                "--verbose", "False", "--interrupt_requests", "False",
             ]
         logger.info("starting bundled LLM server on %s", self.base_url)
         t0 = time.monotonic()
-        # OpenMP threads that spin while waiting collapse when another process (or our own embedding work)
-        # takes a core: decode fell from ~46 to ~11 tokens/s on 2 busy cores (docs/measurements.md).
-        env = {**os.environ, "OMP_WAIT_POLICY": os.environ.get("OMP_WAIT_POLICY", "PASSIVE")}
-        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env,
+        self._proc = subprocess.Popen(cmd, stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                       preexec_fn=_die_with_parent if sys.platform == "linux" else None)
         while time.monotonic() - t0 < self._timeout:
             if self._proc.poll() is not None:
