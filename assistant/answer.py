@@ -133,10 +133,16 @@ class _Builder:
             self.evidence[n].append(evidence)
 
     def add(self, sentence: AnswerSentence, evidence: str) -> None:
+        """Show ``sentence``; ``evidence`` is its supporting abstract sentence, or for a sentence about
+        two papers the pieces joined by " ... " (each piece goes under the paper whose abstract has it)."""
         if any(s.text == sentence.text for s in self.sentences):
             return
+        pieces = [p for p in evidence.split(" ... ") if p] if " ... " in evidence else [evidence]
         for n in sentence.citations:
-            self.cite(n, evidence)
+            paper = self.context[n - 1].paper if 0 < n <= len(self.context) else None
+            own = [p for p in pieces if paper is not None and (p in paper.text or p == paper.title)] or pieces
+            for piece in own:
+                self.cite(n, piece)
         self.sentences.append(sentence)
 
     def build(self, mode: AnswerMode, notice: str = "", timings: dict[str, float] | None = None) -> Answer:

@@ -26,6 +26,9 @@ logger = logging.getLogger(__name__)
 
 #: Corpora with at most this many sentences get all sentence embeddings computed at start-up.
 WARM_CACHE_MAX_SENTENCES = 5_000
+#: torch threads while answering: the bundled model server decodes on another core, and two torch threads
+#: competing with it made one sentence embedding take ~500 ms instead of ~25 ms (docs/measurements.md).
+ANSWER_TORCH_THREADS = 1
 #: Longest question accepted, in characters; longer input is cut (prompt budget, see prompts.py).
 MAX_QUESTION_CHARS = 2000
 
@@ -179,8 +182,11 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
     from assistant.retrieval import PaperRetriever
     from assistant.store import PaperStore
 
+    import torch
+
     store = PaperStore.open_for_read(settings)
     embed = embed_model or build_embed_model(settings)
+    torch.set_num_threads(ANSWER_TORCH_THREADS)  # after any ingest of this process; answering embeds short texts
     embedder = CachedEmbedder(embed)
     retriever = PaperRetriever(store, embed, settings, sentence_embedder=embedder)
     server = None

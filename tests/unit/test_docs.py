@@ -28,7 +28,7 @@ def test_cli_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     assert exit_.value.code == 0
     out = capsys.readouterr().out
-    for cmd in ("ingest", "ask", "serve", "eval", "delete"):
+    for cmd in ("ingest", "ask", "serve", "eval", "delete", "eval-claims"):
         assert cmd in out
 
 
