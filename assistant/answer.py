@@ -19,7 +19,8 @@ from assistant.chunking import split_sentences
 from assistant.errors import LLMUnavailableError
 from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
 from assistant.intents import comparison_table, detect_intent, topic_members, topic_query
-from assistant.question import QuestionFacts, analyze
+from assistant.extractive import score_sentences
+from assistant.question import QuestionFacts, analyze, premise_facts, premises
 from assistant.prompts import build_messages
 from assistant.types import Answer, AnswerMode, AnswerSentence, Citation, Comparison, Evidence, Intent, PaperHit, relabel
 
@@ -254,6 +255,10 @@ class Answerer:
             if gap:
                 yield self._not_stated(question, query, intent, hits, facts, gap, timings, t0)
                 return
+            false_premise = self._unsupported_premise(question, hits[0])
+            if false_premise:
+                yield self._correct_premise(question, query, intent, hits, false_premise, timings, t0)
+                return
 
         if intent == "topic":
             members = topic_members(hits, self._settings.topic_min_evidence) if not focus_ids else hits
@@ -298,6 +303,30 @@ class Answerer:
         timings["total"] = (time.perf_counter() - t0) * 1000
         builder = _Builder(question, [], hits[: self._settings.top_k], self._backend.model, intent, query)
         return AnswerEvent("final", answer=builder.build("not_stated", notice, timings), hits=tuple(hits))
+
+    def _unsupported_premise(self, question: str, hit: PaperHit) -> str:
+        """The first premise of ``question`` (question.premises) that the verifier does not support from
+        ``hit``'s abstract, or ""."""
+        for premise in premises(question):
+            alignment = Attributor([hit], self._embed, self._settings.support_threshold).align(premise)
+            if not alignment.supported:
+                return premise
+        return ""
+
+    def _correct_premise(self, question: str, query: str, intent: Intent, hits: Sequence[PaperHit], premise: str,
+                         timings: dict[str, float], t0: float) -> AnswerEvent:
+        """The answer to a question built on a premise the abstract does not support: says so, and quotes
+        the sentences of the paper that bear on it (what the method is, the figure it reports). The model
+        is not asked: a small model echoes the premise."""
+        hit = hits[0]
+        facts = premise_facts(premise)
+        picks = sorted(score_sentences(hit, facts, premise), key=lambda p: p.score, reverse=True)[:EXTRACTIVE_SENTENCES]
+        builder = _Builder(question, [hit], hits, self._backend.model, intent, query)
+        for p in sorted(picks, key=lambda p: p.evidence.sentence_index):
+            builder.add(AnswerSentence(p.evidence.text, (1,), round(p.evidence.score, 3)), p.evidence.text)
+        notice = f"The question assumes “{premise.rstrip('.')}”, which the abstract does not support; here is what it says."
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        return AnswerEvent("final", answer=builder.build("extractive", notice, timings), hits=tuple(hits))
 
     def _generate(self, question: str, context: list[PaperHit], intent: Intent, builder: _Builder,
                   timings: dict[str, float], t0: float, facts: QuestionFacts) -> Iterator[AnswerEvent]:

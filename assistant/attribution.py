@@ -426,6 +426,28 @@ def _check_order(claim: _Text, ev: _Text) -> str:
     return ""
 
 
+_IDENTITY = re.compile(r"\b(?:is|are|was|were)\s+(?:an?|the)\s+((?:[\w\-]+\s+){0,3}[\w\-]+)")
+_COMPARE = re.compile(r"\b(?:surpass\w*|outperform\w*|beat\w*|better than|than|compared (?:to|with)|over|unlike|"
+                      r"instead of|rather than|versus|vs\.?|against|baselines?)\b")
+
+
+def _check_identity(claim: _Text, ev: _Text) -> str:
+    """"X is a Y" where the evidence only sets X against Y ("X surpasses ... Y models"): the thing a method
+    is compared with is not what it is (issue 13: "ControlAR is a diffusion model")."""
+    names = [n for n in names_in(claim.raw) if name_occurs(n, ev.raw)]
+    low_claim, low_ev = claim.raw.lower(), ev.raw.lower()
+    for name in names:
+        m = _IDENTITY.search(low_claim, low_claim.find(name.lower()) + len(name)) if name.lower() in low_claim else None
+        if m is None or m.start() - (low_claim.find(name.lower()) + len(name)) > 3:
+            continue
+        kind = {_stem(w) for w in words(m.group(1)) if _content(w)}
+        for cm in _COMPARE.finditer(low_ev):
+            after = {_stem(w) for w in words(low_ev[cm.end(): cm.end() + 80]) if _content(w)}
+            if kind and kind & after and not re.search(re.escape(name.lower()) + r"\W{0,3}(?:is|are|,)\s+(?:an?|the)\b", low_ev):
+                return f"'{name}' called '{m.group(1)}', which the evidence compares it with"
+    return ""
+
+
 def _clauses(claim: str) -> list[_Text]:
     parts = [p for p in _CLAUSE_BREAK.split(claim) if p and p.strip()]
     return [_Text.of(p) for p in parts] or [_Text.of(claim)]
@@ -477,7 +499,7 @@ def mismatches(claim: str, aligned: Sequence[str], paper_texts: Sequence[str] = 
     evs = [_Text.of(a) for a in aligned]
     joined = _Text.of(" ".join(aligned))
     reasons = [_check_numbers(c, joined), _check_negation(c, joined), _check_antonyms(c, joined),
-               _check_order(c, joined), _check_strength(claim, evs)]
+               _check_order(c, joined), _check_strength(claim, evs), _check_identity(c, joined)]
     if len(evs) == 1:
         reasons.append(_check_substitution(c, evs[0], _Text.of(" ".join(paper_texts))))
     return [r for r in reasons if r]

@@ -242,7 +242,12 @@ def build_verifier_inputs(settings: Settings) -> tuple[Any, Embedder]:
     from assistant.store import PaperStore
 
     store = PaperStore.open_for_read(settings)
+    import torch
+
+    from assistant.service import ANSWER_TORCH_THREADS
+
     model = build_embed_model(settings)
+    torch.set_num_threads(ANSWER_TORCH_THREADS)  # as when answering (service.build_assistant)
     embedder = CachedEmbedder(model)
     return PaperRetriever(store, model, settings, sentence_embedder=embedder), embedder
 

@@ -93,6 +93,40 @@ def analyze(question: str) -> QuestionFacts:
                          bool(_WHICH_PAPER.search(question)), bool(_EXPANSION.search(question)))
 
 
+_PREMISE_LEAD = re.compile(r"^\s*(?:since|given that|as|because|now that|considering that|assuming that)\s+(.+?),\s+\w", re.I)
+_HEDGES = re.compile(r"\b(?:reportedly|apparently|supposedly|allegedly|famously|clearly|obviously)\s+", re.I)
+
+
+def premises(question: str) -> list[str]:
+    """Statements the question takes for granted, to be checked before answering: a leading "Since X, ..."
+    clause, and declarative sentences before the final question ("LeReT improved accuracy by 42%. What
+    drove ...?"). Hedges ("reportedly") are removed. Empty for plain questions."""
+    from assistant.chunking import split_sentences
+
+    out = []
+    m = _PREMISE_LEAD.match(question)
+    if m:
+        out.append(m.group(1))
+    parts = split_sentences(question)
+    if len(parts) > 1 and parts[-1].rstrip().endswith("?"):
+        out += [p for p in parts[:-1] if not p.rstrip().endswith("?") and len(p.split()) >= 4]
+    # only checkable claims about a paper: they name something or state a number ("I'm new to this." is not)
+    out = [p for p in out if analyze(p).entities or re.search(r"\d", p)]
+    return [_HEDGES.sub("", p).strip().rstrip(".") + "." for p in out]
+
+
+def premise_facts(premise: str) -> QuestionFacts:
+    """:class:`QuestionFacts` for finding the sentence that corrects ``premise``: its names, and when it
+    states a number, the words just before that number as the measured thing ("accuracy by 42%")."""
+    facts = analyze(premise)
+    words = premise.split()
+    measured = []
+    for i, w in enumerate(words):
+        if NUMBER_TOKEN.search(w) and re.search(r"\d", w):
+            measured += [stem(x.strip(",.;:()").lower()) for x in words[max(0, i - 3): i] if len(x.strip(",.;:()")) > 3]
+    return QuestionFacts(facts.entities, bool(measured), tuple(dict.fromkeys(measured)), True, False)
+
+
 def _norm(text: str) -> str:
     return re.sub(r"[\s\-]+", " ", text.lower())
 

@@ -145,6 +145,13 @@ class Assistant:
         self._threads.append(thread)
         thread.start()
 
+    def wait_until_warm(self, timeout_s: float = 120.0) -> None:
+        """Block until the start-up background work (embedding every sentence once) is done, at most
+        ``timeout_s`` seconds; used by ``eval`` and benchmarks so latency is measured in a warm process."""
+        deadline = time.monotonic() + timeout_s
+        for thread in self._threads:
+            thread.join(max(0.0, deadline - time.monotonic()))
+
     def close(self) -> None:
         """Stop background work and the bundled model server, if this assistant started one."""
         self._stop.set()

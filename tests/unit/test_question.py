@@ -1,0 +1,78 @@
+"""Question facts (what is asked), premises, and the sentence picking / not-stated rules on made-up papers."""
+
+from __future__ import annotations
+
+from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
+from assistant.question import analyze, premise_facts, premises, states_quantity
+from assistant.types import Paper, PaperHit
+
+
+def _hit(pid: str, title: str, sentences: list[str]) -> PaperHit:
+    paper = Paper(pid, "V", title, (), "", " ".join(sentences), "f.txt", 1)
+    return PaperHit(paper, 0.1, 0.5, (), tuple(sentences), tuple(0.5 for _ in sentences))
+
+
+CODEC = _hit("c", "Scaling Transformers for Speech Coding", [
+    "Audio tokenization is a vital part of modern pipelines.",
+    "We apply a transformer with large parameter count and a new bottleneck, reaching 400 and 700 bits per second.",
+    "The models out-perform existing baselines.",
+])
+BENCH = _hit("b", "A-Bench: A Benchmark", [
+    "Evaluating generated images is hard.",
+    "Ultimately, 2,864 images from 16 text-to-image models are sampled.",
+])
+
+
+def test_analyze_reads_names_quantities_and_kinds() -> None:
+    f = analyze("How many AI-generated images are in A-Bench, and how many text-to-image models produced them?")
+    assert f.entities == ("A-Bench",) and f.quantity and set(f.measured) == {"imag", "model"}
+    assert analyze("What accuracy did GPT-4o get on the NUPA benchmark?").entities == ("GPT-4o", "NUPA")
+    assert analyze("Which paper proposes a dual graph transformer?").which_paper
+    assert not analyze("Which models did it beat?").which_paper
+    assert analyze("What does LeReT stand for?").expansion
+    assert analyze("Which ICLR 2025 paper uses LLM agents?").entities == ()
+
+
+def test_a_number_must_sit_next_to_the_measured_noun() -> None:
+    f = analyze("How many parameters does the speech codec have?")
+    assert not states_quantity(f, CODEC.sentences[1])  # "large parameter count ... 400 and 700 bits"
+    assert states_quantity(analyze("How many text-to-image models were used?"), BENCH.sentences[1])
+
+
+def test_not_stated_when_the_paper_lacks_the_number_or_the_name() -> None:
+    q = "How many parameters does the speech codec have?"
+    assert "no number" in missing_detail(analyze(q), CODEC, q)
+    q2 = "How many text-to-image models produced the images?"
+    assert missing_detail(analyze(q2), BENCH, q2) == ""
+    q3 = "What accuracy did GPT-4o get on A-Bench?"
+    assert "GPT-4o" in missing_detail(analyze(q3), BENCH, q3)
+
+
+def test_a_false_premise_is_answered_not_declared_unstated() -> None:
+    em = _hit("e", "EM-LLM", ["We introduce EM-LLM, which handles long contexts with no fine-tuning.", "It runs on 10 million tokens."])
+    q = "How long does it take to fine-tune EM-LLM on episodic data?"
+    assert missing_detail(analyze(q), em, q) == ""
+    assert "no fine-tuning" in pick_sentences(em, analyze(q), q, 1)[0].text
+
+
+def test_refocus_prefers_the_paper_that_introduces_the_named_thing() -> None:
+    nupa = _hit("n", "Number Cookbook", ["We investigate the numerical understanding ability (NUPA) of LLMs."])
+    app = _hit("a", "App Control", ["Our model beats GPT-4o by 19%."])
+    facts = analyze("What accuracy did GPT-4o get on the NUPA benchmark?")
+    assert refocus([app, nupa], facts)[0] is nupa
+
+
+def test_picks_the_sentence_with_the_requested_figure() -> None:
+    q = "How many text-to-image models were used?"
+    assert "16 text-to-image" in pick_sentences(BENCH, analyze(q), q, 1)[0].text
+    assert answers_request(analyze(q), [BENCH.sentences[1]]) and not answers_request(analyze(q), [BENCH.sentences[0]])
+
+
+def test_premises_are_checkable_claims_only() -> None:
+    assert premises("Since ControlAR is a diffusion model, how does it attach spatial controls?") == ["ControlAR is a diffusion model."]
+    assert premises("LeReT reportedly improved retrieval accuracy by 42%. What drove such a big jump?") == [
+        "LeReT improved retrieval accuracy by 42%."]
+    assert premises("I am new to this field. Which paper proposes DUALFormer?") == []
+    assert premises("Which paper proposes DUALFormer?") == []
+    f = premise_facts("LeReT improved retrieval accuracy by 42%.")
+    assert f.quantity and "accuracy" in f.measured
