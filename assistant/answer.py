@@ -45,6 +45,9 @@ TOPIC_CANDIDATES = 15
 #: Token budget of a lookup answer in the ``small`` profile (the bundled 135M model): about two short
 #: sentences; longer output of that model was dropped by verification (docs/evaluation.md).
 SMALL_MODEL_MAX_TOKENS = 64
+#: Papers in a lookup prompt in the ``small`` profile: the 135M model's verified sentences cite the top
+#: paper in nearly every dev answer, and each extra paper adds ~100 prompt tokens (~0.5 s on 2 cores).
+SMALL_MODEL_CONTEXT_PAPERS = 2
 #: Evidence sentences per paper in the prompt in the ``capable`` profile.
 CAPABLE_EVIDENCE_SENTENCES = 4
 
@@ -278,6 +281,8 @@ class Answerer:
             context = hits[:1]
         else:
             context = self.select_context(hits)
+            if self._small:  # prompt-processing time is most of the first-token wait on a laptop CPU
+                context = context[:SMALL_MODEL_CONTEXT_PAPERS]
         if intent == "summary":
             context = [with_evidence(h, SUMMARY_SENTENCES) for h in context]
         elif not self._small:
