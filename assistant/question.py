@@ -39,6 +39,10 @@ _MEASURE = re.compile(r"\bwhat\s+(?:(?:[\w\-]+\s+){0,2}?)(accuracy|score|success
 _QUANTITY = re.compile(r"\bhow (?:many|much|large|big|long|fast|often)\b|\bby how much\b|\bwhat (?:percentage|fraction|proportion|number)\b", re.I)
 _WHICH_PAPER = re.compile(r"\b(?:which|what|is there an?|any)\s+(?:\w+[\s-]+){0,3}?(?:paper|abstract|work|study|article)s?\b|"
                           r"\bwhere in the collection\b|\bwhat is (?:it|the \w+) called\b", re.I)
+#: "Which graph transformer puts ...?": a question that opens with "which <thing> <verb>" asks to identify
+#: a paper's method, unless it asks about a paper already in focus ("which models did *it* beat?").
+_WHICH_THING = re.compile(r"^\s*which\b(?!.*\b(?:did|do|does|is|are|was|were|has|have)\s+(?:it|they|its|their|the authors|this|these|those)\b)"
+                          r"(?!\s+of\b)", re.I)
 _EXPANSION = re.compile(r"\bstand(?:s)? for\b|\bshort for\b|\bacronym\b", re.I)
 _NEGATION = re.compile(r"\b(?:no|not|without|never|none|neither|nor|free of|does not|doesn't|do not|don't|cannot|can't)\b", re.I)
 
@@ -90,7 +94,7 @@ def analyze(question: str) -> QuestionFacts:
         measured.append(stem(m.group(1).split()[-1]))
     quantity = bool(measured) or bool(_QUANTITY.search(question))
     return QuestionFacts(tuple(dict.fromkeys(entities)), quantity, tuple(dict.fromkeys(measured)),
-                         bool(_WHICH_PAPER.search(question)), bool(_EXPANSION.search(question)))
+                         bool(_WHICH_PAPER.search(question) or _WHICH_THING.search(question)), bool(_EXPANSION.search(question)))
 
 
 _PREMISE_LEAD = re.compile(r"^\s*(?:since|given that|as|because|now that|considering that|assuming that)\s+(.+?),\s+\w", re.I)
