@@ -19,7 +19,6 @@ from assistant.chunking import split_sentences
 from assistant.errors import LLMUnavailableError
 from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
 from assistant.intents import comparison_table, detect_intent, topic_members, topic_query
-from assistant.extractive import score_sentences
 from assistant.question import QuestionFacts, analyze, premise_facts, premises
 from assistant.prompts import build_messages
 from assistant.types import Answer, AnswerMode, AnswerSentence, Citation, Comparison, Evidence, Intent, PaperHit, relabel
@@ -80,12 +79,10 @@ def failure_notice(error: BaseException) -> str:
     reason = getattr(error, "reason", "stream")
     if reason == "timeout":
         what = "The language model timed out"
-    elif reason == "crashed":
-        what = str(error).rstrip(".")
+    elif reason in ("crashed", "unreachable"):
+        what = getattr(error, "summary", str(error)).rstrip(".")
     elif reason == "http":
         what = "The language model failed with an HTTP error"
-    elif reason == "unreachable":
-        what = str(error).split(". Check")[0].rstrip(".")
     elif reason == "unavailable":
         what = "The language model is unavailable"
     else:
@@ -238,9 +235,7 @@ class Answerer:
         model = self._backend.model
 
         if not focus_ids and self.abstains(query, hits):
-            timings["total"] = (time.perf_counter() - t0) * 1000
-            builder = _Builder(question, [], hits[: self._settings.top_k], model, intent, query)
-            yield AnswerEvent("final", answer=builder.build("abstained", ABSTAIN_NOTICE, timings), hits=tuple(hits))
+            yield self._without_claims(question, query, intent, hits, "abstained", ABSTAIN_NOTICE, timings, t0)
             return
 
         facts = analyze(question)
@@ -248,11 +243,9 @@ class Answerer:
             hits = refocus(hits, facts)
             unknown = [e for e in facts.entities if not self._retriever.mentions_anywhere(e)]
             if unknown and not focus_ids:
-                timings["total"] = (time.perf_counter() - t0) * 1000
-                builder = _Builder(question, [], hits[: self._settings.top_k], model, intent, query)
                 notice = (f"No indexed paper mentions {' or '.join(unknown)}, so the abstracts don't cover this question. "
                           "The closest papers below do not match it.")
-                yield AnswerEvent("final", answer=builder.build("abstained", notice, timings), hits=tuple(hits))
+                yield self._without_claims(question, query, intent, hits, "abstained", notice, timings, t0)
                 return
             gap = missing_detail(facts, hits[0], question)
             if gap:
@@ -305,9 +298,15 @@ class Answerer:
         notice = f"The abstracts don't state this: “{hit.paper.title}”, the paper the question is about, {gap}."
         if closest:
             notice += f" Its closest sentence, which does not answer the question: “{closest[0].text}”"
+        return self._without_claims(question, query, intent, hits, "not_stated", notice, timings, t0)
+
+    def _without_claims(self, question: str, query: str, intent: Intent, hits: Sequence[PaperHit], mode: AnswerMode,
+                        notice: str, timings: dict[str, float], t0: float) -> AnswerEvent:
+        """The final event of an answer that makes no claim (``abstained`` / ``not_stated``): the notice,
+        the top ``top_k`` papers as sources, no citations."""
         timings["total"] = (time.perf_counter() - t0) * 1000
         builder = _Builder(question, [], hits[: self._settings.top_k], self._backend.model, intent, query)
-        return AnswerEvent("final", answer=builder.build("not_stated", notice, timings), hits=tuple(hits))
+        return AnswerEvent("final", answer=builder.build(mode, notice, timings), hits=tuple(hits))
 
     def _unsupported_premise(self, question: str, hit: PaperHit) -> str:
         """The first premise of ``question`` (question.premises) that the verifier does not support from
@@ -325,10 +324,9 @@ class Answerer:
         is not asked: a small model echoes the premise."""
         hit = hits[0]
         facts = premise_facts(premise)
-        picks = sorted(score_sentences(hit, facts, premise), key=lambda p: p.score, reverse=True)[:EXTRACTIVE_SENTENCES]
         builder = _Builder(question, [hit], hits, self._backend.model, intent, query)
-        for p in sorted(picks, key=lambda p: p.evidence.sentence_index):
-            builder.add(AnswerSentence(p.evidence.text, (1,), round(p.evidence.score, 3)), p.evidence.text)
+        for ev in pick_sentences(hit, facts, premise, EXTRACTIVE_SENTENCES):
+            builder.add(AnswerSentence(ev.text, (1,), round(ev.score, 3)), ev.text)
         notice = f"The question assumes “{premise.rstrip('.')}”, which the abstract does not support; here is what it says."
         timings["total"] = (time.perf_counter() - t0) * 1000
         return AnswerEvent("final", answer=builder.build("extractive", notice, timings), hits=tuple(hits))

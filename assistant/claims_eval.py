@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant import metrics as M
-from assistant.evaluation import EvalFormatError
+from assistant.evaluation import EvalFormatError, format_tables, read_jsonl
 
 if TYPE_CHECKING:
     from assistant.attribution import Embedder
@@ -116,28 +116,7 @@ def load_claims(path: Path) -> list[ClaimItem]:
     Raises:
         EvalFormatError: unreadable file, invalid JSON, a malformed row or duplicate id (``file:line``), no rows.
     """
-    try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as e:
-        raise EvalFormatError(f"cannot read claims file {path}: {e}") from e
-    items: list[ClaimItem] = []
-    seen: dict[str, int] = {}
-    for no, line in enumerate(lines, start=1):
-        if not line.strip():
-            continue
-        where = f"{path}:{no}"
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise EvalFormatError(f"{where}: invalid JSON ({e.msg} at column {e.colno})") from e
-        item = parse_claim(obj, where)
-        if item.id in seen:
-            raise EvalFormatError(f"{where}: duplicate id {item.id!r} (first on line {seen[item.id]})")
-        seen[item.id] = no
-        items.append(item)
-    if not items:
-        raise EvalFormatError(f"{path}: no claims found")
-    return items
+    return read_jsonl(path, parse_claim, file_label="claims", plural="claims")
 
 
 def claim_context(retriever: ClaimRetriever, item: ClaimItem, distractors: int = DISTRACTORS) -> list[PaperHit]:
@@ -223,33 +202,20 @@ def format_claims_report(report: Mapping[str, Any]) -> str:
     rows = [[g, str(r["n"]), fmt(r["supported_kept"]), fmt(r["unsupported_dropped"]), str(r["wrong_paper_citations"])]
             for g, r in groups]
     lat = [[s, str(v["n"]), f"{v['p50']:.1f}", f"{v['p95']:.1f}"] for s, v in report["latency_ms"].items()]
-    out = []
-    for title, head, body in (("Citation verifier (claims)", header, rows), ("Latency per claim (ms)", ["stage", "n", "p50", "p95"], lat)):
-        widths = [max(len(r[i]) for r in [head, *body]) for i in range(len(head))]
-        line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
-        out += [title, line(head), "  ".join("-" * w for w in widths), *(line(r) for r in body), ""]
-    return "\n".join(out)
+    return format_tables([("Citation verifier (claims)", header, rows), ("Latency per claim (ms)", ["stage", "n", "p50", "p95"], lat)])
 
 
 def build_verifier_inputs(settings: Settings) -> tuple[Any, Embedder]:
-    """The retriever and the cached sentence embedder, built as ``build_assistant`` builds them, without any LLM.
+    """The retriever and the cached sentence embedder, built by the same code as ``build_assistant``
+    (``service.build_retriever``), without any LLM.
 
     Raises:
         StoreNotReadyError: no index for these settings; ConfigError: embedding model missing.
     """
-    from assistant.embeddings import CachedEmbedder, build_embed_model
-    from assistant.retrieval import PaperRetriever
-    from assistant.store import PaperStore
+    from assistant.service import build_retriever
 
-    store = PaperStore.open_for_read(settings)
-    import torch
-
-    from assistant.service import ANSWER_TORCH_THREADS
-
-    model = build_embed_model(settings)
-    torch.set_num_threads(ANSWER_TORCH_THREADS)  # as when answering (service.build_assistant)
-    embedder = CachedEmbedder(model)
-    return PaperRetriever(store, model, settings, sentence_embedder=embedder), embedder
+    retriever, embedder = build_retriever(settings)
+    return retriever, embedder
 
 
 def run_claims_command(settings: Settings, claims: Path, *, json_out: Path | None = None, progress: bool = True) -> int:

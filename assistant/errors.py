@@ -26,8 +26,11 @@ class LLMUnavailableError(AssistantError):
     Attributes:
         reason: ``"timeout"``, ``"unreachable"``, ``"connection"``, ``"http"``, ``"stream"``, ``"crashed"`` (the bundled server
             died, e.g. by SIGILL) or ``"unavailable"`` (not started / not configured).
+        summary: the message without its ``hint``.
     """
 
-    def __init__(self, message: str, *, reason: str = "unavailable") -> None:
-        super().__init__(message)
+    def __init__(self, message: str, *, reason: str = "unavailable", hint: str = "") -> None:
+        super().__init__(f"{message} {hint}".strip())
         self.reason = reason
+        #: the message without the hint (what to check or do), for one-line notices
+        self.summary = message

@@ -26,10 +26,10 @@ import logging
 import re
 import sys
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from assistant import metrics as M
 from assistant.errors import AssistantError
@@ -45,6 +45,7 @@ ITEM_TYPES = ("lookup", "fact", "summary", "compare", "topic", "followup", "unan
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
 ANSWER_METRICS = ("citation_precision", "citation_recall", "facts_hit", "abstention_accuracy", "false_abstention", "faithfulness")
 _MARKER = re.compile(r"\s*\[\d+\]")
+T = TypeVar("T")
 
 
 class EvalFormatError(AssistantError):
@@ -115,17 +116,20 @@ def parse_item(obj: object, where: str) -> EvalItem:
     return EvalItem(item_id, kind, turns, gold, _str_list(obj, "answer_facts", where), notes if isinstance(notes, str) else "")
 
 
-def load_items(path: Path, limit: int | None = None) -> list[EvalItem]:
-    """Read a JSON Lines question file (blank lines ignored), keeping the first ``limit`` items.
+def read_jsonl(path: Path, parse: Callable[[object, str], T], *, file_label: str, plural: str) -> list[T]:
+    """Parse each non-blank line of a JSON Lines file with ``parse(obj, "file:line")``; ids must be unique.
+
+    ``file_label`` and ``plural`` word the errors ("cannot read question file …", "no questions found").
 
     Raises:
-        EvalFormatError: unreadable file, invalid JSON, a malformed item or a duplicate id (``file:line``).
+        EvalFormatError: unreadable file, invalid JSON, a malformed row (from ``parse``), a duplicate ``id``
+            (``file:line``), or no rows at all.
     """
     try:
         lines = Path(path).read_text(encoding="utf-8").splitlines()
     except (OSError, UnicodeDecodeError) as e:
-        raise EvalFormatError(f"cannot read question file {path}: {e}") from e
-    items: list[EvalItem] = []
+        raise EvalFormatError(f"cannot read {file_label} file {path}: {e}") from e
+    items: list[T] = []
     seen: dict[str, int] = {}
     for no, line in enumerate(lines, start=1):
         if not line.strip():
@@ -135,13 +139,24 @@ def load_items(path: Path, limit: int | None = None) -> list[EvalItem]:
             obj = json.loads(line)
         except json.JSONDecodeError as e:
             raise EvalFormatError(f"{where}: invalid JSON ({e.msg} at column {e.colno})") from e
-        item = parse_item(obj, where)
-        if item.id in seen:
-            raise EvalFormatError(f"{where}: duplicate id {item.id!r} (first on line {seen[item.id]})")
-        seen[item.id] = no
+        item = parse(obj, where)
+        item_id = item.id  # type: ignore[attr-defined]
+        if item_id in seen:
+            raise EvalFormatError(f"{where}: duplicate id {item_id!r} (first on line {seen[item_id]})")
+        seen[item_id] = no
         items.append(item)
     if not items:
-        raise EvalFormatError(f"{path}: no questions found")
+        raise EvalFormatError(f"{path}: no {plural} found")
+    return items
+
+
+def load_items(path: Path, limit: int | None = None) -> list[EvalItem]:
+    """Read a JSON Lines question file (blank lines ignored), keeping the first ``limit`` items.
+
+    Raises:
+        EvalFormatError: unreadable file, invalid JSON, a malformed item or a duplicate id (``file:line``).
+    """
+    items = read_jsonl(path, parse_item, file_label="question", plural="questions")
     return items[:limit] if limit is not None else items
 
 
@@ -321,8 +336,13 @@ def report_tables(report: Mapping[str, Any]) -> list[tuple[str, list[str], list[
 
 def format_report(report: Mapping[str, Any]) -> str:
     """Plain fixed-width text of :func:`report_tables` (used when stdout is not a terminal)."""
+    return format_tables(report_tables(report))
+
+
+def format_tables(tables: Sequence[tuple[str, list[str], list[list[str]]]]) -> str:
+    """``(title, header, rows)`` tables as fixed-width text: first column left-aligned, the rest right."""
     out = []
-    for title, header, rows in report_tables(report):
+    for title, header, rows in tables:
         widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
         line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
         out += [title, line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows), ""]

@@ -21,6 +21,7 @@ from assistant.errors import LLMUnavailableError
 logger = logging.getLogger(__name__)
 
 Message = dict[str, str]
+_URL_HINT = "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model."
 
 
 class ChatBackend(Protocol):
@@ -103,12 +104,11 @@ class OpenAIChatBackend:
         except (openai.APIConnectionError, httpx.TransportError) as e:
             # includes RemoteProtocolError ("incomplete chunked read") when the server dies mid-answer
             if not started and isinstance(e, openai.APIConnectionError | httpx.ConnectError):
-                raise LLMUnavailableError(
-                    f"Cannot reach the LLM at {self.base_url} (model {self.model!r}). "
-                    "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model.", reason="unreachable") from e
+                raise LLMUnavailableError(f"Cannot reach the LLM at {self.base_url} (model {self.model!r}).",
+                                          reason="unreachable", hint=_URL_HINT) from e
             raise LLMUnavailableError(
-                f"Lost the connection to the LLM at {self.base_url} (model {self.model!r}): {type(e).__name__}: {e}. "
-                "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model.", reason="connection") from e
+                f"Lost the connection to the LLM at {self.base_url} (model {self.model!r}): {type(e).__name__}: {e}.",
+                reason="connection", hint=_URL_HINT) from e
         except GeneratorExit:
             raise
         except Exception as e:  # noqa: BLE001 - malformed events, decoding errors, any other client failure

@@ -26,6 +26,7 @@ import urllib.request
 from importlib.util import find_spec
 from pathlib import Path
 from types import TracebackType
+from typing import NoReturn
 
 from assistant.errors import LLMUnavailableError
 
@@ -156,9 +157,7 @@ class LocalLLMServer:
             if self._proc.poll() is not None:
                 code, self._proc = self._proc.returncode, None
                 if code < 0:  # killed by a signal while loading: restarting would fail the same way
-                    self.broken = f"The bundled language model {describe_exit(code)}."
-                    logger.error("%s (server log: %s)", self.broken, self._log.name)
-                    raise LLMUnavailableError(self.broken, reason="crashed")
+                    self._give_up(code)
                 raise LLMUnavailableError(f"The bundled LLM server {describe_exit(code)}:\n{self.log_tail()}")
             try:
                 with urllib.request.urlopen(f"{self.base_url}/models", timeout=2) as r:
@@ -191,8 +190,12 @@ class LocalLLMServer:
         except subprocess.TimeoutExpired:
             logger.warning("bundled LLM self-check failed (%s) but the server is still running", error)
             return
-        self.broken = f"The bundled language model {describe_exit(self._proc.returncode)}."
-        self._proc = None
+        code, self._proc = self._proc.returncode, None
+        self._give_up(code)
+
+    def _give_up(self, returncode: int) -> NoReturn:
+        """Record that the server cannot run here (:attr:`broken`, no more restarts), log it once, raise."""
+        self.broken = f"The bundled language model {describe_exit(returncode)}."
         logger.error("%s (server log: %s)", self.broken, self._log.name)
         raise LLMUnavailableError(self.broken, reason="crashed")
 

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
     from assistant.config import Settings
+    from assistant.embeddings import CachedEmbedder
     from assistant.local_llm import LocalLLMServer
     from assistant.retrieval import PaperRetriever
     from assistant.session import ChatSession
@@ -167,6 +168,26 @@ class Assistant:
         self.close()
 
 
+def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None) -> tuple[PaperRetriever, CachedEmbedder]:
+    """Open the index and build the paper retriever and the cached sentence embedder that answering (and
+    ``eval-claims``) verify with; torch is set to :data:`ANSWER_TORCH_THREADS` threads for answering.
+
+    Raises:
+        StoreNotReadyError: no index for these settings (run ``assistant ingest``).
+    """
+    import torch
+
+    from assistant.embeddings import CachedEmbedder, build_embed_model
+    from assistant.retrieval import PaperRetriever
+    from assistant.store import PaperStore
+
+    store = PaperStore.open_for_read(settings)
+    embed = embed_model or build_embed_model(settings)
+    torch.set_num_threads(ANSWER_TORCH_THREADS)  # after any ingest of this process; answering embeds short texts
+    embedder = CachedEmbedder(embed)
+    return PaperRetriever(store, embed, settings, sentence_embedder=embedder), embedder
+
+
 def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = None,
                     backend: ChatBackend | None = None, llm_server: LocalLLMServer | None = None) -> Assistant:
     """Open the index, build the retriever, connect (or start) the LLM.
@@ -184,18 +205,9 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
     Raises:
         StoreNotReadyError: no index for these settings (run ``assistant ingest``).
     """
-    from assistant.embeddings import CachedEmbedder, build_embed_model
     from assistant.local_llm import LocalLLMServer
-    from assistant.retrieval import PaperRetriever
-    from assistant.store import PaperStore
 
-    import torch
-
-    store = PaperStore.open_for_read(settings)
-    embed = embed_model or build_embed_model(settings)
-    torch.set_num_threads(ANSWER_TORCH_THREADS)  # after any ingest of this process; answering embeds short texts
-    embedder = CachedEmbedder(embed)
-    retriever = PaperRetriever(store, embed, settings, sentence_embedder=embedder)
+    retriever, embedder = build_retriever(settings, embed_model)
     server = None
     if backend is None:
         if settings.uses_bundled_llm or llm_server is not None:

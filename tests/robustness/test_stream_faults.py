@@ -75,8 +75,7 @@ def test_words_streamed_with_trailing_spaces_keep_their_spaces(seeded_settings, 
         assistant, session = _session(seeded_settings, embed_model, server)
         with assistant:
             answer = session.ask(Q)
-    assert answer.sentences[0].text == GOOD
-    assert "abenchmark" not in answer.text and "globalself" not in answer.text.replace(" ", " ")
+    assert answer.sentences[0].text == GOOD  # every word boundary as the server streamed it
 
 
 class _RaisingCompletions:
