@@ -14,13 +14,13 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
-from assistant.attribution import Attributor, Embedder, strip_markers
-from assistant.chunking import split_sentences
+from assistant.attribution import Attributor, Embedder
+from assistant.text import SENTENCE_END, split_sentences
 from assistant.errors import LLMUnavailableError
 from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
 from assistant.intents import comparison_table, detect_intent, topic_members, topic_query
 from assistant.question import QuestionFacts, analyze, premise_facts, premises
-from assistant.prompts import build_messages
+from assistant.prompts import build_messages, strip_citations
 from assistant.types import Answer, AnswerMode, AnswerSentence, Citation, Comparison, Evidence, Intent, PaperHit, relabel
 
 if TYPE_CHECKING:
@@ -38,7 +38,6 @@ ABSTAIN_TOP_PAPERS = 3
 EXTRACTIVE_SENTENCES = 2
 #: Evidence sentences per paper for summaries.
 SUMMARY_SENTENCES = 4
-_SENTENCE_END = (".", "!", "?", '"', "'", ")", "]", "”")
 #: Candidate papers scanned for a topic listing.
 TOPIC_CANDIDATES = 15
 #: Token budget of a lookup answer in the ``small`` profile (the bundled 135M model): about two short
@@ -343,7 +342,7 @@ class Answerer:
             verdict = attributor.attribute(raw)
             if verdict is None:
                 if raw.strip():
-                    builder.dropped.append(strip_markers(raw)[0] or raw.strip())  # as the user would have read it
+                    builder.dropped.append(strip_citations(raw)[0] or raw.strip())  # as the user would have read it
                 return False
             builder.add(*verdict)
             return True
@@ -377,7 +376,7 @@ class Answerer:
         if not failed:
             tail = split_sentences(buffer) if buffer.strip() else []
             for raw in tail:
-                if raw is tail[-1] and not raw.rstrip().endswith(_SENTENCE_END):
+                if raw is tail[-1] and not raw.rstrip().endswith(SENTENCE_END):
                     builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
                     continue
                 verify(raw)

@@ -14,6 +14,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from assistant.errors import CorpusFormatError
+from assistant.prompts import CITATION_MARKER, PROMPT_MARKUP
+from assistant.tuning import METADATA_MATCH_PREFIX_CHARS
 from assistant.records import RECORD_SUFFIXES, read_records
 from assistant.types import Paper
 
@@ -129,9 +131,9 @@ def load_metadata(path: Path) -> dict[tuple[str, int], dict[str, object]]:
 
 _SUSPICIOUS = [
     ("instruction to the model", re.compile(r"\b(?:ignore|disregard|forget) (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|prompts?|rules)|\b(?:system prompt|you are (?:now )?(?:a|an|chatgpt)|answer (?:only )?in json|respond only with)\b", re.I)),
-    ("citation marker", re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]|\bcite \[", re.I)),
+    ("citation marker", re.compile(rf"{CITATION_MARKER.pattern}|\bcite \[", re.I)),
     ("markdown image or raw HTML", re.compile(r"!\[[^\]]*\]\(|<\s*(?:script|img|iframe|a)\b", re.I)),
-    ("prompt delimiter", re.compile(r"</?\s*source\s*>|\bSources:|\bQuestion:", re.I)),
+    ("prompt delimiter", PROMPT_MARKUP),
 ]
 
 
@@ -193,10 +195,10 @@ def read_papers(paths: Iterable[Path]) -> list[Paper]:
             seen[text] = position
             row = meta.get((path.name, position), {})
             first_words = _WS.sub(" ", _str_field(row, "first_words"))
-            if first_words and not text.startswith(first_words.rstrip(". ")[:40]):
+            if first_words and not text.startswith(first_words.rstrip(". ")[:METADATA_MATCH_PREFIX_CHARS]):
                 logger.warning(
                     "%s line %d: papers.jsonl row for position %d starts %r, which does not match the abstract; metadata ignored",
-                    path.name, line_no, position, first_words[:40],
+                    path.name, line_no, position, first_words[:METADATA_MATCH_PREFIX_CHARS],
                 )
                 row = {}
             title = _str_field(row, "title")

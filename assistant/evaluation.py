@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from assistant import metrics as M
 from assistant.errors import AssistantError
+from assistant.prompts import CITATION_MARKER
 
 if TYPE_CHECKING:
     from assistant.config import Settings
@@ -44,7 +44,6 @@ logger = logging.getLogger(__name__)
 ITEM_TYPES = ("lookup", "fact", "summary", "compare", "topic", "followup", "unanswerable", "paraphrase", "adversarial")
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
 ANSWER_METRICS = ("citation_precision", "citation_recall", "facts_hit", "abstention_accuracy", "false_abstention", "faithfulness")
-_MARKER = re.compile(r"\s*\[\d+\]")
 T = TypeVar("T")
 
 
@@ -229,7 +228,7 @@ def evaluate_retrieval(retriever: PaperRanker, items: Sequence[EvalItem], ks: Se
 
 def answer_text(answer: Answer) -> str:
     """The answer as shown, without ``[n]`` markers (so a fact ``"1"`` cannot match a marker)."""
-    return _MARKER.sub("", answer.text).strip()
+    return " ".join(CITATION_MARKER.sub("", answer.text).split())
 
 
 def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: Sequence[int],

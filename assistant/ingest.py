@@ -15,7 +15,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assistant.chunking import make_windows, paper_hash, split_sentences
+from assistant.chunking import make_windows, paper_hash
+from assistant.text import split_sentences
 from assistant.corpus import read_papers, suspicious_text
 from assistant.errors import StoreNotReadyError
 from assistant.store import PaperStore, StoreInfo, make_client

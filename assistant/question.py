@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 
 from assistant.types import Paper
+from assistant.tuning import QUANTITY_WINDOW_WORDS
 
 #: Name-like tokens: an inner capital (``LeReT``, ``DUALFormer``), all capitals (``SMM``), or letters with
 #: digits (``GPT-4o``, ``T2V-Turbo-v2``). Plain capitalised words ("Android", "Attention") are not names.
@@ -105,7 +106,7 @@ def premises(question: str) -> list[str]:
     """Statements the question takes for granted, to be checked before answering: a leading "Since X, ..."
     clause, and declarative sentences before the final question ("LeReT improved accuracy by 42%. What
     drove ...?"). Hedges ("reportedly") are removed. Empty for plain questions."""
-    from assistant.chunking import split_sentences
+    from assistant.text import split_sentences
 
     out = []
     m = _PREMISE_LEAD.match(question)
@@ -152,9 +153,6 @@ def has_number(sentence: str) -> bool:
     return bool(NUMBER_TOKEN.search(sentence))
 
 
-#: A number "measures" a noun when at most this many words separate them ("2,864 AIGIs from 16
-#: text-to-image models", "a success rate of 88.8%"), not merely when both are in one long sentence.
-QUANTITY_WINDOW_WORDS = 5
 
 
 def states_quantity(facts: QuestionFacts, sentence: str) -> bool:

@@ -13,21 +13,21 @@ from typing import TYPE_CHECKING
 
 from assistant.answer import AnswerEvent
 from assistant.errors import AssistantError
+from assistant.prompts import CITATION_LABEL
 from assistant.types import Answer, Citation, Intent, Paper, relabel
+from assistant.tuning import ELLIPTIC_MAX_WORDS
 
 if TYPE_CHECKING:
     from assistant.service import Assistant
 
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORDINAL_REF = re.compile(r"\bthe (first|1st|second|2nd|third|3rd|fourth|4th)(?: one| paper| abstract| work)?\b", re.I)
-_LABEL_REF = re.compile(r"(?:\[(\d+)\]|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
+_LABEL_REF = re.compile(rf"(?:{CITATION_LABEL.pattern}|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.I)
 _PLURAL_REF = re.compile(r"\b(they|them|their|theirs|these|those|both|each|either|the two|the three|all of them|"
                          r"which of them|these papers|those papers|the papers)\b", re.I)
 _SINGULAR_REF = re.compile(r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
                            r"the approach|the authors|he|she|his|her)\b", re.I)
-#: Questions this short (in words), or starting "and ...", are elliptic: they inherit the last topic.
-ELLIPTIC_MAX_WORDS = 4
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from assistant.prompts import format_citations
+
 
 @dataclass(frozen=True, slots=True)
 class Paper:
@@ -154,8 +156,7 @@ class Answer:
             return self.notice
         parts = []
         for s in self.sentences:
-            marks = "".join(f"[{n}]" for n in s.citations)
-            parts.append(f"{s.text} {marks}".strip())
+            parts.append(f"{s.text} {format_citations(s.citations)}".strip())
         return " ".join(parts)
 
 
