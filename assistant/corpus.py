@@ -14,6 +14,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from assistant.errors import CorpusFormatError
+from assistant.paper_fields import derive_title, parse_authors, safe_url
 from assistant.prompts import CITATION_MARKER, PROMPT_MARKUP
 from assistant.tuning import METADATA_MATCH_PREFIX_CHARS
 from assistant.records import RECORD_SUFFIXES, read_records
@@ -144,29 +145,9 @@ def suspicious_text(text: str) -> list[str]:
     return [reason for reason, pattern in _SUSPICIOUS if pattern.search(text)]
 
 
-def derive_title(text: str, max_words: int = 12) -> str:
-    """A stand-in title from the abstract's first sentence, cut to ``max_words`` words."""
-    first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
-    words = first.split()
-    return " ".join(words[:max_words]) + (" …" if len(words) > max_words else "")
-
-
 def _str_field(row: dict[str, object], key: str) -> str:
     value = row.get(key)
     return value.strip() if isinstance(value, str) else ""
-
-
-def _authors(row: dict[str, object]) -> tuple[str, ...]:
-    value = row.get("authors")
-    if isinstance(value, list):
-        return tuple(a.strip() for a in value if isinstance(a, str) and a.strip())
-    if isinstance(value, str) and value.strip():
-        return tuple(a.strip() for a in value.split(",") if a.strip())
-    return ()
-
-
-def _safe_url(url: str) -> str:
-    return url if url.startswith(("https://", "http://")) else ""
 
 
 def read_papers(paths: Iterable[Path]) -> list[Paper]:
@@ -207,8 +188,8 @@ def read_papers(paths: Iterable[Path]) -> list[Paper]:
                     id=f"{path.name}#{position}",
                     venue=venue,
                     title=title or derive_title(text),
-                    authors=_authors(row),
-                    url=_safe_url(_str_field(row, "url")),
+                    authors=parse_authors(row.get("authors")),
+                    url=safe_url(_str_field(row, "url")),
                     text=text,
                     source_file=path.name,
                     position=position,

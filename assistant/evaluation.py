@@ -256,15 +256,6 @@ def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: 
     }
 
 
-def _support_threshold(assistant: Assistant) -> float:
-    settings = getattr(assistant.answerer, "_settings", None)
-    if settings is not None:
-        return float(settings.support_threshold)
-    from assistant.config import Settings
-
-    return float(Settings.model_fields["support_threshold"].default)
-
-
 def evaluate_answers(assistant: Assistant, items: Sequence[EvalItem], ks: Sequence[int] = DEFAULT_KS, *,
                      support_threshold: float | None = None, progress: bool = False) -> dict[str, Any]:
     """Ask every item through a fresh chat session (as the UI does) and score the last turn.
@@ -278,9 +269,9 @@ def evaluate_answers(assistant: Assistant, items: Sequence[EvalItem], ks: Sequen
     Returns:
         the report dict (module docstring) with all metrics and per-stage latency of the scored turns.
     """
-    from assistant.service import clean_question
+    from assistant.question import clean_question
 
-    threshold = _support_threshold(assistant) if support_threshold is None else support_threshold
+    threshold = assistant.settings.support_threshold if support_threshold is None else support_threshold
     _warn_unknown_gold(items, assistant.retriever.papers)
     assistant.wait_until_warm()  # latency of a warm process, not of the start-up embedding work
     records = []

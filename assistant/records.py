@@ -15,6 +15,7 @@ import logging
 import re
 from pathlib import Path
 
+from assistant.paper_fields import derive_title, parse_authors, safe_url
 from assistant.types import Paper
 
 logger = logging.getLogger(__name__)
@@ -30,15 +31,6 @@ def _field(record: dict[str, object], *keys: str) -> str:
         if isinstance(value, (str, int, float)) and str(value).strip():
             return _WS.sub(" ", str(value)).strip()
     return ""
-
-
-def _authors(value: object) -> tuple[str, ...]:
-    if isinstance(value, list):
-        return tuple(str(a).strip() for a in value if isinstance(a, str) and a.strip())
-    if isinstance(value, str) and value.strip():
-        parts = re.split(r";| and |,", value)
-        return tuple(p.strip() for p in parts if p.strip())
-    return ()
 
 
 def _rows(path: Path, text: str) -> list[tuple[int, dict[str, object]]]:
@@ -63,8 +55,6 @@ def _rows(path: Path, text: str) -> list[tuple[int, dict[str, object]]]:
 
 def read_records(path: Path, text: str) -> list[Paper]:
     """Papers from one JSONL or CSV export (``text`` is the decoded file)."""
-    from assistant.corpus import derive_title
-
     papers: list[Paper] = []
     seen: set[str] = set()
     for line, record in _rows(path, text):
@@ -82,7 +72,7 @@ def read_records(path: Path, text: str) -> list[Paper]:
         url = _field(record, "url", "link", "openreview_url", "arxiv_url")
         papers.append(Paper(
             id=pid, venue=_field(record, "venue") or path.stem, title=title or derive_title(abstract),
-            authors=_authors(record.get("authors")), url=url if url.startswith(("https://", "http://")) else "",
+            authors=parse_authors(record.get("authors")), url=safe_url(url),
             text=abstract, source_file=path.name, position=len(papers) + 1, title_derived=not title,
         ))
     logger.info("read %s: %d records", path.name, len(papers))

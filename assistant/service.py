@@ -10,8 +10,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from assistant.answer import Answerer, AnswerEvent
-from assistant.errors import AssistantError, LLMUnavailableError
+from assistant.errors import LLMUnavailableError
 from assistant.llm import ChatBackend, Message, OpenAIChatBackend
+from assistant.question import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
+from assistant.session import ChatSession
 from assistant.types import Answer, Intent
 
 if TYPE_CHECKING:
@@ -21,7 +23,6 @@ if TYPE_CHECKING:
     from assistant.embeddings import CachedEmbedder
     from assistant.local_llm import LocalLLMServer
     from assistant.retrieval import PaperRetriever
-    from assistant.session import ChatSession
 
 logger = logging.getLogger(__name__)
 
@@ -30,24 +31,7 @@ WARM_CACHE_MAX_SENTENCES = 5_000
 #: torch threads while answering: the bundled model server decodes on another core, and two torch threads
 #: competing with it made one sentence embedding take ~500 ms instead of ~25 ms (docs/measurements.md).
 ANSWER_TORCH_THREADS = 1
-#: Longest question accepted, in characters; longer input is cut (prompt budget, see prompts.py).
-MAX_QUESTION_CHARS = 2000
-
-
-class EmptyQuestionError(AssistantError):
-    """The question has no letters or digits."""
-
-
-def clean_question(question: str) -> str:
-    """Collapse whitespace and cut to :data:`MAX_QUESTION_CHARS`.
-
-    Raises:
-        EmptyQuestionError: nothing answerable (empty, whitespace, emoji only).
-    """
-    q = " ".join(question.split())
-    if not any(ch.isalnum() for ch in q):
-        raise EmptyQuestionError("Please type a question about the indexed papers.")
-    return q[:MAX_QUESTION_CHARS]
+__all__ = ["MAX_QUESTION_CHARS", "Assistant", "EmptyQuestionError", "build_assistant", "build_retriever", "clean_question"]
 
 
 class UnavailableBackend:
@@ -108,13 +92,15 @@ class Assistant:
         answerer: the question-answering pipeline.
         retriever: exposed for evaluation (retrieval-only runs) and stats.
         model_label: shown to users as "answered by".
+        settings: the settings it was built with (read by evaluation and entry points).
         llm_server: the bundled model server this assistant owns, if any.
     """
 
-    def __init__(self, answerer: Answerer, retriever: PaperRetriever, model_label: str,
+    def __init__(self, answerer: Answerer, retriever: PaperRetriever, model_label: str, settings: Settings,
                  llm_server: LocalLLMServer | None = None) -> None:
         self.answerer = answerer
         self.retriever = retriever
+        self.settings = settings
         self.model_label = model_label
         self._llm_server = llm_server
         self._stop = threading.Event()
@@ -130,9 +116,7 @@ class Assistant:
 
     def new_session(self) -> ChatSession:
         """A fresh conversation (one per chat window / CLI session)."""
-        from assistant.session import ChatSession
-
-        return ChatSession(self)
+        return ChatSession(self.answerer, self.retriever.papers)
 
     @property
     def paper_count(self) -> int:
@@ -234,7 +218,7 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
     sentences = [s for sents in retriever.sentences.values() for s in sents]
     small = settings.llm_profile == "small" or (settings.llm_profile == "auto" and server is not None)
     answerer = Answerer(retriever, backend, embedder, settings, small_model=small)
-    assistant = Assistant(answerer, retriever, label, server)
+    assistant = Assistant(answerer, retriever, label, settings, server)
     if len(sentences) <= WARM_CACHE_MAX_SENTENCES:  # small corpus: embed every sentence once, in the background
         assistant.start_background(lambda stop: embedder.warm(sentences, stop))
     return assistant
