@@ -29,13 +29,8 @@ SYSTEM_PROMPT = (
     "{task} End each sentence with the number of its source in brackets, like [1]. "
     f"If the sources do not contain the answer, reply exactly: {REFUSAL_SENTENCE}"
 )
-#: The task sentence of the system prompt, per intent.
-TASKS: dict[str, str] = {
-    "lookup": "Write one to three short sentences that answer the question.",
-    "summary": "Summarize the paper in two or three short sentences: its problem, its method and its main result.",
-    "compare": "In two or three short sentences, say how the papers differ, naming each paper.",
-    "topic": "Write one short sentence per relevant paper saying what it does.",
-}
+#: The task sentence when none is given; each intent strategy has its own (strategies.py ``task``).
+DEFAULT_TASK = "Write one to three short sentences that answer the question."
 
 SOURCE_TEMPLATE = "[{n}] {title}\n<source>{evidence}</source>"
 USER_TEMPLATE = "Sources:\n{sources}\n\nQuestion: {question}"
@@ -86,13 +81,13 @@ def sanitize_source_text(text: str) -> str:
     return " ".join(text.split())
 
 
-def build_messages(question: str, hits: Sequence[PaperHit], intent: str = "lookup") -> list[dict[str, str]]:
+def build_messages(question: str, hits: Sequence[PaperHit], task: str = DEFAULT_TASK) -> list[dict[str, str]]:
     """System + user messages for a question and its numbered evidence.
 
     Args:
         question: the user's question.
         hits: papers in citation order; source ``[n]`` is ``hits[n-1]``.
-        intent: one of ``TASKS`` (lookup, summary, compare, topic); picks the task sentence.
+        task: the task sentence of the system prompt (the intent strategy's ``task``).
 
     Returns:
         ``[{"role": "system", ...}, {"role": "user", ...}]``; a few hundred tokens for 3 papers.
@@ -105,6 +100,6 @@ def build_messages(question: str, hits: Sequence[PaperHit], intent: str = "looku
         for i, h in enumerate(hits, start=1)
     )
     return [
-        {"role": "system", "content": SYSTEM_PROMPT.format(task=TASKS.get(intent, TASKS["lookup"]))},
+        {"role": "system", "content": SYSTEM_PROMPT.format(task=task)},
         {"role": "user", "content": USER_TEMPLATE.format(sources=sources, question=" ".join(question.split()))},
     ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -23,6 +23,7 @@ if TYPE_CHECKING:
     from assistant.embeddings import CachedEmbedder
     from assistant.local_llm import LocalLLMServer
     from assistant.retrieval import PaperRetriever
+    from assistant.strategies import IntentStrategy
 
 logger = logging.getLogger(__name__)
 
@@ -173,7 +174,8 @@ def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None
 
 
 def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = None,
-                    backend: ChatBackend | None = None, llm_server: LocalLLMServer | None = None) -> Assistant:
+                    backend: ChatBackend | None = None, llm_server: LocalLLMServer | None = None,
+                    strategies: Mapping[str, IntentStrategy] | None = None) -> Assistant:
     """Open the index, build the retriever, connect (or start) the LLM.
 
     Args:
@@ -181,6 +183,7 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
         embed_model: reuse an already-loaded embedding model (else built from settings).
         backend: a chat backend to use instead of the configured endpoint (tests, evaluation).
         llm_server: a not-yet-started server to use as the "bundled" one (tests: scripted servers).
+        strategies: the intent registry (default :data:`assistant.strategies.STRATEGIES`).
 
     If the bundled model server cannot start (missing model, crash at its self-check, e.g. SIGILL), this
     logs one line and the assistant keeps answering extractively: every answer cited, its ``notice``
@@ -217,7 +220,7 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
         label = backend.model
     sentences = [s for sents in retriever.sentences.values() for s in sents]
     small = settings.llm_profile == "small" or (settings.llm_profile == "auto" and server is not None)
-    answerer = Answerer(retriever, backend, embedder, settings, small_model=small)
+    answerer = Answerer(retriever, backend, embedder, settings, small_model=small, strategies=strategies)
     assistant = Assistant(answerer, retriever, label, settings, server)
     if len(sentences) <= WARM_CACHE_MAX_SENTENCES:  # small corpus: embed every sentence once, in the background
         assistant.start_background(lambda stop: embedder.warm(sentences, stop))

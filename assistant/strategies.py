@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, ClassVar
 from assistant.builder import AnswerBuilder, with_evidence
 from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
 from assistant.intents import comparison_table, topic_members, topic_query
+from assistant.prompts import DEFAULT_TASK
 from assistant.question import QuestionFacts, premise_facts, premises
 from assistant.tuning import (
     CAPABLE_EVIDENCE_SENTENCES,
@@ -103,7 +104,7 @@ class IntentStrategy:
 
     intent: ClassVar[str] = ""
     #: The task sentence of the system prompt for this intent (prompts.SYSTEM_PROMPT ``{task}``).
-    task: ClassVar[str] = "Write one to three short sentences that answer the question."
+    task: ClassVar[str] = DEFAULT_TASK
 
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
         """Papers to consider, best first: the papers in focus, else a search for ``req.query``."""
