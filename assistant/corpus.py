@@ -1,6 +1,6 @@
 """Seed files -> list of :class:`Paper`: header, blank-line separated abstracts, ids, metadata join.
 
-Seed format (shared/seeds): line 1 is the collection name (e.g. ``ICLR 2025 Papers``); abstracts
+Seed format (seeds/): line 1 is the collection name (e.g. ``ICLR 2025 Papers``); abstracts
 follow, separated by blank lines. ``papers.jsonl`` next to the seed files gives per-abstract
 metadata keyed by ``seed_file`` + ``position`` (1-based, header not counted).
 """

@@ -1,4 +1,4 @@
-"""``assistant eval``: score the assistant on a gold question file (format: eval/README in shared/eval).
+"""``assistant eval``: score the assistant on a gold question file (format: eval/README.md).
 
 Two modes (docs/evaluation.md):
 

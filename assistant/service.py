@@ -153,9 +153,11 @@ class Assistant:
         self.close()
 
 
-def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None) -> tuple[PaperRetriever, CachedEmbedder]:
+def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None,
+                    sentence_embedder: CachedEmbedder | None = None) -> tuple[PaperRetriever, CachedEmbedder]:
     """Open the index and build the paper retriever and the cached sentence embedder that answering (and
     ``eval-claims``) verify with; torch is set to :data:`ANSWER_TORCH_THREADS` threads for answering.
+    ``sentence_embedder``: reuse a cached embedder of the same model (its vectors stay valid across indexes).
 
     Raises:
         StoreNotReadyError: no index for these settings (run ``assistant ingest``).
@@ -169,13 +171,14 @@ def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None
     store = PaperStore.open_for_read(settings)
     embed = embed_model or build_embed_model(settings)
     torch.set_num_threads(ANSWER_TORCH_THREADS)  # after any ingest of this process; answering embeds short texts
-    embedder = CachedEmbedder(embed)
+    embedder = sentence_embedder or CachedEmbedder(embed)
     return PaperRetriever(store, embed, settings, sentence_embedder=embedder), embedder
 
 
 def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = None,
                     backend: ChatBackend | None = None, llm_server: LocalLLMServer | None = None,
-                    strategies: Mapping[str, IntentStrategy] | None = None) -> Assistant:
+                    strategies: Mapping[str, IntentStrategy] | None = None,
+                    sentence_embedder: CachedEmbedder | None = None) -> Assistant:
     """Open the index, build the retriever, connect (or start) the LLM.
 
     Args:
@@ -184,6 +187,7 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
         backend: a chat backend to use instead of the configured endpoint (tests, evaluation).
         llm_server: a not-yet-started server to use as the "bundled" one (tests: scripted servers).
         strategies: the intent registry (default :data:`assistant.strategies.STRATEGIES`).
+        sentence_embedder: reuse a cached sentence embedder of ``embed_model`` (tests share one).
 
     If the bundled model server cannot start (missing model, crash at its self-check, e.g. SIGILL), this
     logs one line and the assistant keeps answering extractively: every answer cited, its ``notice``
@@ -194,7 +198,7 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
     """
     from assistant.local_llm import LocalLLMServer
 
-    retriever, embedder = build_retriever(settings, embed_model)
+    retriever, embedder = build_retriever(settings, embed_model, sentence_embedder)
     server = None
     if backend is None:
         if settings.uses_bundled_llm or llm_server is not None:

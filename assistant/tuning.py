@@ -4,7 +4,7 @@ A leaf module (no imports from ``assistant``). The user-facing thresholds are :c
 fields (``min_similarity``, ``support_threshold``, ``topic_min_evidence``, ``context_similarity_margin``,
 ``top_k``, ``candidate_k``, ``evidence_sentences``, ``context_papers``); the weights below set the *scale*
 those thresholds are compared against, so changing a weight means re-calibrating the threshold beside it
-(how: docs/evaluation.md, "Calibration"). "dev" = eval/dev.jsonl; "claims" = eval/claims-dev.jsonl; all
+(how: docs/evaluation.md, "Tuning (calibration)"). "dev" = eval/dev.jsonl; "claims" = eval/claims-dev.jsonl; all
 on the 38 seed abstracts.
 """
 

@@ -14,7 +14,7 @@ class Paper:
 
     Attributes:
         id: ``"<seed file name>#<position>"``, position 1-based after the header line,
-            e.g. ``"000_43469673d6f8aaa0.txt#1"`` (format from shared/eval/README.md).
+            e.g. ``"000_43469673d6f8aaa0.txt#1"`` (format from eval/README.md).
         venue: the collection name from the file's header line, e.g. ``"ICLR 2025 Papers"``.
         title: from papers.jsonl, else derived from the abstract's first sentence.
         authors: author names, possibly empty.

@@ -47,8 +47,17 @@ def local_llm() -> Iterator[object]:
         yield server
 
 
+@pytest.fixture(scope="session")
+def sentence_embedder(embed_model):  # type: ignore[no-untyped-def]
+    """One cached sentence embedder for the test session: abstract sentences are embedded once, not once
+    per assistant built."""
+    from assistant.embeddings import CachedEmbedder
+
+    return CachedEmbedder(embed_model)
+
+
 @pytest.fixture
-def scripted_assistant(seeded_settings, embed_model) -> Callable[..., AbstractContextManager[Any]]:  # type: ignore[no-untyped-def]
+def scripted_assistant(seeded_settings, embed_model, sentence_embedder) -> Callable[..., AbstractContextManager[Any]]:  # type: ignore[no-untyped-def]
     """Factory for an Assistant on the seed index whose model is a scripted OpenAI-compatible server
     (tests/support/fake_openai_server.py) or any endpoint:
 
@@ -68,7 +77,7 @@ def scripted_assistant(seeded_settings, embed_model) -> Callable[..., AbstractCo
         backend = OpenAIChatBackend(base_url, "k", model, timeout_s=timeout_s, max_output_tokens=max_output_tokens)
         chosen = settings or seeded_settings
         with build_assistant(chosen.model_copy(update=updates) if updates else chosen, embed_model=embed_model,
-                             backend=backend, strategies=strategies) as assistant:
+                             backend=backend, strategies=strategies, sentence_embedder=sentence_embedder) as assistant:
             yield assistant
 
     return make
