@@ -37,8 +37,16 @@ COLUMNS: tuple[tuple[str, str, frozenset[str]], ...] = (
 )
 
 
+#: "Which of them needs less data?", "Which one of the two is faster?": a choice between papers.
+_CHOICE = re.compile(r"\bwhich (?:one )?of (?:them|these|those|the two|the three|both)\b|\bwhich (?:one|paper) (?:of the (?:two|three) )?"
+                     r"(?:needs|uses|requires|is|has|does|reaches|achieves|gets|scales)\b.*\b(?:less|more|fewer|better|worse|faster|slower|"
+                     r"larger|smaller|lower|higher|cheaper)\b", re.I)
+
+
 def detect_intent(question: str) -> Intent:
-    """The intent of a question from its wording (compare > summary > topic > lookup)."""
+    """The intent of a question from its wording (choice > compare > summary > topic > lookup)."""
+    if _CHOICE.search(question) and "?" in question and not _SUMMARY.search(question):
+        return "choice"
     if _COMPARE.search(question):
         return "compare"
     if _SUMMARY.search(question):

@@ -123,6 +123,10 @@ class IntentStrategy:
     def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """After a model answer with verified sentences: add what it missed (default: nothing)."""
 
+    def notice(self, plan: Plan) -> str:
+        """A line shown with an answer this strategy built by code without asking the model (default none)."""
+        return ""
+
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """The answer from abstract sentences (no model, or the model failed): by default the sentences of
         source 1 that answer the question (extractive.pick_sentences)."""
@@ -221,10 +225,13 @@ class SummaryStrategy(IntentStrategy):
         return Plan([with_evidence(h, SUMMARY_SENTENCES) for h in context], use_model=not tools.small_model)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """The top paper's best evidence sentences, in abstract order."""
-        best = sorted(plan.context[0].evidence, key=lambda e: e.score, reverse=True)[: SUMMARY_SENTENCES - 1]
-        for ev in sorted(best, key=lambda e: e.sentence_index):
-            builder.quote(ev)
+        """Each paper's best evidence sentences, in abstract order: one summary per paper in focus
+        ("Summarize them"), three sentences for one paper, two each for several."""
+        k = SUMMARY_SENTENCES - 1 if len(plan.context) == 1 else EXTRACTIVE_SENTENCES
+        for n, hit in enumerate(plan.context, start=1):
+            best = sorted(hit.evidence, key=lambda e: e.score, reverse=True)[:k]
+            for ev in sorted(best, key=lambda e: e.sentence_index):
+                builder.quote(ev, n)
 
 
 class CompareStrategy(IntentStrategy):
@@ -234,12 +241,14 @@ class CompareStrategy(IntentStrategy):
     intent = "compare"
     task = "In two or three short sentences, say how the papers differ, naming each paper."
 
-    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
-        """The papers in focus; "compare it with X" adds X from a search for the question."""
-        hits = super().candidates(tools, req)
+    def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """With a single paper in focus there is nothing to compare it with: say so and ask which paper
+        (never a paper with itself, never an unrelated filler paper)."""
         if req.focus_ids and len(hits) < 2:
-            hits += [h for h in tools.retriever.retrieve(req.question) if h.paper.id not in req.focus_ids][: 2 - len(hits)]
-        return hits
+            title = hits[0].paper.title if hits else "that paper"
+            return Settled("clarify", f"Only one paper to compare: “{title}”. Which paper should it be compared with? "
+                                      "Name it by its title, method or an author.")
+        return None
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
@@ -280,7 +289,32 @@ class TopicStrategy(IntentStrategy):
                 builder.quote(max(hit.evidence, key=lambda e: e.score), n)
 
 
+class ChoiceStrategy(IntentStrategy):
+    """"Which of them needs less data?": a choice between the papers in focus (or the two best papers).
+    The ``capable`` model may decide, citing the deciding sentences; by code, each paper's sentence that
+    bears on the question is quoted under a notice that the abstracts do not decide it for us."""
+
+    intent = "choice"
+    task = ("Say which of the papers the question asks for, citing the sentence that decides it; if the sources "
+            "do not decide it, say so and give what each says.")
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
+        context = _profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
+        return Plan(context, use_model=not tools.small_model)
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """For each paper, its sentence that best answers the question, cited to it."""
+        for n, hit in enumerate(plan.context, start=1):
+            for ev in pick_sentences(hit, req.facts, req.question, 1):
+                builder.quote(ev, n)
+
+    def notice(self, plan: Plan) -> str:
+        """Shown above a choice answered by code: the abstracts are quoted, not weighed."""
+        return "The abstracts don't settle this between them directly; here is what each one says."
+
+
 #: The registry: intent name -> strategy. ``intents.detect_intent`` returns one of these names.
 STRATEGIES: Mapping[str, IntentStrategy] = {
-    s.intent: s for s in (LookupStrategy(), SummaryStrategy(), CompareStrategy(), TopicStrategy())
+    s.intent: s for s in (LookupStrategy(), SummaryStrategy(), CompareStrategy(), TopicStrategy(), ChoiceStrategy())
 }
