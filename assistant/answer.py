@@ -233,6 +233,8 @@ class Answerer:
             hits = self._retriever.retrieve(query)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
         model = self._backend.model
+        # first event of every answer, abstentions included: the papers found, before any checking
+        yield AnswerEvent("status", f"Found {len(hits)} candidate papers; checking them against the question.", hits=tuple(hits))
 
         if not focus_ids and self.abstains(query, hits):
             yield self._without_claims(question, query, intent, hits, "abstained", ABSTAIN_NOTICE, timings, t0)
@@ -285,6 +287,7 @@ class Answerer:
             builder.comparison = comparison_table(context, self._embed, question)
             for row in builder.comparison.rows:
                 builder.cite(row.n)
+            yield AnswerEvent("partial", answer=builder.build("generated", timings=timings), hits=tuple(hits))
         yield AnswerEvent("status", f"Found {len(hits)} relevant papers; reading {len(context)}.", hits=tuple(hits))
         yield from self._generate(question, context, intent, builder, timings, t0, facts)
 
