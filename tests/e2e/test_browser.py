@@ -16,23 +16,8 @@ pytestmark = pytest.mark.browser
 
 A_BENCH_URL = url_of("000_43469673d6f8aaa0.txt", 8)
 COOKBOOK_URL = url_of("004_c45bebc30e22eceb.txt", 6)
-CHROMIUM = os.environ.get("ASSISTANT_TEST_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"]
 #: Per-answer wait: the bundled model on 2 busy CPUs takes 2-30 s (first answer: caches warming up).
 ANSWER_TIMEOUT_MS = 90_000
-
-
-@pytest.fixture(scope="module")
-def browser(ui_url: str) -> Iterator[object]:
-    if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (scripts/test.sh does) or set ASSISTANT_TEST_CHROMIUM")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture
