@@ -16,7 +16,13 @@ from assistant.errors import AssistantError
 from assistant.types import INTENTS
 from ui.downloads import write_export
 from ui.export import bibtex, conversation_markdown
-from ui.render import answer_markdown, error_markdown, progress_markdown, references_panel, safe_text
+from ui.render import (
+    answer_markdown,
+    error_markdown,
+    progress_markdown,
+    references_panel,
+    safe_text,
+)
 from ui.text import LATEX_DELIMITERS
 
 if TYPE_CHECKING:

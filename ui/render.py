@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qs, urlsplit
 
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
-from ui.text import html_text, highlight_html
+from ui.text import highlight_html, html_text
 
 #: Authors shown before "et al." on a reference card.
 MAX_AUTHORS = 6
@@ -167,8 +167,7 @@ def progress_markdown(message: str, hits: Sequence[PaperHit] = (), answer: Answe
     out = [f"<p class='status'><em>{html_text(message)}</em></p>"]
     if answer is not None:
         out.append(answer_markdown(answer, final=False, anchor=anchor))
-    elif hits:
-        out.append(found_html(hits))
+    out.append(found_html(hits))
     return "\n\n".join(o for o in out if o)
 
 

@@ -13,13 +13,18 @@ as it is in the abstract: no entity, no lost backslash, underscore or dollar.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from assistant.corpus import read_papers
 from tests.conftest import SEEDS
-from tests.e2e.conftest import BROKEN_QUESTION, SLOW_COMPARE_QUESTION, SLOW_QUESTION, SLOW_SENTENCES, SPECIAL_SEEDS
+from tests.e2e.conftest import (
+    BROKEN_QUESTION,
+    SLOW_COMPARE_QUESTION,
+    SLOW_QUESTION,
+    SLOW_SENTENCES,
+    SPECIAL_SEEDS,
+)
 from tests.support.browser import ANSWER_LOG_JS, ask, collapse, set_intent, visible_text
 from tests.support.fake_openai_server import PACE_S
 from ui.text import display_text, katex_source, split_math

@@ -102,3 +102,16 @@ def set_intent(page: Any, intent: str) -> None:
 def in_view(inner: dict[str, float], outer: dict[str, float], slack: float = 1.0) -> bool:
     """True when box ``inner`` lies vertically within box ``outer`` (bounding boxes from Playwright)."""
     return inner["y"] >= outer["y"] - slack and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + slack
+
+
+_SCROLL_CHAT_TO_JS = """(el) => {
+  let box = el.parentElement;
+  while (box && !(box.scrollHeight > box.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(box).overflowY))) box = box.parentElement;
+  if (box) box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+}"""
+
+
+def scroll_chat_to(locator: Any) -> None:
+    """Scroll the chat so that ``locator``'s element is at its top (for a screenshot)."""
+    locator.evaluate(_SCROLL_CHAT_TO_JS)
+    locator.page.wait_for_timeout(200)

@@ -6,9 +6,22 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from assistant.types import Answer, AnswerSentence, Citation, Comparison, ComparisonRow, Paper
+from assistant.types import (
+    Answer,
+    AnswerSentence,
+    Citation,
+    Comparison,
+    ComparisonRow,
+    Paper,
+)
 from ui.downloads import write_export
-from ui.export import bibtex, bibtex_key, conversation_markdown, latex_escape, venue_year
+from ui.export import (
+    bibtex,
+    bibtex_key,
+    conversation_markdown,
+    latex_escape,
+    venue_year,
+)
 
 A = Paper("000.txt#8", "ICLR 2025 Papers", "A-Bench: Are LMMs Masters at Evaluating AI-generated Images?",
           ("Zicheng Zhang", "Haoning Wu"), "https://proceedings.iclr.cc/paper/a.html", "A-Bench is a benchmark.", "000.txt", 8)
