@@ -130,7 +130,7 @@ def test_hostile_compare_and_meta_text_is_inert() -> None:
 
 
 def test_ui_pure_modules_do_not_import_gradio() -> None:
-    for name in ("render.py", "export.py", "downloads.py"):
+    for name in ("render.py", "text.py", "export.py", "downloads.py"):
         tree = ast.parse((Path(__file__).resolve().parents[2] / "ui" / name).read_text())
         mods = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         mods += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
