@@ -188,7 +188,7 @@ class Answerer:
         req = Request(question, query or question, intent, tuple(focus_ids), analyze(question))
         hits = strategy.candidates(self._tools, req)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
-        yield AnswerEvent("status", f"Found {len(hits)} candidate papers.", hits=tuple(hits))
+        yield AnswerEvent("status", f"Found {len(hits)} candidate papers; checking them against the question.", hits=tuple(hits))
 
         author = author_phrase(question)
         if author and not req.focus_ids and not self._retriever.metadata.by_author(author):
