@@ -156,7 +156,7 @@ class ChatSession:
         words, no name): a first question like that cannot be answered, only asked back."""
         if not (_BACK_REF.search(question) or _ORDINAL_REF.search(question) or _FORMER_LATTER.search(question)):
             return False
-        if analyze(question).entities:
+        if analyze(question).entities or detect_intent(question) == "topic":  # "which papers ...? List all of them."
             return False
         return len(content_tokens(_BACK_REF.sub(" ", question))) <= CLARIFY_MAX_CONTENT_WORDS
 
