@@ -66,9 +66,13 @@ class PaperRetriever:
         self.sentences = {pid: split_sentences(p.text) for pid, p in self.papers.items()}
         self.metadata = MetadataIndex(self.papers, self.sentences)
         self._df: dict[str, int] = defaultdict(int)  # document frequency of content tokens over papers
-        for p in self.papers.values():
-            for tok in content_tokens(f"{p.title} {p.text}"):
+        self._postings: dict[str, set[str]] = defaultdict(set)  # token (and each part of a hyphenated one) -> papers
+        for pid, p in self.papers.items():
+            tokens = content_tokens(f"{p.title} {p.text}")
+            for tok in tokens:
                 self._df[tok] += 1
+            for tok in tokens | {part for t in tokens if "-" in t for part in t.split("-") if part}:
+                self._postings[tok].add(pid)
         nodes = [n for n in store.all_nodes() if n.metadata.get("paper_id") in self.papers]
         k = min(settings.candidate_k, max(1, len(nodes)))
         dense = VectorStoreIndex.from_vector_store(store.vector_store, embed_model=embed_model).as_retriever(similarity_top_k=k)
@@ -98,6 +102,11 @@ class PaperRetriever:
         if any(t in name_like for t in matched) or len(matched) >= 2:
             return matched
         return []
+
+    def papers_with(self, term: str) -> set[str]:
+        """Ids of the papers whose title or abstract contains the token ``term`` (or has it as part of a
+        hyphenated token: "combinatorial" in "combinatorial-optimization"); lower-case token expected."""
+        return set(self._postings.get(term, ()))
 
     def mentions_anywhere(self, term: str) -> bool:
         """True when some indexed paper's title or abstract contains ``term`` as a token (case-insensitive,

@@ -17,6 +17,7 @@ Adding an intent = one subclass + one line in :data:`STRATEGIES` (or a registry 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -26,8 +27,10 @@ from assistant.extractive import answers_request, missing_detail, pick_sentences
 from assistant.intents import comparison_table, topic_members, topic_query
 from assistant.prompts import DEFAULT_TASK
 from assistant.question import QuestionFacts, premise_facts, premises
+from assistant.text import content_tokens
 from assistant.tuning import (
     CAPABLE_EVIDENCE_SENTENCES,
+    COMPARE_CANDIDATES,
     COMPARE_PAPERS,
     EXTRACTIVE_SENTENCES,
     SMALL_MODEL_CONTEXT_PAPERS,
@@ -137,6 +140,48 @@ class IntentStrategy:
 def _profile_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
     """The ``capable`` profile gives the model more evidence sentences per paper."""
     return context if tools.small_model else [with_evidence(h, CAPABLE_EVIDENCE_SENTENCES) for h in context]
+
+
+def shared_topic_papers(tools: Tools, req: Request, hits: list[PaperHit], wanted: int) -> list[PaperHit] | None:
+    """For "Grokking comes up in two abstracts ..." / "both ... papers": the ``wanted`` papers that share a
+    question word found in exactly ``wanted`` papers of the corpus, when that word is a topic of theirs.
+
+    Only when the question says how many papers it means (``facts.papers_wanted``). Each such word gives
+    a candidate set; its weight is how often the word occurs in those papers (a topic recurs: "grokking"
+    3 + 1 times, an incidental "role" 1 + 1); the top ``wanted`` retrieved papers are a candidate too,
+    weighted by the best such word they share. The heaviest set wins (at least ``wanted + 1``
+    occurrences to count as a topic), then the better summed retrieval rank among ``COMPARE_CANDIDATES``.
+
+    Returns:
+        the chosen papers in retrieval order, or None to keep the retrieval ranking.
+    """
+    if not req.facts.papers_wanted or len(hits) < wanted:
+        return None
+    papers = tools.retriever.papers
+    ranked = [h.paper.id for h in tools.retriever.retrieve(req.query, top_k=COMPARE_CANDIDATES)]
+    rank = {pid: i for i, pid in enumerate(ranked)}
+    tokens = sorted(content_tokens(req.question))  # whole tokens: "combinatorial-optimization" is not "combinatorial"
+
+    def occurrences(term: str, ids: frozenset[str]) -> int:
+        pattern = re.compile(rf"\b{re.escape(term)}", re.I)
+        return sum(len(pattern.findall(f"{papers[pid].title} {papers[pid].text}")) for pid in ids)
+
+    weights: dict[frozenset[str], int] = {}
+    for term in tokens:
+        ids = frozenset(tools.retriever.papers_with(term))
+        if len(ids) == wanted:
+            weights[ids] = max(weights.get(ids, 0), occurrences(term, ids))
+    baseline = frozenset(h.paper.id for h in hits[:wanted])
+    weights.setdefault(baseline, 0)
+
+    def key(ids: frozenset[str]) -> tuple[int, int]:
+        weight = weights[ids] if weights[ids] > wanted else 0
+        return (weight, -sum(rank.get(pid, len(ranked)) for pid in ids))
+
+    best = max(weights, key=key)
+    if best == baseline:
+        return None
+    return tools.retriever.hits_for(req.query, sorted(best, key=lambda pid: rank.get(pid, len(ranked))))
 
 
 def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
@@ -252,7 +297,8 @@ class CompareStrategy(IntentStrategy):
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
-        context = _profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
+        papers = hits if req.focus_ids else (shared_topic_papers(tools, req, hits, wanted) or hits[:wanted])
+        context = _profile_evidence(tools, papers)
         return Plan(context, use_model=not tools.small_model, comparison=comparison_table(context, tools.embed, req.question))
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:

@@ -40,6 +40,9 @@ SUMMARY_SENTENCES = 4
 TOPIC_CANDIDATES = 15
 #: Papers in a comparison unless the question names a number ("the three papers").
 COMPARE_PAPERS = 2
+#: Papers ranked when looking for the ones a comparison question speaks of by a shared word (strategies.py
+#: ``shared_topic_papers``): dev compare items name pairs found within the top 10.
+COMPARE_CANDIDATES = 10
 #: Token budget of a lookup answer in the ``small`` profile (the bundled 135M model): about two short
 #: sentences; longer output of that model was dropped by verification (docs/evaluation.md).
 SMALL_MODEL_MAX_TOKENS = 64

@@ -83,12 +83,18 @@ def broken_words(locator: Any) -> list[str]:
     return list(locator.evaluate(_BROKEN_WORDS_JS))
 
 
+_NO_PENDING_OVERLAY_JS = """() => ![...document.querySelectorAll("[data-testid='status-tracker'].full")]
+  .some((el) => !el.classList.contains("hide") && el.getBoundingClientRect().height > 0)"""
+
+
 def ask(page: Any, question: str, turn: int, timeout_ms: int = ANSWER_TIMEOUT_MS) -> Any:
     """Ask ``question`` as the ``turn``-th (1-based) question; return that turn's finished bot message."""
     page.locator("#question textarea").fill(question)
     page.locator("#send").click()
     message = page.locator("#chat [data-testid='bot']").nth(turn - 1)
     message.get_by_text("answered by").wait_for(timeout=timeout_ms)
+    # the event is over only when Gradio drops its "pending" overlays (they swallow clicks under load)
+    page.wait_for_function(_NO_PENDING_OVERLAY_JS, timeout=timeout_ms)
     return message
 
 
