@@ -5,6 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
+from assistant.intents import NOT_STATED
 from assistant.types import Answer
 
 
@@ -62,8 +63,8 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
         for row in answer.comparison.rows:
             lines.append(f"[{row.n}] {titles.get(row.n, '')}")
             for col, cell in zip(answer.comparison.columns, row.cells):
-                if cell is not None:
-                    lines.append(textwrap.fill(f"{col}: {cell.text} [{row.n}]", width, initial_indent="    ", subsequent_indent="      "))
+                text = f"{cell.text} [{row.n}]" if cell is not None else NOT_STATED
+                lines.append(textwrap.fill(f"{col}: {text}", width, initial_indent="    ", subsequent_indent="      "))
         lines.append("")
     lines.append(textwrap.fill(answer.text, width) if answer.text else "")
     if answer.notice and not answer.abstained:

@@ -13,6 +13,7 @@ import html
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qs, urlsplit
 
+from assistant.intents import NOT_STATED
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 from ui.text import highlight_html, html_text
 
@@ -117,7 +118,7 @@ def comparison_html(answer: Answer, anchor: str = "a") -> str:
     for row in comp.rows:
         paper = papers.get(row.n)
         label = f"<a href='#{card_id(anchor, row.n)}' class='ref-n'>[{row.n}]</a> " + (paper_link(paper.title, paper.url) if paper else "")
-        cells = "".join(f"<td>{_sentence(c, anchor)}</td>" if c is not None else "<td>—</td>" for c in row.cells)
+        cells = "".join(f"<td>{_sentence(c, anchor)}</td>" if c is not None else f"<td class='not-stated'><em>{NOT_STATED}</em></td>" for c in row.cells)
         rows.append(f"<tr data-n='{row.n}'><th scope='row'>{label}</th>{cells}</tr>")
     return f"<table class='compare'><thead><tr><th>paper</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
