@@ -23,7 +23,7 @@ from assistant.question import analyze
 from assistant.references import References, author_phrase, find_references
 from assistant.strategies import STRATEGIES, IntentStrategy, Plan, Request, Settled, Tools
 from assistant.text import SENTENCE_END, split_sentences
-from assistant.tuning import ABSTAIN_TOP_PAPERS
+from assistant.tuning import ABSTAIN_TOP_PAPERS, FOCUS_DISAGREEMENT_MARGIN
 from assistant.types import Answer, AnswerMode, Intent, PaperHit
 
 if TYPE_CHECKING:
@@ -131,6 +131,17 @@ class Answerer:
     def references(self, question: str) -> References:
         """The papers ``question`` names or describes (references.find_references)."""
         return find_references(question, self._retriever, self.settings.min_similarity)
+
+    def question_disagrees(self, question: str, paper_id: str) -> bool:
+        """True when ``question`` on its own clearly matches another paper than ``paper_id`` (the one a
+        pronoun would point to): its best paper's dense similarity is above ``min_similarity`` and at least
+        :data:`~assistant.tuning.FOCUS_DISAGREEMENT_MARGIN` above that of ``paper_id``. The question wins then."""
+        hits = self._retriever.retrieve(question, top_k=3)
+        if not hits or hits[0].paper.id == paper_id or hits[0].dense_similarity < self.settings.min_similarity:
+            return False
+        focus = self._retriever.hits_for(question, [paper_id])
+        own = focus[0].dense_similarity if focus else 0.0
+        return hits[0].dense_similarity >= own + FOCUS_DISAGREEMENT_MARGIN
 
     def clarification(self, question: str, notice: str, intent: Intent | str | None = None) -> Iterator[AnswerEvent]:
         """The events of an answer that asks back (mode ``clarify``): no search result, no citation."""

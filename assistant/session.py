@@ -132,7 +132,7 @@ class ChatSession:
         elif not focus and last and not explicit:
             if plural and several:  # "they", "which of them": the latest set of papers
                 focus = several
-            elif singular or plural:
+            elif (singular or plural) and not self._answerer.question_disagrees(question, last[0]):
                 focus = last[:1]
         focus = list(dict.fromkeys(focus))
         if not focus and not last and not explicit and self._refers_back(question):

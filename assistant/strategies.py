@@ -287,8 +287,12 @@ class CompareStrategy(IntentStrategy):
     task = "In two or three short sentences, say how the papers differ, naming each paper."
 
     def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
-        """With a single paper in focus there is nothing to compare it with: say so and ask which paper
+        """A name no paper mentions, or a single paper in focus: there is nothing to compare with; say so
         (never a paper with itself, never an unrelated filler paper)."""
+        unknown = [e for e in req.facts.entities if not tools.retriever.mentions_anywhere(e)]
+        if unknown:  # "compare X with Y" where no paper mentions Y: no filler paper in its place
+            return Settled("abstained", f"No indexed paper mentions {' or '.join(unknown)}, so there is no second paper "
+                                        "to compare with. The closest papers below do not match it.")
         if req.focus_ids and len(hits) < 2:
             title = hits[0].paper.title if hits else "that paper"
             return Settled("clarify", f"Only one paper to compare: “{title}”. Which paper should it be compared with? "

@@ -124,6 +124,11 @@ ELLIPTIC_MAX_WORDS = 4
 #: words names no paper ("What benchmarks did they evaluate it on?"): it is asked back. Dev first-turn
 #: questions with cataphoric pronouns ("... and what is its proposed fix called?") all have more.
 CLARIFY_MAX_CONTENT_WORDS = 3
+#: A pronoun follow-up whose own search finds another paper at least this much more similar (dense cosine)
+#: than the paper the pronoun points to is about that other paper: the question wins over the focus.
+#: Set above the gaps seen on dev follow-ups where the pronoun was right: 0.05 ("Which models did it beat?"),
+#: and 0.18 for "And how do they solve it?", whose own best match is below min_similarity anyway.
+FOCUS_DISAGREEMENT_MARGIN = 0.2
 
 # --- text and input checks (text.py, corpus.py) ---------------------------------------------------------
 #: Punkt fragments shorter than this (characters) are glued to the sentence before them ("Fig. 2.").

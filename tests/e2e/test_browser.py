@@ -194,3 +194,16 @@ def test_phone_width_keeps_the_question_box_on_screen(browser, ui_url: str, scre
         pg.screenshot(path=str(screenshot_dir / "phone.png"))
     finally:
         pg.close()
+
+
+def test_conversation_follows_the_paper_the_user_names(page) -> None:  # type: ignore[no-untyped-def]
+    """Issue 12 in the browser with the real bundled model: a pronoun with nothing to refer to is asked
+    back; a follow-up that describes another paper switches to it instead of staying on the last one."""
+    em_llm, matryoshka = url_of("004_c45bebc30e22eceb.txt", 17), url_of("004_c45bebc30e22eceb.txt", 9)
+    first = ask(page, "What benchmarks did they evaluate it on?", 1)
+    assert "Which paper do you mean?" in first.inner_text() and first.locator(".refs a").count() == 0
+    second = ask(page, "How does EM-LLM handle very long contexts?", 2)
+    assert second.locator(f'.refs a[href="{em_llm}"]').count() == 1
+    third = ask(page, "Summarize the paper about compressing the KV cache along the feature dimension.", 3)
+    assert third.locator(f'.refs a[href="{matryoshka}"]').count() == 1
+    assert third.locator(f'.refs a[href="{em_llm}"]').count() == 0  # not the previous paper
