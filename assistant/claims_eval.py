@@ -36,7 +36,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from assistant import metrics as M
-from assistant.evaluation import EvalFormatError, format_tables, read_jsonl
+from assistant.eval_report import format_tables
+from assistant.evaluation import EvalFormatError, read_jsonl
 
 if TYPE_CHECKING:
     from assistant.attribution import Embedder

@@ -309,56 +309,6 @@ def failed_record(item: EvalItem, error: BaseException, ks: Sequence[int]) -> di
             "metrics": miss}
 
 
-_LABELS = {"citation_precision": "cit_prec", "citation_recall": "cit_rec", "facts_hit": "facts",
-           "abstention_accuracy": "abstain_acc", "false_abstention": "false_abst", "faithfulness": "faithful"}
-
-
-def report_tables(report: Mapping[str, Any]) -> list[tuple[str, list[str], list[list[str]]]]:
-    """The printed tables as ``(title, header, rows)`` of strings: scores (overall, then per type) and latency."""
-    names = [k for k in report["overall"] if k != "n"]
-    fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
-    header = ["group", "n", *(_LABELS.get(n, n) for n in names)]
-    groups = [("overall", report["overall"]), *report["by_type"].items()]
-    rows = [[g, str(row["n"]), *(fmt(row[n]) for n in names)] for g, row in groups]
-    lat = [[s, str(v["n"]), f"{v['p50']:.0f}", f"{v['p95']:.0f}"] for s, v in report["latency_ms"].items()]
-    return [(f"Scores ({report['mode']})", header, rows), ("Latency (ms)", ["stage", "n", "p50", "p95"], lat)]
-
-
-def format_report(report: Mapping[str, Any]) -> str:
-    """Plain fixed-width text of :func:`report_tables` (used when stdout is not a terminal)."""
-    return format_tables(report_tables(report))
-
-
-def format_tables(tables: Sequence[tuple[str, list[str], list[list[str]]]]) -> str:
-    """``(title, header, rows)`` tables as fixed-width text: first column left-aligned, the rest right."""
-    out = []
-    for title, header, rows in tables:
-        widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
-        line = lambda r: "  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths)))  # noqa: E731
-        out += [title, line(header), "  ".join("-" * w for w in widths), *(line(r) for r in rows), ""]
-    return "\n".join(out)
-
-
-def print_report(report: Mapping[str, Any]) -> None:
-    """Print the tables to stdout: with rich on a terminal, plain text otherwise."""
-    try:
-        if not sys.stdout.isatty():
-            raise ImportError
-        from rich.console import Console
-        from rich.table import Table
-    except ImportError:
-        print(format_report(report))
-        return
-    console = Console()
-    for title, header, rows in report_tables(report):
-        table = Table(title=title, title_justify="left")
-        for i, h in enumerate(header):
-            table.add_column(h, justify="left" if i == 0 else "right")
-        for r in rows:
-            table.add_row(*r)
-        console.print(table)
-
-
 def run_eval_command(settings: Settings, questions: Path, *, ks_text: str = "1,3,5,10", json_out: Path | None = None,
                      retrieval_only: bool = False, limit: int | None = None, progress: bool = True) -> int:
     """``assistant eval``: load, evaluate, print the tables, optionally write the JSON report. Returns 0.
@@ -389,6 +339,8 @@ def run_eval_command(settings: Settings, questions: Path, *, ks_text: str = "1,3
             with build_assistant(settings) as assistant:
                 report = evaluate_answers(assistant, items, ks, support_threshold=settings.support_threshold, progress=progress)
     report["questions"], report["seconds"] = str(questions), round(time.perf_counter() - t0, 1)
+    from assistant.eval_report import print_report
+
     print_report(report)
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)
