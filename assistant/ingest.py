@@ -12,13 +12,14 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.chunking import make_windows, paper_hash, split_sentences
 from assistant.corpus import read_papers, suspicious_text
 from assistant.errors import StoreNotReadyError
-from assistant.store import PaperStore, StoreInfo, make_client
+from assistant.store import PaperStore, StoreInfo, make_client, require_existing_storage
 from assistant.types import IngestReport, Paper, Window
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
     Raises:
         StoreNotReadyError: no index, or another ingest is writing.
     """
+    require_existing_storage(settings)  # deleting never creates an index folder
     with writer_lock(settings):
         store = PaperStore.open_for_read(settings)
         indexed = store.paper_hashes()
@@ -128,9 +130,25 @@ def ingest(settings: Settings, paths: Sequence[Path], embed_model: BaseEmbedding
         StoreNotReadyError: the existing index was built with other settings, or another ingest is
             writing to the same storage dir.
     """
-    papers = read_papers(paths)  # parse everything first: a bad file aborts before any write
+    skipped: list[str] = []
+    papers = read_papers(paths, skipped)  # parse everything first: a bad file aborts before any write
+    return ingest_papers(settings, papers, embed_model, progress=progress, skipped_rows=skipped)
+
+
+def ingest_papers(settings: Settings, papers: Sequence[Paper], embed_model: BaseEmbedding, *, progress: bool = True,
+                  skipped_rows: Sequence[str] = ()) -> IngestReport:
+    """Index already-parsed ``papers`` (see :func:`assistant.corpus.read_papers`); :func:`ingest` without
+    the reading, so a command line can check every file before it loads the embedding model.
+
+    Args:
+        skipped_rows: input rows the reader skipped (``"file:line: reason"``), carried into the report.
+
+    Raises:
+        StoreNotReadyError: as :func:`ingest`.
+    """
     with writer_lock(settings):
-        return _ingest(settings, papers, embed_model, progress=progress)
+        report = _ingest(settings, list(papers), embed_model, progress=progress)
+    return replace(report, skipped_rows=tuple(skipped_rows))
 
 
 def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding, *, progress: bool) -> IngestReport:

@@ -1,4 +1,4 @@
-"""E2E fixtures: the real UI (``python -m assistant serve --no-ingest``) as a subprocess over the session's
+"""E2E fixtures: the real UI (``python -m ui --no-ingest``) as a subprocess over the session's
 seeded index, on a free port, with the bundled model."""
 
 from __future__ import annotations
@@ -55,14 +55,14 @@ def _state(pid: int) -> str:
 
 @pytest.fixture(scope="session")
 def ui_url(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """``python -m assistant serve`` on a free port over the seeded index (one per test session, shared
+    """``python -m ui`` on a free port over the seeded index (one per test session, shared
     by the browser and API tests); yields its URL."""
     port = free_port()
     log = tmp_path_factory.mktemp("ui") / "ui.log"
     env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage_dir), "ASSISTANT_UI_PORT": str(port)}
     env.pop("ASSISTANT_LLM_BASE_URL", None)
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "assistant", "serve", "--no-ingest"], env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([sys.executable, "-m", "ui", "--no-ingest"], env=env, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}/"
     try:
         wait_for_http(url, proc, timeout_s=UI_START_TIMEOUT_S, log=log)

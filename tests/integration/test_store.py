@@ -149,7 +149,7 @@ def test_delete_paper_by_id(tmp_path: Path, seeds: Path, embed_model, capsys) ->
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
     assert main(["--storage-dir", str(settings.storage_dir), "delete", "tiny.txt#2", "nope#1"]) == 0
-    assert "Removed 1 paper(s): tiny.txt#2" in capsys.readouterr().err
+    assert "Removed 1 paper(s): tiny.txt#2" in capsys.readouterr().out
     store = PaperStore.open_for_read(settings)
     assert set(store.load_papers()) == {"tiny.txt#1", "tiny.txt#3"}
     assert not any(i.startswith("tiny.txt#2:") for i in store.window_hashes())
