@@ -75,6 +75,41 @@ def drop_index(settings: Settings) -> None:
             client.delete_collection(c)
         except Exception:  # absent collection: nothing to drop
             logger.debug("collection %s absent", c)
+    if not settings.chroma_host:
+        remove_orphan_segment_dirs(settings.storage_dir)
+
+
+def remove_orphan_segment_dirs(storage_dir: Path) -> list[str]:
+    """Delete the vector-segment folders (UUID names) of collections that no longer exist: Chroma's
+    ``delete_collection`` leaves them on disk, so every ``--rebuild`` would otherwise grow the folder.
+
+    The live segments are read from Chroma's own ``chroma.sqlite3`` (table ``segments``); if that cannot be
+    read (another Chroma version), nothing is deleted. Returns the names of the folders removed.
+    """
+    import shutil
+    import sqlite3
+    import uuid
+    from contextlib import closing
+
+    db = storage_dir / "chroma.sqlite3"
+    try:
+        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+            live = {str(row[0]) for row in con.execute("SELECT id FROM segments")}
+    except sqlite3.Error as e:
+        logger.debug("not removing old segment folders: cannot read %s (%s)", db, e)
+        return []
+    removed = []
+    for d in storage_dir.iterdir():
+        try:
+            uuid.UUID(d.name)
+        except ValueError:
+            continue
+        if d.is_dir() and d.name not in live:
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(d.name)
+    if removed:
+        logger.info("removed %d folder(s) of dropped collections from %s", len(removed), storage_dir)
+    return removed
 
 
 @contextmanager
