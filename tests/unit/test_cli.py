@@ -112,6 +112,8 @@ def test_cheap_mistakes_fail_in_one_line_before_any_model_loads(tmp_path: Path) 
         ("assistant", ["ask", "Which paper?"], {"ASSISTANT_TOP_K": "0"}, "ASSISTANT_TOP_K"),
         ("assistant", ["eval", "--questions", str(REPO / "eval" / "dev.jsonl"), "--json", "out", "--storage-dir", str(index)], {}, "--json out: is a folder"),
         ("assistant", ["delete", "x#1"], {}, "no-index does not exist"),
+        ("assistant", ["eval", "--questions", "corrupt.json", "--storage-dir", str(index)], {}, "corrupt.json:1"),
+        ("assistant", ["eval-claims", "--claims", "corrupt.json", "--storage-dir", str(index)], {}, "corrupt.json:1"),
         ("ui", ["--no-ingest", "--port", str(port)], {}, f"cannot listen on 127.0.0.1:{port}"),
     ]
     try:
