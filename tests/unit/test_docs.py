@@ -98,3 +98,33 @@ def test_readme_lists_every_json_field() -> None:
     described = README[start:README.index("Intents are detected", start)]
     for name in [*AnswerJSON.model_fields, *TimingsJSON.model_fields]:
         assert re.search(rf"\b{name}\b", described), name
+
+
+def _documented_command_lines() -> list[tuple[str, list[str]]]:
+    """``(doc, argv)`` for every ``.venv/bin/assistant…`` line inside a fenced code block of the README or docs/."""
+    import shlex
+
+    out = []
+    for doc, text in DOCS.items():
+        for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.S):
+            for line in block.splitlines():
+                argv = shlex.split(line, comments=True) if line.startswith(".venv/bin/assistant") else []
+                if argv:
+                    out.append((doc, argv))
+    return out
+
+
+def test_every_documented_command_line_parses() -> None:
+    """Each command shown in a code block is accepted by its parser as written (the README block is also
+    run, by tests/integration/test_readme_commands.py)."""
+    from assistant.cli import _parser, parse
+    from ui.cli import _parser as ui_parser
+
+    lines = _documented_command_lines()
+    assert len(lines) >= 15
+    for doc, argv in lines:
+        parser = {".venv/bin/assistant": _parser, ".venv/bin/assistant-ui": ui_parser}[argv[0]]()
+        try:
+            parse(parser, argv[1:])
+        except SystemExit as e:
+            pytest.fail(f"{doc}: `{' '.join(argv)}` does not parse (exit {e.code})")
