@@ -37,47 +37,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from assistant.prompts import REFUSAL_SENTENCE
-from assistant.retrieval import STOPWORDS, content_tokens
+from assistant.prompts import is_refusal, strip_citations
+from assistant.text import STOPWORDS, content_tokens
 from assistant.types import AnswerSentence, PaperHit
+from assistant.tuning import COSINE_WEIGHT, LEXICAL_WEIGHT, MIN_NEW_WORDS, MIN_WORDS, NAME_SIDE_WINDOW, NEAR_COPY_LEXICAL, NEGATION_SCOPE, PAIR_CANDIDATES, PAIR_MIN_GAIN, PAIR_MIN_UNIQUE, PAIR_PER_PAPER, SLOT_MIN_OVERLAP, SLOT_WINDOW, SUBSTITUTION_MIN_WORDS
 
-#: Support = COSINE_WEIGHT x embedding cosine + LEXICAL_WEIGHT x share of content words found.
-COSINE_WEIGHT = 0.5
-LEXICAL_WEIGHT = 0.5
-#: Sentences shorter than this (words) are never supported.
-MIN_WORDS = 3
-MIN_NEW_WORDS = 2
 #: Words allowed around a title in a sentence that only names a paper ("The paper is called X").
 TITLE_FRAME_WORDS = frozenset({"called", "titled", "named", "introduces", "introduced", "presents", "presented", "by", "authors"})
 
-#: A pair of evidence sentences replaces the best single one when its support is at least this much higher
-#: (the pair's support uses the cosine to the centroid of the two sentence vectors and the union of their words).
-PAIR_MIN_GAIN = 0.05
-#: ... and each of the two sentences alone covers at least this many of the answer sentence's content words.
-PAIR_MIN_UNIQUE = 2
-#: Best-scoring evidence sentences considered when looking for a pair ...
-PAIR_CANDIDATES = 8
-#: ... plus this many best sentences of every paper.
-PAIR_PER_PAPER = 2
-#: Least number of replaced words (absent from the paper) that make a ``substitution``: a one-word
-#: change is usually a synonym ("boosts" for "improves").
-SUBSTITUTION_MIN_WORDS = 2
-#: Share of an answer sentence's content words found in its evidence sentence above which it is a
-#: near-copy, and replaced words are checked (``substitution``).
-NEAR_COPY_LEXICAL = 0.7
-#: Content words of context compared around an opposite (``antonym``) or a relation's sides (``order``).
-SLOT_WINDOW = 3
-#: Least number of shared context words for a slot or side to count as the same one.
-SLOT_MIN_OVERLAP = 2
-#: Content words on each side of a relation searched for names ("EM-LLM outperforms its popular counterpart, RAG").
-NAME_SIDE_WINDOW = 4
-#: Content words after a negation cue that it covers (to the end of the clause at most).
-NEGATION_SCOPE = 3
 
-_MARKERS = re.compile(r"\s*\[\s*\d+(?:\s*[,;]\s*\d+)*\s*\]")
 _NUMBER = re.compile(r"(?<![A-Za-z0-9\-.])\d+(?:[.,]\d+)*")
 _NAME_TOKEN = re.compile(r"(?<![A-Za-z0-9\-+])[A-Za-z0-9]+(?:[\-+][A-Za-z0-9]+)*\+*")
-_PROMPT_ECHO = re.compile(r"</?\s*source\s*>|^\s*\[(?!\d)|\bSources:\s*|\bQuestion:\s*", re.I)
 _WORDS = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|[%,;:()]")
 _CLAUSE_BREAK = re.compile(r",\s+(?:and|but|while|whereas|which|although|though)\b|;|:|\s+—\s+|,\s+(?=a link|an? \w+ that)", re.I)
 _LATEX = re.compile(r"\\(?:emph|textit|textbf|mathrm|text)\{|[\\${}*]")
@@ -141,22 +111,6 @@ GENERIC_WORDS = frozenset({"novel", "new", "key", "main", "important", "signific
 _REFERS_TO_TWO = re.compile(r"\b(?:both|two|former|latter|respectively|while|whereas|papers|likewise|similarly)\b", re.I)
 
 Embedder = Callable[[list[str]], list[list[float]]]
-
-
-def strip_markers(sentence: str) -> tuple[str, tuple[int, ...]]:
-    """Remove ``[n]``/``[n, m]`` markers; return the clean sentence and the numbers the model wrote."""
-    cited = tuple(int(n) for m in _MARKERS.findall(sentence) for n in re.findall(r"\d+", m))
-    clean = _MARKERS.sub("", sentence)
-    clean = _PROMPT_ECHO.sub(" ", clean)  # the model echoing our prompt markup
-    clean = " ".join(clean.split()).strip(" [")
-    clean = re.sub(r"\s+([.,;:!?])", r"\1", clean)
-    return clean, cited
-
-
-def is_refusal(sentence: str) -> bool:
-    """True for the prompt's refusal sentence (case and punctuation insensitive)."""
-    norm = lambda s: re.sub(r"[^a-z ]", "", s.lower()).strip()  # noqa: E731
-    return norm(REFUSAL_SENTENCE) in norm(sentence) or "do not answer this" in sentence.lower()
 
 
 def _norm_num(n: str) -> str:
@@ -622,7 +576,7 @@ class Attributor:
         sentence aligned to two papers cites both (``citations == (n, m)``); its evidence is the two
         sentences joined by ``" ... "``.
         """
-        clean, _model_cited = strip_markers(raw_sentence)
+        clean, _model_cited = strip_citations(raw_sentence)
         if not clean or is_refusal(clean):
             return None
         if self._question_tokens and len(content_tokens(clean) - self._question_tokens) < MIN_NEW_WORDS:

@@ -1,7 +1,7 @@
 """Papers -> sentences -> sentence windows (the indexed chunks/nodes).
 
 all-MiniLM-L6-v2 truncates input at 256 word pieces and about half of the seed abstracts are
-longer (shared/docs/offline-stack.md), so a paper is indexed as overlapping windows of
+longer (docs/measurements.md), so a paper is indexed as overlapping windows of
 ``window_sentences`` sentences, one window centred on each sentence. A window's score is then
 also the score of its centre sentence, which is what evidence selection needs.
 """
@@ -9,41 +9,15 @@ also the score of its centre sentence, which is what evidence selection needs.
 from __future__ import annotations
 
 import hashlib
-import re
-from collections.abc import Callable, Sequence
-from functools import lru_cache
+from collections.abc import Sequence
 
+from assistant.text import split_sentences
 from assistant.types import Paper, Window
+
+__all__ = ["WINDOW_TEMPLATE", "make_windows", "paper_hash", "split_sentences"]
 
 # Chunk text formats: the title is prepended so a window keeps its paper's topic in the embedding.
 WINDOW_TEMPLATE = "{title}. {body}"
-
-
-@lru_cache(maxsize=1)
-def _sentence_tokenizer() -> Callable[[str], list[str]]:
-    """llama-index's NLTK Punkt sentence tokenizer (its data ships inside llama-index-core)."""
-    from llama_index.core.node_parser.text.utils import split_by_sentence_tokenizer
-
-    return split_by_sentence_tokenizer()
-
-
-_ABBREV_GLUE = re.compile(r"\b(?:e\.g|i\.e|et al|etc|vs|Fig|Eq|cf)\.$")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split text into sentences (Punkt via llama-index), merging fragments under 12 characters and splits after abbreviations.
-
-    Returns:
-        Non-empty, stripped sentences whose concatenation (space-joined) covers the whole text.
-    """
-    raw = [s.strip() for s in _sentence_tokenizer()(text) if s.strip()]
-    merged: list[str] = []
-    for s in raw:
-        if merged and (len(s) < 12 or _ABBREV_GLUE.search(merged[-1])):
-            merged[-1] = f"{merged[-1]} {s}"
-        else:
-            merged.append(s)
-    return merged
 
 
 def paper_hash(paper: Paper) -> str:

@@ -1,4 +1,4 @@
-"""``assistant eval-claims``: score the citation verifier on labelled claims (shared/eval README, "Claims").
+"""``assistant eval-claims``: score the citation verifier on labelled claims (eval/README.md, "Claims").
 
 Each claim is checked by exactly the code the answerer uses for a generated sentence
 (:class:`assistant.attribution.Attributor` built as in ``Answerer._generate``, then ``.attribute``),

@@ -301,7 +301,7 @@ def ingest_command(settings: Settings, paths: Sequence[Path], *, rebuild: bool, 
 
 
 def _ask(settings: Settings, args: argparse.Namespace) -> int:
-    from assistant.service import clean_question
+    from assistant.question import clean_question
 
     question = clean_question(args.question)
     saved = check_session_file(args.session) if args.session else None

@@ -1,6 +1,6 @@
 """Seed files -> list of :class:`Paper`: header, blank-line separated abstracts, ids, metadata join.
 
-Seed format (shared/seeds): line 1 is the collection name (e.g. ``ICLR 2025 Papers``); abstracts
+Seed format (seeds/): line 1 is the collection name (e.g. ``ICLR 2025 Papers``); abstracts
 follow, separated by blank lines. ``papers.jsonl`` next to the seed files gives per-abstract
 metadata keyed by ``seed_file`` + ``position`` (1-based, header not counted).
 """
@@ -14,6 +14,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from assistant.errors import CorpusFormatError
+from assistant.paper_fields import derive_title, parse_authors, safe_url
+from assistant.prompts import CITATION_MARKER, PROMPT_MARKUP
+from assistant.tuning import METADATA_MATCH_PREFIX_CHARS
 from assistant.records import RECORD_SUFFIXES, note_skip, read_records
 from assistant.types import Paper
 
@@ -130,9 +133,9 @@ def load_metadata(path: Path, skipped: list[str] | None = None) -> dict[tuple[st
 
 _SUSPICIOUS = [
     ("instruction to the model", re.compile(r"\b(?:ignore|disregard|forget) (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|prompts?|rules)|\b(?:system prompt|you are (?:now )?(?:a|an|chatgpt)|answer (?:only )?in json|respond only with)\b", re.I)),
-    ("citation marker", re.compile(r"\[\s*\d+(?:\s*,\s*\d+)*\s*\]|\bcite \[", re.I)),
+    ("citation marker", re.compile(rf"{CITATION_MARKER.pattern}|\bcite \[", re.I)),
     ("markdown image or raw HTML", re.compile(r"!\[[^\]]*\]\(|<\s*(?:script|img|iframe|a)\b", re.I)),
-    ("prompt delimiter", re.compile(r"</?\s*source\s*>|\bSources:|\bQuestion:", re.I)),
+    ("prompt delimiter", PROMPT_MARKUP),
 ]
 
 
@@ -143,29 +146,9 @@ def suspicious_text(text: str) -> list[str]:
     return [reason for reason, pattern in _SUSPICIOUS if pattern.search(text)]
 
 
-def derive_title(text: str, max_words: int = 12) -> str:
-    """A stand-in title from the abstract's first sentence, cut to ``max_words`` words."""
-    first = re.split(r"(?<=[.!?])\s", text, maxsplit=1)[0]
-    words = first.split()
-    return " ".join(words[:max_words]) + (" …" if len(words) > max_words else "")
-
-
 def _str_field(row: dict[str, object], key: str) -> str:
     value = row.get(key)
     return value.strip() if isinstance(value, str) else ""
-
-
-def _authors(row: dict[str, object]) -> tuple[str, ...]:
-    value = row.get("authors")
-    if isinstance(value, list):
-        return tuple(a.strip() for a in value if isinstance(a, str) and a.strip())
-    if isinstance(value, str) and value.strip():
-        return tuple(a.strip() for a in value.split(",") if a.strip())
-    return ()
-
-
-def _safe_url(url: str) -> str:
-    return url if url.startswith(("https://", "http://")) else ""
 
 
 def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list[Paper]:
@@ -208,10 +191,10 @@ def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list
             seen[text] = position
             row = meta.get((path.name, position), {})
             first_words = _WS.sub(" ", _str_field(row, "first_words"))
-            if first_words and not text.startswith(first_words.rstrip(". ")[:40]):
+            if first_words and not text.startswith(first_words.rstrip(". ")[:METADATA_MATCH_PREFIX_CHARS]):
                 logger.warning(
                     "%s line %d: papers.jsonl row for position %d starts %r, which does not match the abstract; metadata ignored",
-                    path.name, line_no, position, first_words[:40],
+                    path.name, line_no, position, first_words[:METADATA_MATCH_PREFIX_CHARS],
                 )
                 row = {}
             title = _str_field(row, "title")
@@ -220,8 +203,8 @@ def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list
                     id=f"{path.name}#{position}",
                     venue=venue,
                     title=title or derive_title(text),
-                    authors=_authors(row),
-                    url=_safe_url(_str_field(row, "url")),
+                    authors=parse_authors(row.get("authors")),
+                    url=safe_url(_str_field(row, "url")),
                     text=text,
                     source_file=path.name,
                     position=position,

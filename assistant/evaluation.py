@@ -1,4 +1,4 @@
-"""``assistant eval``: score the assistant on a gold question file (format: eval/README in shared/eval).
+"""``assistant eval``: score the assistant on a gold question file (format: eval/README.md).
 
 Two modes (docs/evaluation.md):
 
@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from assistant import metrics as M
 from assistant.errors import AssistantError
+from assistant.prompts import CITATION_MARKER
 
 if TYPE_CHECKING:
     from assistant.config import Settings
@@ -44,7 +44,6 @@ logger = logging.getLogger(__name__)
 ITEM_TYPES = ("lookup", "fact", "summary", "compare", "topic", "followup", "unanswerable", "paraphrase", "adversarial")
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
 ANSWER_METRICS = ("citation_precision", "citation_recall", "facts_hit", "abstention_accuracy", "false_abstention", "faithfulness")
-_MARKER = re.compile(r"\s*\[\d+\]")
 T = TypeVar("T")
 
 
@@ -229,7 +228,7 @@ def evaluate_retrieval(retriever: PaperRanker, items: Sequence[EvalItem], ks: Se
 
 def answer_text(answer: Answer) -> str:
     """The answer as shown, without ``[n]`` markers (so a fact ``"1"`` cannot match a marker)."""
-    return _MARKER.sub("", answer.text).strip()
+    return " ".join(CITATION_MARKER.sub("", answer.text).split())
 
 
 def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: Sequence[int],
@@ -257,15 +256,6 @@ def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: 
     }
 
 
-def _support_threshold(assistant: Assistant) -> float:
-    settings = getattr(assistant.answerer, "_settings", None)
-    if settings is not None:
-        return float(settings.support_threshold)
-    from assistant.config import Settings
-
-    return float(Settings.model_fields["support_threshold"].default)
-
-
 def evaluate_answers(assistant: Assistant, items: Sequence[EvalItem], ks: Sequence[int] = DEFAULT_KS, *,
                      support_threshold: float | None = None, progress: bool = False) -> dict[str, Any]:
     """Ask every item through a fresh chat session (as the UI does) and score the last turn.
@@ -279,9 +269,9 @@ def evaluate_answers(assistant: Assistant, items: Sequence[EvalItem], ks: Sequen
     Returns:
         the report dict (module docstring) with all metrics and per-stage latency of the scored turns.
     """
-    from assistant.service import clean_question
+    from assistant.question import clean_question
 
-    threshold = _support_threshold(assistant) if support_threshold is None else support_threshold
+    threshold = assistant.settings.support_threshold if support_threshold is None else support_threshold
     _warn_unknown_gold(items, assistant.retriever.papers)
     assistant.wait_until_warm()  # latency of a warm process, not of the start-up embedding work
     records = []

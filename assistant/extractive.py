@@ -8,7 +8,7 @@
   noun, the sentence naming the question's entity, the sentence that negates a false premise, the
   contribution sentence for "which paper" questions), not the abstract's background sentences.
 
-The weights below were set on the kinds of question in eval/dev.jsonl (docs/evaluation.md, "Extractive
+The weights (assistant/tuning.py) were set on the kinds of question in eval/dev.jsonl (docs/evaluation.md, "Extractive
 answers"); each is added to a sentence's evidence score (retrieval.py, roughly 0.2-1.0).
 """
 
@@ -18,35 +18,19 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from assistant.question import QuestionFacts, has_number, mentions, missing_entities, negates, states_quantity
-from assistant.retrieval import content_tokens
+from assistant.text import content_tokens, states_contribution
 from assistant.types import Evidence, PaperHit
+from assistant.tuning import CONTRIBUTION_BONUS, ENTITY_BONUS, ENTITY_BONUS_MAX_NAMES, EXPANSION_BONUS, NEGATION_BONUS, NUMBER_BONUS, QUANTITY_BONUS, REFOCUS_DEPTH
 
-#: Bonus for a sentence that states the number the question asks for (a number next to the measured noun).
-QUANTITY_BONUS = 0.35
-#: Bonus for any number in a quantity question when the measured noun is unknown ("how long ...").
-NUMBER_BONUS = 0.15
-#: Bonus for a sentence that mentions a name from the question (per name, at most two).
-ENTITY_BONUS = 0.12
-#: Bonus for a sentence that negates something the question asserts (a false premise: "how long does it
-#: take to fine-tune X" -> "X works without fine-tuning"): a negation plus a shared content word.
-NEGATION_BONUS = 0.3
-#: Bonus, for "what does X stand for", for the sentence that spells out X ("X (Learning to ...)" or "(X)").
-EXPANSION_BONUS = 0.4
-#: Bonus for the contribution sentence ("we propose ...") in "which paper" questions.
-CONTRIBUTION_BONUS = 0.3
-#: How many of the top-ranked papers :func:`refocus` looks through.
-REFOCUS_DEPTH = 3
 
 
 def _introduces(hit: PaperHit, entity: str) -> bool:
     """True when the paper names ``entity`` in its title, in a contribution sentence ("we propose X"), as
     an acronym it defines ("... processing ability (NUPA)") or as "our (proposed) X": the paper is *about*
     that thing, not just comparing with it."""
-    from assistant.retrieval import _CONTRIBUTION  # the contribution wording, written once
-
     e = entity.lower()
     return mentions(hit.paper.title, entity) or any(
-        (_CONTRIBUTION.search(s) and mentions(s, entity)) or f"({e})" in s.lower() or f"our proposed {e}" in s.lower()
+        (states_contribution(s) and mentions(s, entity)) or f"({e})" in s.lower() or f"our proposed {e}" in s.lower()
         or f"our {e}" in s.lower() for s in hit.sentences)
 
 
@@ -106,8 +90,6 @@ class Pick:
 
 def score_sentences(hit: PaperHit, facts: QuestionFacts, question: str) -> list[Pick]:
     """Every sentence of ``hit`` scored for ``question``: its evidence score plus the bonuses above."""
-    from assistant.retrieval import _CONTRIBUTION  # the contribution wording, written once
-
     q_tokens = content_tokens(question)
     scores = hit.sentence_scores or tuple(0.0 for _ in hit.sentences)
     picks = []
@@ -119,12 +101,12 @@ def score_sentences(hit: PaperHit, facts: QuestionFacts, question: str) -> list[
             elif has_number(sent):
                 bonus += NUMBER_BONUS
         named = [e for e in facts.entities if mentions(sent, e)]
-        bonus += ENTITY_BONUS * min(2, len(named))
+        bonus += ENTITY_BONUS * min(ENTITY_BONUS_MAX_NAMES, len(named))
         if facts.expansion and any(_expands(sent, e) for e in facts.entities):
             bonus += EXPANSION_BONUS
         if negates(sent) and q_tokens & content_tokens(sent) and not negates(question):
             bonus += NEGATION_BONUS
-        if facts.which_paper and _CONTRIBUTION.search(sent):
+        if facts.which_paper and states_contribution(sent):
             bonus += CONTRIBUTION_BONUS
         picks.append(Pick(Evidence(hit.paper.id, i, sent, base), base + bonus))
     return picks

@@ -16,7 +16,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assistant.chunking import make_windows, paper_hash, split_sentences
+from assistant.chunking import make_windows, paper_hash
+from assistant.text import split_sentences
 from assistant.corpus import read_papers, suspicious_text
 from assistant.errors import StoreNotReadyError
 from assistant.store import PaperStore, StoreInfo, make_client, require_existing_storage

@@ -6,8 +6,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from assistant.retrieval import content_tokens
+from assistant.text import content_tokens
 from assistant.types import AnswerSentence, Comparison, ComparisonRow, Intent, PaperHit
+from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT, CUE_MAX, CUE_WEIGHT
 
 Embedder = Callable[[list[str]], list[list[float]]]
 
@@ -34,7 +35,6 @@ COLUMNS: tuple[tuple[str, str, frozenset[str]], ...] = (
     ("key result", "results show it outperforms baselines, achieving better accuracy and efficiency",
      frozenset({"outperforms", "outperform", "achieves", "achieve", "improves", "state-of-the-art", "surpassing", "results"})),
 )
-CUE_WEIGHT = 0.1
 
 
 def detect_intent(question: str) -> Intent:
@@ -74,9 +74,9 @@ def comparison_table(hits: Sequence[PaperHit], embed: Embedder, question: str) -
                 if i in used:
                     continue
                 toks = content_tokens(sent)
-                score = sum(a * b for a, b in zip(svec, cvec)) + CUE_WEIGHT * min(2, len(toks & cues))
+                score = sum(a * b for a, b in zip(svec, cvec)) + CUE_WEIGHT * min(CUE_MAX, len(toks & cues))
                 if hit.sentence_scores:
-                    score += 0.5 * hit.sentence_scores[i]
+                    score += COMPARISON_RELEVANCE_WEIGHT * hit.sentence_scores[i]
                 if score > best:
                     best, best_i = score, i
             if best_i < 0:

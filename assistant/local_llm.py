@@ -1,6 +1,6 @@
 """Start and stop the bundled SmolLM2-135M-Instruct (GGUF) behind llama-cpp-python's OpenAI-compatible server.
 
-Command line and sizes from docs/measurements.md (first measured for shared/docs/offline-stack.md):
+Command line and sizes from docs/measurements.md (first measured for docs/offline-stack.md):
 ``python -m llama_cpp.server --model <gguf> --model_alias smollm2 --host 127.0.0.1 --port <free> --n_ctx 4096
 --n_threads 2 --interrupt_requests False`` (~1.5 s to start, ~530-830 MB RSS). ``--interrupt_requests False``:
 llama-cpp-python's server otherwise cuts a running stream short, silently, when another request arrives,

@@ -1,6 +1,6 @@
 """Pure evaluation metrics (no I/O, no models): fact matching, recall@k, citations, abstention, latency.
 
-Implements the scoring rules of ``shared/eval/README.md`` (copied to ``eval/`` in this repo); see
+Implements the scoring rules of ``eval/README.md`` (a copy of the gold set's README); see
 docs/evaluation.md for what each number means. Every function here is deterministic and cheap, so
 tests/unit/test_metrics.py checks them with hand-made inputs.
 

@@ -1,4 +1,4 @@
-"""Process-wide switches that keep every library offline (shared/docs/offline-stack.md, "Network traps").
+"""Process-wide switches that keep every library offline (docs/offline-stack.md, "Network traps").
 
 Called by entry points (CLI, UI, tests) before heavy imports; importing this module changes nothing.
 """

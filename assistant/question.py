@@ -8,6 +8,9 @@ answers it, and whether the abstracts state the requested detail at all (issue 1
   the measured noun when the wording gives one (``parameters``, ``accuracy``).
 * ``which_paper``: it asks which paper/abstract does something (lead the answer with the title).
 * ``expansion``: it asks what an acronym stands for.
+* ``papers_wanted``: how many papers it asks about when it says so ("compare the three papers"), else None.
+
+Also here: :func:`clean_question`, the check every entry point runs before anything else.
 
 All rules are wording rules, written once here; they are tuned on the *kinds* of question in
 eval/dev.jsonl (lookups, facts, false premises, not-stated details), not on its strings.
@@ -18,7 +21,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from assistant.errors import AssistantError
 from assistant.types import Paper
+from assistant.tuning import QUANTITY_WINDOW_WORDS
 
 #: Name-like tokens: an inner capital (``LeReT``, ``DUALFormer``), all capitals (``SMM``), or letters with
 #: digits (``GPT-4o``, ``T2V-Turbo-v2``). Plain capitalised words ("Android", "Attention") are not names.
@@ -66,6 +71,33 @@ class QuestionFacts:
     measured: tuple[str, ...]
     which_paper: bool
     expansion: bool
+    papers_wanted: int | None = None
+
+
+#: Longest question accepted, in characters; longer input is cut (prompt budget, see prompts.py).
+MAX_QUESTION_CHARS = 2000
+
+
+class EmptyQuestionError(AssistantError):
+    """The question has no letters or digits."""
+
+
+def clean_question(question: str) -> str:
+    """Collapse whitespace and cut to :data:`MAX_QUESTION_CHARS`.
+
+    Raises:
+        EmptyQuestionError: nothing answerable (empty, whitespace, emoji only).
+    """
+    q = " ".join(question.split())
+    if not any(ch.isalnum() for ch in q):
+        raise EmptyQuestionError("Please type a question about the indexed papers.")
+    return q[:MAX_QUESTION_CHARS]
+
+
+_COUNT_WORDS = {"two": 2, "both": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
+#: "the three papers", "these two methods", "all three", "both abstracts": how many papers are meant.
+_PAPERS_WANTED = re.compile(r"\b(?:(two|three|four|both|[234])\s+(?:\w+\s+)?(?:papers|abstracts|works|methods|approaches|models|ones)\b|"
+                            r"(?:the|these|those|all)\s+(two|three|four)\b)", re.I)
 
 
 def analyze(question: str) -> QuestionFacts:
@@ -93,8 +125,10 @@ def analyze(question: str) -> QuestionFacts:
     for m in _MEASURE.finditer(question):
         measured.append(stem(m.group(1).split()[-1]))
     quantity = bool(measured) or bool(_QUANTITY.search(question))
+    wanted = _PAPERS_WANTED.search(question)
     return QuestionFacts(tuple(dict.fromkeys(entities)), quantity, tuple(dict.fromkeys(measured)),
-                         bool(_WHICH_PAPER.search(question) or _WHICH_THING.search(question)), bool(_EXPANSION.search(question)))
+                         bool(_WHICH_PAPER.search(question) or _WHICH_THING.search(question)), bool(_EXPANSION.search(question)),
+                         _COUNT_WORDS[(wanted.group(1) or wanted.group(2)).lower()] if wanted else None)
 
 
 _PREMISE_LEAD = re.compile(r"^\s*(?:since|given that|as|because|now that|considering that|assuming that)\s+(.+?),\s+\w", re.I)
@@ -105,7 +139,7 @@ def premises(question: str) -> list[str]:
     """Statements the question takes for granted, to be checked before answering: a leading "Since X, ..."
     clause, and declarative sentences before the final question ("LeReT improved accuracy by 42%. What
     drove ...?"). Hedges ("reportedly") are removed. Empty for plain questions."""
-    from assistant.chunking import split_sentences
+    from assistant.text import split_sentences
 
     out = []
     m = _PREMISE_LEAD.match(question)
@@ -152,9 +186,6 @@ def has_number(sentence: str) -> bool:
     return bool(NUMBER_TOKEN.search(sentence))
 
 
-#: A number "measures" a noun when at most this many words separate them ("2,864 AIGIs from 16
-#: text-to-image models", "a success rate of 88.8%"), not merely when both are in one long sentence.
-QUANTITY_WINDOW_WORDS = 5
 
 
 def states_quantity(facts: QuestionFacts, sentence: str) -> bool:

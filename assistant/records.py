@@ -15,6 +15,7 @@ import logging
 import re
 from pathlib import Path
 
+from assistant.paper_fields import derive_title, parse_authors, safe_url
 from assistant.types import Paper
 
 logger = logging.getLogger(__name__)
@@ -30,15 +31,6 @@ def _field(record: dict[str, object], *keys: str) -> str:
         if isinstance(value, (str, int, float)) and str(value).strip():
             return _WS.sub(" ", str(value)).strip()
     return ""
-
-
-def _authors(value: object) -> tuple[str, ...]:
-    if isinstance(value, list):
-        return tuple(str(a).strip() for a in value if isinstance(a, str) and a.strip())
-    if isinstance(value, str) and value.strip():
-        parts = re.split(r";| and |,", value)
-        return tuple(p.strip() for p in parts if p.strip())
-    return ()
 
 
 def note_skip(skipped: list[str] | None, where: str, reason: str) -> None:
@@ -76,8 +68,6 @@ def read_records(path: Path, text: str, skipped: list[str] | None = None) -> lis
     Rows that cannot be indexed are listed in ``skipped`` as ``"file:line: reason"`` (logged as warnings when
     ``skipped`` is None); see :func:`note_skip`.
     """
-    from assistant.corpus import derive_title
-
     papers: list[Paper] = []
     seen: set[str] = set()
     notes: list[str] = []  # sorted by line below, whatever check skipped them
@@ -96,7 +86,7 @@ def read_records(path: Path, text: str, skipped: list[str] | None = None) -> lis
         url = _field(record, "url", "link", "openreview_url", "arxiv_url")
         papers.append(Paper(
             id=pid, venue=_field(record, "venue") or path.stem, title=title or derive_title(abstract),
-            authors=_authors(record.get("authors")), url=url if url.startswith(("https://", "http://")) else "",
+            authors=parse_authors(record.get("authors")), url=safe_url(url),
             text=abstract, source_file=path.name, position=len(papers) + 1, title_derived=not title,
         ))
     for note in sorted(notes, key=lambda n: int(n[len(path.name) + 1:].split(":", 1)[0])):

@@ -18,8 +18,9 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from assistant.chunking import split_sentences
+from assistant.text import content_tokens, is_boilerplate, split_sentences, states_contribution
 from assistant.types import Evidence, PaperHit
+from assistant.tuning import EVIDENCE_BOILERPLATE_PENALTY, EVIDENCE_CONTRIBUTION_PRIOR, EVIDENCE_LEXICAL_WEIGHT, RARE_TERM_MAX_DF, SECOND_WINDOW_WEIGHT, SENTENCE_WEIGHT
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -29,41 +30,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Weight of a paper's second-best window in its aggregated fused score.
-SECOND_WINDOW_WEIGHT = 0.5
-#: Evidence score of a sentence = SENTENCE_WEIGHT x cos(query, sentence) + (1 - SENTENCE_WEIGHT) x
-#: cos(query, window centred on it) + EVIDENCE_LEXICAL_WEIGHT x share of query words in the sentence.
-SENTENCE_WEIGHT = 0.5
-EVIDENCE_LEXICAL_WEIGHT = 0.3
-#: Sentences stating the paper's contribution get a small prior; code/URL boilerplate a penalty.
-CONTRIBUTION_BONUS = 0.08
-BOILERPLATE_PENALTY = 0.3
-_CONTRIBUTION = re.compile(r"\b(?:we (?:propose|introduce|present|develop|design)|this (?:paper|work) (?:proposes|introduces|presents))\b", re.I)
-_BOILERPLATE = re.compile(r"https?://|\bcode (?:is|are) (?:publicly )?available|\bwe (?:release|open-source)\b|github", re.I)
-
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further had has
-    have having he her here hers him his how i if in into is it its itself just me more most my no nor not
-    now of off on once only or other our ours out over own same she should so some such than that the their
-    theirs them then there these they this those through to too under until up very was we were what when
-    where which while who whom why will with would you your paper papers abstract abstracts propose proposes
-    proposed method approach model models use uses using used show shows new work study based one two
-    tell many much answer answers question questions source sources indexed response called named""".split()
-)
-_THOUSANDS = re.compile(r"(\d),(\d{3})\b")
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9\-\.]*[a-z0-9]|[a-z0-9]")
-
-
-def content_tokens(text: str) -> set[str]:
-    """Lower-cased word tokens of ``text`` minus stopwords (hyphen/period-joined names kept whole)."""
-    text = _THOUSANDS.sub(r"\1\2", text.lower())  # 2,864 -> 2864
-    return {t for t in _TOKEN.findall(text) if t not in STOPWORDS}
-
-
 _NAME_LIKE = re.compile(r"[A-Z].*[A-Z]|\d|-")
-#: A term is rare when at most this share of papers (and at least one) contain it.
-RARE_TERM_MAX_DF = 0.05
 
 
 def _dot(a: list[float], b: list[float]) -> float:
@@ -185,7 +152,7 @@ class PaperRetriever:
             for i, sent in enumerate(sentences):
                 lex = len(q_tokens & content_tokens(sent)) / len(q_tokens) if q_tokens else 0.0
                 dense = SENTENCE_WEIGHT * sentence_cos[i] + (1 - SENTENCE_WEIGHT) * cosines.get(i, 0.0)
-                prior = CONTRIBUTION_BONUS * bool(_CONTRIBUTION.search(sent)) - BOILERPLATE_PENALTY * bool(_BOILERPLATE.search(sent))
+                prior = EVIDENCE_CONTRIBUTION_PRIOR * states_contribution(sent) - EVIDENCE_BOILERPLATE_PENALTY * is_boilerplate(sent)
                 ev.append(Evidence(pid, i, sent, dense + EVIDENCE_LEXICAL_WEIGHT * lex + prior))
             best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.evidence_sentences]
             hits.append(PaperHit(

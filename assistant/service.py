@@ -5,13 +5,15 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
 from assistant.answer import Answerer, AnswerEvent
-from assistant.errors import AssistantError, LLMUnavailableError
+from assistant.errors import LLMUnavailableError
 from assistant.llm import ChatBackend, Message, OpenAIChatBackend
+from assistant.question import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
+from assistant.session import ChatSession
 from assistant.types import Answer, Intent
 
 if TYPE_CHECKING:
@@ -21,7 +23,7 @@ if TYPE_CHECKING:
     from assistant.embeddings import CachedEmbedder
     from assistant.local_llm import LocalLLMServer
     from assistant.retrieval import PaperRetriever
-    from assistant.session import ChatSession
+    from assistant.strategies import IntentStrategy
 
 logger = logging.getLogger(__name__)
 
@@ -30,24 +32,7 @@ WARM_CACHE_MAX_SENTENCES = 5_000
 #: torch threads while answering: the bundled model server decodes on another core, and two torch threads
 #: competing with it made one sentence embedding take ~500 ms instead of ~25 ms (docs/measurements.md).
 ANSWER_TORCH_THREADS = 1
-#: Longest question accepted, in characters; longer input is cut (prompt budget, see prompts.py).
-MAX_QUESTION_CHARS = 2000
-
-
-class EmptyQuestionError(AssistantError):
-    """The question has no letters or digits."""
-
-
-def clean_question(question: str) -> str:
-    """Collapse whitespace and cut to :data:`MAX_QUESTION_CHARS`.
-
-    Raises:
-        EmptyQuestionError: nothing answerable (empty, whitespace, emoji only).
-    """
-    q = " ".join(question.split())
-    if not any(ch.isalnum() for ch in q):
-        raise EmptyQuestionError("Please type a question about the indexed papers.")
-    return q[:MAX_QUESTION_CHARS]
+__all__ = ["MAX_QUESTION_CHARS", "Assistant", "EmptyQuestionError", "build_assistant", "build_retriever", "clean_question"]
 
 
 class UnavailableBackend:
@@ -108,13 +93,15 @@ class Assistant:
         answerer: the question-answering pipeline.
         retriever: exposed for evaluation (retrieval-only runs) and stats.
         model_label: shown to users as "answered by".
+        settings: the settings it was built with (read by evaluation and entry points).
         llm_server: the bundled model server this assistant owns, if any.
     """
 
-    def __init__(self, answerer: Answerer, retriever: PaperRetriever, model_label: str,
+    def __init__(self, answerer: Answerer, retriever: PaperRetriever, model_label: str, settings: Settings,
                  llm_server: LocalLLMServer | None = None) -> None:
         self.answerer = answerer
         self.retriever = retriever
+        self.settings = settings
         self.model_label = model_label
         self._llm_server = llm_server
         self._stop = threading.Event()
@@ -130,9 +117,7 @@ class Assistant:
 
     def new_session(self) -> ChatSession:
         """A fresh conversation (one per chat window / CLI session)."""
-        from assistant.session import ChatSession
-
-        return ChatSession(self)
+        return ChatSession(self.answerer, self.retriever.papers)
 
     @property
     def paper_count(self) -> int:
@@ -168,9 +153,11 @@ class Assistant:
         self.close()
 
 
-def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None) -> tuple[PaperRetriever, CachedEmbedder]:
+def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None,
+                    sentence_embedder: CachedEmbedder | None = None) -> tuple[PaperRetriever, CachedEmbedder]:
     """Open the index and build the paper retriever and the cached sentence embedder that answering (and
     ``eval-claims``) verify with; torch is set to :data:`ANSWER_TORCH_THREADS` threads for answering.
+    ``sentence_embedder``: reuse a cached embedder of the same model (its vectors stay valid across indexes).
 
     Raises:
         StoreNotReadyError: no index for these settings (run ``assistant ingest``).
@@ -184,12 +171,14 @@ def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None
     store = PaperStore.open_for_read(settings)
     embed = embed_model or build_embed_model(settings)
     torch.set_num_threads(ANSWER_TORCH_THREADS)  # after any ingest of this process; answering embeds short texts
-    embedder = CachedEmbedder(embed)
+    embedder = sentence_embedder or CachedEmbedder(embed)
     return PaperRetriever(store, embed, settings, sentence_embedder=embedder), embedder
 
 
 def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = None,
-                    backend: ChatBackend | None = None, llm_server: LocalLLMServer | None = None) -> Assistant:
+                    backend: ChatBackend | None = None, llm_server: LocalLLMServer | None = None,
+                    strategies: Mapping[str, IntentStrategy] | None = None,
+                    sentence_embedder: CachedEmbedder | None = None) -> Assistant:
     """Open the index, build the retriever, connect (or start) the LLM.
 
     Args:
@@ -197,6 +186,8 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
         embed_model: reuse an already-loaded embedding model (else built from settings).
         backend: a chat backend to use instead of the configured endpoint (tests, evaluation).
         llm_server: a not-yet-started server to use as the "bundled" one (tests: scripted servers).
+        strategies: the intent registry (default :data:`assistant.strategies.STRATEGIES`).
+        sentence_embedder: reuse a cached sentence embedder of ``embed_model`` (tests share one).
 
     If the bundled model server cannot start (missing model, crash at its self-check, e.g. SIGILL), this
     logs one line and the assistant keeps answering extractively: every answer cited, its ``notice``
@@ -207,7 +198,7 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
     """
     from assistant.local_llm import LocalLLMServer
 
-    retriever, embedder = build_retriever(settings, embed_model)
+    retriever, embedder = build_retriever(settings, embed_model, sentence_embedder)
     server = None
     if backend is None:
         if settings.uses_bundled_llm or llm_server is not None:
@@ -233,8 +224,8 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
         label = backend.model
     sentences = [s for sents in retriever.sentences.values() for s in sents]
     small = settings.llm_profile == "small" or (settings.llm_profile == "auto" and server is not None)
-    answerer = Answerer(retriever, backend, embedder, settings, small_model=small)
-    assistant = Assistant(answerer, retriever, label, server)
+    answerer = Answerer(retriever, backend, embedder, settings, small_model=small, strategies=strategies)
+    assistant = Assistant(answerer, retriever, label, settings, server)
     if len(sentences) <= WARM_CACHE_MAX_SENTENCES:  # small corpus: embed every sentence once, in the background
         assistant.start_background(lambda stop: embedder.warm(sentences, stop))
     return assistant

@@ -6,28 +6,29 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assistant.answer import AnswerEvent
+from assistant.answer import AnswerEvent, final_answer
 from assistant.errors import AssistantError
+from assistant.prompts import CITATION_LABEL
+from assistant.question import clean_question
 from assistant.types import Answer, Citation, Intent, Paper, relabel
+from assistant.tuning import ELLIPTIC_MAX_WORDS
 
 if TYPE_CHECKING:
-    from assistant.service import Assistant
+    from assistant.answer import Answerer
 
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORDINAL_REF = re.compile(r"\bthe (first|1st|second|2nd|third|3rd|fourth|4th)(?: one| paper| abstract| work)?\b", re.I)
-_LABEL_REF = re.compile(r"(?:\[(\d+)\]|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
+_LABEL_REF = re.compile(rf"(?:{CITATION_LABEL.pattern}|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.I)
 _PLURAL_REF = re.compile(r"\b(they|them|their|theirs|these|those|both|each|either|the two|the three|all of them|"
                          r"which of them|these papers|those papers|the papers)\b", re.I)
 _SINGULAR_REF = re.compile(r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
                            r"the approach|the authors|he|she|his|her)\b", re.I)
-#: Questions this short (in words), or starting "and ...", are elliptic: they inherit the last topic.
-ELLIPTIC_MAX_WORDS = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +54,13 @@ class ChatSession:
     """The turns of one conversation and its citation labels.
 
     Args:
-        assistant: the shared, stateless answering service.
+        answerer: the shared, stateless answering pipeline.
+        papers: every indexed paper by id (to restore a saved conversation's papers).
     """
 
-    def __init__(self, assistant: Assistant) -> None:
-        self._assistant = assistant
+    def __init__(self, answerer: Answerer, papers: Mapping[str, Paper]) -> None:
+        self._answerer = answerer
+        self._known = papers
         self.turns: list[Turn] = []
         self.labels: dict[str, int] = {}  # paper id -> [n], stable for the conversation
         self.papers: dict[str, Paper] = {}
@@ -128,11 +131,9 @@ class ChatSession:
         Raises:
             EmptyQuestionError: nothing to answer (before any model call).
         """
-        from assistant.service import clean_question
-
         question = clean_question(question)
         res = self.resolve(question)
-        for event in self._assistant.answerer.stream(question, query=res.query, intent=intent, focus_ids=res.focus_ids):
+        for event in self._answerer.stream(question, query=res.query, intent=intent, focus_ids=res.focus_ids):
             if event.answer is None:
                 yield event
                 continue
@@ -147,12 +148,7 @@ class ChatSession:
 
     def ask(self, question: str, intent: Intent | None = None) -> Answer:
         """The final answer to ``question`` in this conversation."""
-        final = None
-        for event in self.stream(question, intent):
-            if event.kind == "final":
-                final = event.answer
-        assert final is not None
-        return final
+        return final_answer(self.stream(question, intent))
 
     def cited_papers(self) -> list[tuple[int, Paper]]:
         """Every paper cited so far, as ``(n, paper)`` in label order."""
@@ -191,7 +187,7 @@ class ChatSession:
     def restore(self, data: dict[str, Any]) -> None:
         """Restore a conversation from :func:`read_saved_session`'s result; papers no longer indexed are left out."""
         labels, turns = data["labels"], data["turns"]
-        known = self._assistant.retriever.papers
+        known = self._known
         self.labels = {pid: n for pid, n in labels.items() if pid in known}
         self.papers = {pid: known[pid] for pid in self.labels}
         self.turns = []

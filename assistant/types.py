@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
+from assistant.prompts import format_citations
+
 
 @dataclass(frozen=True, slots=True)
 class Paper:
@@ -12,7 +14,7 @@ class Paper:
 
     Attributes:
         id: ``"<seed file name>#<position>"``, position 1-based after the header line,
-            e.g. ``"000_43469673d6f8aaa0.txt#1"`` (format from shared/eval/README.md).
+            e.g. ``"000_43469673d6f8aaa0.txt#1"`` (format from eval/README.md).
         venue: the collection name from the file's header line, e.g. ``"ICLR 2025 Papers"``.
         title: from papers.jsonl, else derived from the abstract's first sentence.
         authors: author names, possibly empty.
@@ -154,8 +156,7 @@ class Answer:
             return self.notice
         parts = []
         for s in self.sentences:
-            marks = "".join(f"[{n}]" for n in s.citations)
-            parts.append(f"{s.text} {marks}".strip())
+            parts.append(f"{s.text} {format_citations(s.citations)}".strip())
         return " ".join(parts)
 
 

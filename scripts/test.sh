@@ -9,4 +9,6 @@ if [ ! -x "${ASSISTANT_TEST_CHROMIUM:-/usr/bin/chromium}" ]; then
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get install -y -q chromium >/dev/null 2>&1 || { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q chromium >/dev/null; }
 fi
+# no arguments: every tier (`tests`); `pytest` alone would run only the fast tier (pyproject testpaths)
+if [ "$#" -eq 0 ]; then set -- tests; fi
 exec .venv/bin/python -m pytest "$@"

@@ -3,8 +3,10 @@ in a temp dir (built once per session), and the real bundled LLM server."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -43,3 +45,39 @@ def local_llm() -> Iterator[object]:
 
     with LocalLLMServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def sentence_embedder(embed_model):  # type: ignore[no-untyped-def]
+    """One cached sentence embedder for the test session: abstract sentences are embedded once, not once
+    per assistant built."""
+    from assistant.embeddings import CachedEmbedder
+
+    return CachedEmbedder(embed_model)
+
+
+@pytest.fixture
+def scripted_assistant(seeded_settings, embed_model, sentence_embedder) -> Callable[..., AbstractContextManager[Any]]:  # type: ignore[no-untyped-def]
+    """Factory for an Assistant on the seed index whose model is a scripted OpenAI-compatible server
+    (tests/support/fake_openai_server.py) or any endpoint:
+
+        with FakeOpenAIServer([reply]) as server, scripted_assistant(server) as assistant: ...
+
+    Keyword arguments: ``timeout_s``, ``model``, ``max_output_tokens`` for the client; ``settings`` to use
+    another index; ``strategies`` an intent registry; anything else updates the settings
+    (e.g. ``llm_profile="capable"``).
+    """
+    from assistant.llm import OpenAIChatBackend
+    from assistant.service import build_assistant
+
+    @contextmanager
+    def make(server: Any, *, timeout_s: float = 10.0, model: str = "scripted", max_output_tokens: int = 160,
+             settings: Any = None, strategies: Any = None, **updates: Any) -> Iterator[Any]:
+        base_url = server if isinstance(server, str) else server.base_url
+        backend = OpenAIChatBackend(base_url, "k", model, timeout_s=timeout_s, max_output_tokens=max_output_tokens)
+        chosen = settings or seeded_settings
+        with build_assistant(chosen.model_copy(update=updates) if updates else chosen, embed_model=embed_model,
+                             backend=backend, strategies=strategies, sentence_embedder=sentence_embedder) as assistant:
+            yield assistant
+
+    return make

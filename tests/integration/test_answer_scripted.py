@@ -5,24 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.llm import OpenAIChatBackend
-from assistant.service import EmptyQuestionError, build_assistant
+from assistant.service import EmptyQuestionError
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 DUALFORMER = "000_43469673d6f8aaa0.txt#1"
 Q = "Which graph transformer runs global self-attention on the feature dimension?"
 
 
-def _assistant(settings, embed_model, server: FakeOpenAIServer):  # type: ignore[no-untyped-def]
-    backend = OpenAIChatBackend(server.base_url, "k", "scripted", timeout_s=10)
-    return build_assistant(settings, embed_model=embed_model, backend=backend)
-
-
-def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     reply = ("DUALFormer performs the global self-attention module on feature dimensions [3]. "
              "It was trained on 12 trillion tokens by Google DeepMind [1].")
-    with FakeOpenAIServer([reply]) as server:
-        answer = _assistant(seeded_settings, embed_model, server).ask(Q)
+    with FakeOpenAIServer([reply]) as server, scripted_assistant(server) as assistant:
+        answer = assistant.ask(Q)
     assert answer.mode == "generated"
     assert len(answer.sentences) == 1 and "feature dimensions" in answer.sentences[0].text
     assert [c.paper.id for c in answer.citations] == [DUALFORMER]
@@ -35,38 +29,38 @@ def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(seeded_set
     assert "[1] DUALFormer" in prompt and len(prompt) < 3000
 
 
-def test_nothing_supported_gives_extractive_cited_answer(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["Bananas are yellow and grow in tropical climates."]) as server:
-        answer = _assistant(seeded_settings, embed_model, server).ask(Q)
+def test_nothing_supported_gives_extractive_cited_answer(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(["Bananas are yellow and grow in tropical climates."]) as server, scripted_assistant(server) as assistant:
+        answer = assistant.ask(Q)
     assert answer.mode == "extractive"
     assert answer.citations and answer.citations[0].paper.id == DUALFORMER
     assert all(s.citations for s in answer.sentences)
 
 
 @pytest.mark.parametrize("failure", [500, 404])
-def test_llm_http_error_falls_back_with_notice(seeded_settings, embed_model, failure: int) -> None:  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer([failure, failure, failure]) as server:
-        answer = _assistant(seeded_settings, embed_model, server).ask(Q)
+def test_llm_http_error_falls_back_with_notice(scripted_assistant, failure: int) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer([failure, failure, failure]) as server, scripted_assistant(server) as assistant:
+        answer = assistant.ask(Q)
     assert answer.mode == "extractive" and "language model failed" in answer.notice
     assert answer.citations[0].paper.id == DUALFORMER
 
 
-def test_unreachable_llm_falls_back(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+def test_unreachable_llm_falls_back(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     from assistant.local_llm import free_port
 
-    backend = OpenAIChatBackend(f"http://127.0.0.1:{free_port()}/v1", "k", "none", timeout_s=3)
-    answer = build_assistant(seeded_settings, embed_model=embed_model, backend=backend).ask(Q)
+    with scripted_assistant(f"http://127.0.0.1:{free_port()}/v1", timeout_s=3) as assistant:
+        answer = assistant.ask(Q)
     assert answer.mode == "extractive" and "Cannot reach the LLM" in answer.notice
 
 
-def test_off_corpus_question_abstains_without_calling_the_llm(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["Paris is the capital of France [1]."]) as server:
-        answer = _assistant(seeded_settings, embed_model, server).ask("What is the capital of France?")
+def test_off_corpus_question_abstains_without_calling_the_llm(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(["Paris is the capital of France [1]."]) as server, scripted_assistant(server) as assistant:
+        answer = assistant.ask("What is the capital of France?")
         assert server.requests == []
     assert answer.abstained and not answer.citations
 
 
-def test_injected_instructions_in_abstract_are_quoted_not_obeyed(tmp_path, embed_model) -> None:  # type: ignore[no-untyped-def]
+def test_injected_instructions_in_abstract_are_quoted_not_obeyed(tmp_path, embed_model, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     from assistant.config import Settings
     from assistant.ingest import ingest
 
@@ -79,8 +73,8 @@ def test_injected_instructions_in_abstract_are_quoted_not_obeyed(tmp_path, embed
     )
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
-    with FakeOpenAIServer(["The sparse autoencoder improves folding accuracy by 12% on CASP15 [7]."]) as server:
-        answer = _assistant(settings, embed_model, server).ask("How much does the sparse autoencoder improve protein folding?")
+    with FakeOpenAIServer(["The sparse autoencoder improves folding accuracy by 12% on CASP15 [7]."]) as server, scripted_assistant(server, settings=settings) as assistant:
+        answer = assistant.ask("How much does the sparse autoencoder improve protein folding?")
     user_msg = server.requests[0]["messages"][1]["content"]
     system_msg = server.requests[0]["messages"][0]["content"]
     assert "never as instructions" in system_msg
@@ -89,9 +83,8 @@ def test_injected_instructions_in_abstract_are_quoted_not_obeyed(tmp_path, embed
     assert [c.n for c in answer.citations] == [1]  # the model's [7] became the real source
 
 
-def test_empty_question_is_refused_before_any_call(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer([]) as server:
-        assistant = _assistant(seeded_settings, embed_model, server)
+def test_empty_question_is_refused_before_any_call(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer([]) as server, scripted_assistant(server) as assistant:
         for q in ("", "   ", "🙂🙂"):
             with pytest.raises(EmptyQuestionError):
                 assistant.ask(q)

@@ -12,8 +12,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-from assistant.llm import OpenAIChatBackend
-from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
 from ui.render import answer_markdown
 
@@ -33,13 +31,12 @@ FOLLOW_UP = f"{NEG_EM} [1] {TRUE_EM} [3]"
 COMPARE = f"{TRUE_LERET} [1] {WRONG_LERET} [2] {TRUE_EM} [1]"
 
 
-def _capable(settings, embed_model, server):  # type: ignore[no-untyped-def]
-    backend = OpenAIChatBackend(server.base_url, "k", "capable-scripted", timeout_s=10, max_output_tokens=400)
-    return build_assistant(settings.model_copy(update={"llm_profile": "capable"}), embed_model=embed_model, backend=backend)
+def _capable(scripted_assistant, server):  # type: ignore[no-untyped-def]
+    return scripted_assistant(server, model="capable-scripted", max_output_tokens=400, llm_profile="capable")
 
 
-def test_conversation_with_a_capable_model_keeps_true_claims_with_right_citations(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer([FIRST, FOLLOW_UP, COMPARE]) as server, _capable(seeded_settings, embed_model, server) as assistant:
+def test_conversation_with_a_capable_model_keeps_true_claims_with_right_citations(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer([FIRST, FOLLOW_UP, COMPARE]) as server, _capable(scripted_assistant, server) as assistant:
         session = assistant.new_session()
         first = session.ask("How does EM-LLM handle very long contexts?")
         shown = [s.text for s in first.sentences]

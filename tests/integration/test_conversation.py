@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.llm import OpenAIChatBackend
 from assistant.intents import detect_intent, topic_query
-from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 A_BENCH = "000_43469673d6f8aaa0.txt#8"
@@ -18,11 +16,9 @@ NUMBER_COOKBOOK = "004_c45bebc30e22eceb.txt#6"
 
 
 @pytest.fixture
-def scripted(seeded_settings, embed_model):  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 20) as server:
-        backend = OpenAIChatBackend(server.base_url, "k", "scripted", timeout_s=10)
-        with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
-            yield assistant
+def scripted(scripted_assistant):  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 20) as server, scripted_assistant(server) as assistant:
+        yield assistant
 
 
 @pytest.mark.parametrize(

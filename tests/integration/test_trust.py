@@ -4,24 +4,20 @@ mentions gets an abstention; a false premise is corrected from the abstract, nev
 
 from __future__ import annotations
 
-from assistant.llm import OpenAIChatBackend
 from assistant.render import answer_to_dict
-from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 CODEC = "000_43469673d6f8aaa0.txt#19"
 CONTROLAR = "004_c45bebc30e22eceb.txt#5"
 
 
-def _ask(settings, embed_model, question: str, reply: str):  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer([reply]) as server:
-        backend = OpenAIChatBackend(server.base_url, "k", "scripted", timeout_s=10)
-        with build_assistant(settings, embed_model=embed_model, backend=backend) as assistant:
-            return assistant.new_session().ask(question), server.requests
+def _ask(scripted_assistant, question: str, reply: str):  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer([reply]) as server, scripted_assistant(server) as assistant:
+        return assistant.new_session().ask(question), server.requests
 
 
-def test_detail_not_in_the_abstract_is_not_stated(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
-    answer, requests = _ask(seeded_settings, embed_model, "How many parameters does the transformer-based speech codec have?",
+def test_detail_not_in_the_abstract_is_not_stated(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    answer, requests = _ask(scripted_assistant, "How many parameters does the transformer-based speech codec have?",
                             "The codec has 700 million parameters.")
     assert answer.mode == "not_stated" and answer.abstained and not answer.citations and not requests
     assert answer.sources[0].paper.id == CODEC
@@ -31,15 +27,15 @@ def test_detail_not_in_the_abstract_is_not_stated(seeded_settings, embed_model) 
     assert out["abstained"] is True and out["citations"] == [] and out["mode"] == "not_stated"
 
 
-def test_a_name_no_paper_mentions_abstains(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
-    answer, _ = _ask(seeded_settings, embed_model, "What does the HyenaDNA-XL paper propose for genomic sequences?",
+def test_a_name_no_paper_mentions_abstains(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    answer, _ = _ask(scripted_assistant, "What does the HyenaDNA-XL paper propose for genomic sequences?",
                      "HyenaDNA-XL proposes long convolutions.")
     assert answer.mode == "abstained" and not answer.citations
     assert "HyenaDNA-XL" in answer.notice
 
 
-def test_false_premise_is_corrected_not_echoed(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
-    answer, requests = _ask(seeded_settings, embed_model,
+def test_false_premise_is_corrected_not_echoed(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    answer, requests = _ask(scripted_assistant,
                             "Since ControlAR is a diffusion model, how does it attach spatial controls to ControlNet?",
                             "ControlAR is a diffusion model that attaches spatial controls to ControlNet.")
     assert "assumes" in answer.notice and "ControlAR is a diffusion model" in answer.notice
@@ -48,8 +44,8 @@ def test_false_premise_is_corrected_not_echoed(seeded_settings, embed_model) -> 
     assert not requests  # the model, which would echo the premise, is not asked
 
 
-def test_true_premise_goes_on_to_a_normal_answer(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
-    answer, _ = _ask(seeded_settings, embed_model,
+def test_true_premise_goes_on_to_a_normal_answer(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    answer, _ = _ask(scripted_assistant,
                      "Since ControlAR is an autoregressive framework, how does it integrate spatial controls?",
                      "Nothing verifiable.")
     assert "assumes" not in answer.notice

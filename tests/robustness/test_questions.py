@@ -5,18 +5,16 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.llm import OpenAIChatBackend
-from assistant.service import MAX_QUESTION_CHARS, EmptyQuestionError, build_assistant
+from assistant.service import MAX_QUESTION_CHARS, EmptyQuestionError
 from tests.support.fake_openai_server import FakeOpenAIServer
 from ui.render import answer_markdown, safe_text
 
 
 @pytest.fixture
-def scripted(seeded_settings, embed_model):  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["DUALFormer performs the global self-attention module on feature dimensions."] * 10) as server:
-        backend = OpenAIChatBackend(server.base_url, "k", "scripted", timeout_s=10)
-        with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
-            yield assistant, server
+def scripted(scripted_assistant):  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(["DUALFormer performs the global self-attention module on feature dimensions."] * 10) as server, \
+            scripted_assistant(server) as assistant:
+        yield assistant, server
 
 
 @pytest.mark.parametrize("question", ["", " \n\t ", "🙂🔥🙂", "?!…"])

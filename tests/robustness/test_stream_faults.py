@@ -29,12 +29,6 @@ GOOD = "DUALFormer performs the global self-attention module on feature dimensio
 SECOND = "It also reduces intra-class variance and enhances the discriminability of node representations."
 
 
-def _session(settings, embed_model, server: FakeOpenAIServer, timeout_s: float = 10):  # type: ignore[no-untyped-def]
-    backend = OpenAIChatBackend(server.base_url, "k", "scripted", timeout_s=timeout_s)
-    assistant = build_assistant(settings, embed_model=embed_model, backend=backend)
-    return assistant, assistant.new_session()
-
-
 def _assert_cited_fallback(answer, notice_part: str) -> None:  # type: ignore[no-untyped-def]
     assert notice_part in answer.notice, answer.notice
     assert answer.citations and answer.citations[0].paper.id == DUALFORMER
@@ -43,12 +37,12 @@ def _assert_cited_fallback(answer, notice_part: str) -> None:  # type: ignore[no
 
 
 @pytest.mark.parametrize("fault", [CUT, MALFORMED])
-def test_stream_broken_mid_answer_keeps_verified_sentences_and_falls_back(fault, seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+def test_stream_broken_mid_answer_keeps_verified_sentences_and_falls_back(fault, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     # the first sentence is complete before the break, the second is cut inside it
     reply = fault + f"{GOOD} {SECOND} {GOOD} {SECOND}"
     with FakeOpenAIServer([reply, GOOD]) as server:
-        assistant, session = _session(seeded_settings, embed_model, server)
-        with assistant:
+        with scripted_assistant(server) as assistant:
+            session = assistant.new_session()
             broken = session.ask(Q)
             _assert_cited_fallback(broken, "broke off")
             assert broken.sentences[0].text == GOOD  # verified before the break, kept first
@@ -57,10 +51,10 @@ def test_stream_broken_mid_answer_keeps_verified_sentences_and_falls_back(fault,
     assert nxt.mode == "generated" and not nxt.notice and nxt.sentences[0].text == GOOD
 
 
-def test_stalled_stream_ends_on_time_without_the_partial_chunk(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+def test_stalled_stream_ends_on_time_without_the_partial_chunk(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     with FakeOpenAIServer([STALL + "Stalled partial words that never end", GOOD]) as server:
-        assistant, session = _session(seeded_settings, embed_model, server, timeout_s=3)
-        with assistant:
+        with scripted_assistant(server, timeout_s=3) as assistant:
+            session = assistant.new_session()
             t0 = time.monotonic()
             stalled = session.ask(Q)
             elapsed = time.monotonic() - t0
@@ -70,10 +64,10 @@ def test_stalled_stream_ends_on_time_without_the_partial_chunk(seeded_settings, 
             assert session.ask(Q).mode == "generated"
 
 
-def test_words_streamed_with_trailing_spaces_keep_their_spaces(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+def test_words_streamed_with_trailing_spaces_keep_their_spaces(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     with FakeOpenAIServer([WORDS + f"{GOOD} {SECOND}"]) as server:
-        assistant, session = _session(seeded_settings, embed_model, server)
-        with assistant:
+        with scripted_assistant(server) as assistant:
+            session = assistant.new_session()
             answer = session.ask(Q)
     assert answer.sentences[0].text == GOOD  # every word boundary as the server streamed it
 

@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.attribution import Attributor, is_refusal, strip_markers, unmatched_facts
+from assistant.attribution import Attributor, unmatched_facts
+from assistant.prompts import is_refusal, strip_citations
 from assistant.chunking import split_sentences
 from assistant.corpus import read_papers
 from assistant.types import PaperHit
@@ -25,9 +26,9 @@ def attributor(embed_model) -> Attributor:  # type: ignore[no-untyped-def]
     return Attributor(hits, embed_model.get_text_embedding_batch, threshold=0.55)
 
 
-def test_strip_markers() -> None:
-    assert strip_markers("DUALFormer is fast [1][2].") == ("DUALFormer is fast.", (1, 2))
-    assert strip_markers("X uses Y [1, 3] and Z.") == ("X uses Y and Z.", (1, 3))
+def test_strip_citations() -> None:
+    assert strip_citations("DUALFormer is fast [1][2].") == ("DUALFormer is fast.", (1, 2))
+    assert strip_citations("X uses Y [1, 3] and Z.") == ("X uses Y and Z.", (1, 3))
 
 
 def test_unmatched_facts_numbers_and_names() -> None:
@@ -70,8 +71,8 @@ def test_refusal_is_recognised() -> None:
 
 
 def test_prompt_markup_echoed_by_the_model_is_removed() -> None:
-    assert strip_markers("[A-Bench: Are LMMs Masters?[1]") == ("A-Bench: Are LMMs Masters?", (1,))
-    assert strip_markers("<source>DUALFormer is fast [2].</source>") == ("DUALFormer is fast.", (2,))
+    assert strip_citations("[A-Bench: Are LMMs Masters?[1]") == ("A-Bench: Are LMMs Masters?", (1,))
+    assert strip_citations("<source>DUALFormer is fast [2].</source>") == ("DUALFormer is fast.", (2,))
 
 
 def test_numbers_need_context_and_echoes_are_dropped(embed_model) -> None:  # type: ignore[no-untyped-def]

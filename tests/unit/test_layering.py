@@ -1,4 +1,5 @@
-"""The core never imports the UI, and importing any core module has no side effects (no files, no sockets)."""
+"""The core never imports the UI, has no import cycles, and importing any core module has no side
+effects (no files, no sockets)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,85 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CORE = sorted((REPO / "assistant").rglob("*.py"))
+
+
+def _type_checking_block(node: ast.AST) -> bool:
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
+def import_graph(package_dir: Path) -> dict[str, set[str]]:
+    """Module -> modules of the same package it imports, at module level or inside functions (a lazy
+    import is still a dependency). Imports under ``if TYPE_CHECKING:`` are annotations only: not edges."""
+    package = package_dir.name
+    modules = {p.stem for p in package_dir.glob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for path in sorted(package_dir.glob("*.py")):
+        edges: set[str] = set()
+        todo: list[ast.AST] = [ast.parse(path.read_text())]
+        while todo:
+            node = todo.pop()
+            if _type_checking_block(node):
+                continue
+            todo.extend(ast.iter_child_nodes(node))
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
+            else:
+                continue
+            for name in names:
+                parts = name.split(".")
+                if parts[0] == package and len(parts) > 1 and parts[1] in modules:
+                    edges.add(parts[1])
+        graph[path.stem] = edges - {path.stem}
+    return graph
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str]:
+    """One import cycle as ``[a, b, ..., a]``, or [] when the graph has none (depth-first search)."""
+    state: dict[str, int] = {}  # 1 = on the current path, 2 = done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str]:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        path.pop()
+        state[node] = 2
+        return []
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return []
+
+
+def test_core_has_no_import_cycles() -> None:
+    graph = import_graph(REPO / "assistant")
+    assert graph["answer"] >= {"strategies", "builder"}, "the graph reader missed imports"
+    assert find_cycle(graph) == [], " -> ".join(find_cycle(graph))
+
+
+def test_the_cycle_check_fails_on_a_deliberate_cycle(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from pkg.b import thing\n")
+    (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import c\n"
+                              "def thing():\n    from pkg import c  # lazy, still a dependency\n    return c\n")
+    (pkg / "c.py").write_text("import pkg.a\n")
+    graph = import_graph(pkg)
+    assert find_cycle(graph) == ["a", "b", "c", "a"]
+    (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.a\n")
+    assert find_cycle(import_graph(pkg)) == []  # annotation-only imports are not a cycle
 
 
 def test_core_does_not_import_ui_or_gradio() -> None:

@@ -1,0 +1,286 @@
+"""One strategy per intent, kept in one registry: how each kind of question is answered.
+
+Every strategy has the same small seam, called in this order by :class:`~assistant.answer.Answerer`:
+
+1. :meth:`IntentStrategy.candidates` - the papers to consider (a search, or the papers in focus);
+   the answerer then abstains when none covers the question.
+2. :meth:`IntentStrategy.settle` - an answer decided before any model call (e.g. "the abstract does not
+   state this"), or None.
+3. :meth:`IntentStrategy.plan` - the context (source ``[n]`` = ``plan.context[n-1]``), whether the model
+   writes (and with which task sentence and token budget), and a comparison table if any.
+4. the model's sentences, each verified (answer.py); then :meth:`IntentStrategy.complete` after a
+   successful model answer, or :meth:`IntentStrategy.answer_by_code` when the model was not used, failed,
+   or wrote nothing verifiable.
+
+Adding an intent = one subclass + one line in :data:`STRATEGIES` (or a registry passed to ``Answerer``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
+
+from assistant.builder import AnswerBuilder, with_evidence
+from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
+from assistant.intents import comparison_table, topic_members, topic_query
+from assistant.prompts import DEFAULT_TASK
+from assistant.question import QuestionFacts, premise_facts, premises
+from assistant.tuning import (
+    CAPABLE_EVIDENCE_SENTENCES,
+    COMPARE_PAPERS,
+    EXTRACTIVE_SENTENCES,
+    SMALL_MODEL_CONTEXT_PAPERS,
+    SMALL_MODEL_MAX_TOKENS,
+    SUMMARY_SENTENCES,
+    TOPIC_CANDIDATES,
+)
+from assistant.types import AnswerMode, AnswerSentence, Comparison, Evidence, PaperHit
+
+if TYPE_CHECKING:
+    from assistant.attribution import Embedder
+    from assistant.config import Settings
+    from assistant.retrieval import PaperRetriever
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One question as the answerer runs it: ``query`` is what is searched (follow-ups resolved),
+    ``focus_ids`` the papers it refers back to, ``facts`` what its wording asks for."""
+
+    question: str
+    query: str
+    intent: str
+    focus_ids: tuple[str, ...]
+    facts: QuestionFacts
+
+
+@dataclass(frozen=True, slots=True)
+class Tools:
+    """What strategies may use: the retriever, the sentence embedder, the settings (thresholds and sizes)
+    and the answer profile (``small_model``: the bundled 135M model, see ``Settings.llm_profile``)."""
+
+    retriever: PaperRetriever
+    embed: Embedder
+    settings: Settings
+    small_model: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """An answer decided before any model call: ``mode`` and ``notice``; ``quotes`` are abstract sentences
+    of ``paper`` shown cited (empty: the answer makes no claim and cites nothing)."""
+
+    mode: AnswerMode
+    notice: str
+    paper: PaperHit | None = None
+    quotes: tuple[Evidence, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """How the answer is written.
+
+    Attributes:
+        context: the papers sentences may cite; source ``[n]`` is ``context[n - 1]``.
+        use_model: whether the model writes sentences (else :meth:`IntentStrategy.answer_by_code` does).
+        max_tokens: the model's token budget (None: ``Settings.llm_max_output_tokens``).
+        stop_at_first: stop reading the model after its first verified sentence.
+        sources: papers shown as sources (None: every candidate).
+        comparison: a papers x aspects table shown with the answer.
+    """
+
+    context: list[PaperHit]
+    use_model: bool = False
+    max_tokens: int | None = None
+    stop_at_first: bool = False
+    sources: list[PaperHit] | None = None
+    comparison: Comparison | None = None
+
+
+class IntentStrategy:
+    """The seam of one intent (module docstring). Subclasses set :attr:`intent` and :attr:`task` and
+    override :meth:`plan`; the other steps have defaults."""
+
+    intent: ClassVar[str] = ""
+    #: The task sentence of the system prompt for this intent (prompts.SYSTEM_PROMPT ``{task}``).
+    task: ClassVar[str] = DEFAULT_TASK
+
+    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
+        """Papers to consider, best first: the papers in focus, else a search for ``req.query``."""
+        if req.focus_ids:
+            return tools.retriever.hits_for(req.query, list(req.focus_ids))
+        return tools.retriever.retrieve(req.query)
+
+    def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """An answer decided before any model call, or None (default) to go on."""
+        return None
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        """Choose the context and whether the model writes."""
+        raise NotImplementedError
+
+    def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """After a model answer with verified sentences: add what it missed (default: nothing)."""
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """The answer from abstract sentences (no model, or the model failed): by default the sentences of
+        source 1 that answer the question (extractive.pick_sentences)."""
+        for ev in pick_sentences(plan.context[0], req.facts, req.question, EXTRACTIVE_SENTENCES):
+            builder.quote(ev)
+
+
+def _profile_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
+    """The ``capable`` profile gives the model more evidence sentences per paper."""
+    return context if tools.small_model else [with_evidence(h, CAPABLE_EVIDENCE_SENTENCES) for h in context]
+
+
+def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
+    """Papers whose evidence goes into a lookup prompt: the top-ranked paper, plus those among the first
+    ``context_papers`` whose dense similarity is within ``context_similarity_margin`` of the best."""
+    if not hits:
+        return []
+    top = hits[: settings.context_papers]
+    best = max(h.dense_similarity for h in top)
+    return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.context_similarity_margin]
+
+
+class LookupStrategy(IntentStrategy):
+    """A question about one detail: checks before the model (unknown names, details not stated, false
+    premises), then a short model answer (the ``small`` profile stops at its first verified sentence)."""
+
+    intent = "lookup"
+    task = "Write one to three short sentences that answer the question."
+
+    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
+        """The search, with the paper the question names moved first (extractive.refocus)."""
+        return refocus(super().candidates(tools, req), req.facts)
+
+    def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """Abstain on a name no paper mentions; "not stated" when the paper lacks the detail asked for; a
+        correction when the question's premise is not supported by the paper."""
+        unknown = [e for e in req.facts.entities if not tools.retriever.mentions_anywhere(e)]
+        if unknown and not req.focus_ids:
+            return Settled("abstained", f"No indexed paper mentions {' or '.join(unknown)}, so the abstracts don't "
+                                        "cover this question. The closest papers below do not match it.")
+        hit = hits[0]
+        gap = missing_detail(req.facts, hit, req.question)
+        if gap:
+            notice = f"The abstracts don't state this: “{hit.paper.title}”, the paper the question is about, {gap}."
+            closest = pick_sentences(hit, req.facts, req.question, 1)
+            if closest:
+                notice += f" Its closest sentence, which does not answer the question: “{closest[0].text}”"
+            return Settled("not_stated", notice)
+        premise = self._unsupported_premise(tools, req.question, hit)
+        if premise:  # the model is not asked: a small model echoes the premise
+            quotes = pick_sentences(hit, premise_facts(premise), premise, EXTRACTIVE_SENTENCES)
+            return Settled("extractive", f"The question assumes “{premise.rstrip('.')}”, which the abstract does not "
+                                         "support; here is what it says.", hit, tuple(quotes))
+        return None
+
+    @staticmethod
+    def _unsupported_premise(tools: Tools, question: str, hit: PaperHit) -> str:
+        """The first premise of ``question`` (question.premises) the verifier does not support from ``hit``."""
+        from assistant.attribution import Attributor
+
+        for premise in premises(question):
+            if not Attributor([hit], tools.embed, tools.settings.support_threshold).align(premise).supported:
+                return premise
+        return ""
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        context = hits if req.focus_ids else select_context(tools.settings, hits)
+        if tools.small_model and not req.focus_ids:  # prompt time is most of the first-token wait on a laptop CPU
+            context = context[:SMALL_MODEL_CONTEXT_PAPERS]
+        return Plan(_profile_evidence(tools, context), use_model=True,
+                    max_tokens=SMALL_MODEL_MAX_TOKENS if tools.small_model else None, stop_at_first=tools.small_model)
+
+    def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """When the verified sentences lack the number/expansion asked for, add the sentence that has it."""
+        if not answers_request(req.facts, [s.text for s in builder.sentences]):
+            for ev in pick_sentences(plan.context[0], req.facts, req.question, 1):
+                builder.quote(ev)
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """A "which paper" question is answered with the title first; then the sentences that answer it."""
+        hit = plan.context[0]
+        if req.facts.which_paper:
+            builder.add(AnswerSentence(f"The paper is “{hit.paper.title}”.", (1,), 1.0), hit.paper.title)
+        super().answer_by_code(tools, req, plan, builder)
+
+
+class SummaryStrategy(IntentStrategy):
+    """A summary of one paper (or of the papers in focus): the model in the ``capable`` profile, else the
+    paper's best evidence sentences."""
+
+    intent = "summary"
+    task = "Summarize the paper in two or three short sentences: its problem, its method and its main result."
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        context = hits if req.focus_ids else hits[:1]
+        return Plan([with_evidence(h, SUMMARY_SENTENCES) for h in context], use_model=not tools.small_model)
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """The top paper's best evidence sentences, in abstract order."""
+        best = sorted(plan.context[0].evidence, key=lambda e: e.score, reverse=True)[: SUMMARY_SENTENCES - 1]
+        for ev in sorted(best, key=lambda e: e.sentence_index):
+            builder.quote(ev)
+
+
+class CompareStrategy(IntentStrategy):
+    """A comparison: a table built by code (intents.comparison_table), plus model sentences in the
+    ``capable`` profile; without them, each paper's approach sentence."""
+
+    intent = "compare"
+    task = "In two or three short sentences, say how the papers differ, naming each paper."
+
+    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
+        """The papers in focus; "compare it with X" adds X from a search for the question."""
+        hits = super().candidates(tools, req)
+        if req.focus_ids and len(hits) < 2:
+            hits += [h for h in tools.retriever.retrieve(req.question) if h.paper.id not in req.focus_ids][: 2 - len(hits)]
+        return hits
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
+        context = _profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
+        return Plan(context, use_model=not tools.small_model, comparison=comparison_table(context, tools.embed, req.question))
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """Each paper's "approach" cell, cited."""
+        if plan.comparison is None:
+            return super().answer_by_code(tools, req, plan, builder)
+        approach = plan.comparison.columns.index("approach")
+        for row in plan.comparison.rows:
+            cell = row.cells[approach]
+            if cell is not None:
+                builder.add(cell, cell.text)
+
+
+class TopicStrategy(IntentStrategy):
+    """Which papers are about a topic: a listing built by code, one cited sentence per paper."""
+
+    intent = "topic"
+    task = "Write one short sentence per relevant paper saying what it does."
+
+    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
+        """A wide search for the topic without the question's frame ("which papers ...")."""
+        if req.focus_ids:
+            return super().candidates(tools, req)
+        return tools.retriever.retrieve(topic_query(req.query), top_k=TOPIC_CANDIDATES)
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        members = hits if req.focus_ids else topic_members(hits, tools.settings.topic_min_evidence)
+        return Plan(members, use_model=False, sources=members or hits[: tools.settings.top_k])
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """Each listed paper's best evidence sentence, cited to it."""
+        for n, hit in enumerate(plan.context, start=1):
+            if hit.evidence:
+                builder.quote(max(hit.evidence, key=lambda e: e.score), n)
+
+
+#: The registry: intent name -> strategy. ``intents.detect_intent`` returns one of these names.
+STRATEGIES: Mapping[str, IntentStrategy] = {
+    s.intent: s for s in (LookupStrategy(), SummaryStrategy(), CompareStrategy(), TopicStrategy())
+}

@@ -1,0 +1,122 @@
+"""Every fitted number of the answer pipeline, in one place, with what it was fitted on.
+
+A leaf module (no imports from ``assistant``). The user-facing thresholds are :class:`~assistant.config.Settings`
+fields (``min_similarity``, ``support_threshold``, ``topic_min_evidence``, ``context_similarity_margin``,
+``top_k``, ``candidate_k``, ``evidence_sentences``, ``context_papers``); the weights below set the *scale*
+those thresholds are compared against, so changing a weight means re-calibrating the threshold beside it
+(how: docs/evaluation.md, "Tuning (calibration)"). "dev" = eval/dev.jsonl; "claims" = eval/claims-dev.jsonl; all
+on the 38 seed abstracts.
+"""
+
+from __future__ import annotations
+
+# --- retrieval: paper score and evidence score (retrieval.py) -------------------------------------------
+#: Weight of a paper's second-best window in its aggregated fused score. Fitted on dev recall@5.
+SECOND_WINDOW_WEIGHT = 0.5
+#: Evidence score of a sentence = SENTENCE_WEIGHT x cos(query, sentence) + (1 - SENTENCE_WEIGHT) x
+#: cos(query, window centred on it) + EVIDENCE_LEXICAL_WEIGHT x share of query words in the sentence
+#: (+ the prior/penalty below). Roughly 0.2-1.0; ``topic_min_evidence`` (0.44) is on this scale.
+#: Fitted on dev lookup/fact items (evidence sentence holds the fact).
+SENTENCE_WEIGHT = 0.5
+EVIDENCE_LEXICAL_WEIGHT = 0.3
+#: Prior for a sentence stating the paper's contribution ("we propose ..."): dev summary items.
+EVIDENCE_CONTRIBUTION_PRIOR = 0.08
+#: Penalty for code/URL boilerplate sentences: dev summary items (they were picked as evidence).
+EVIDENCE_BOILERPLATE_PENALTY = 0.3
+#: A query term is rare when at most this share of papers (and at least one) contain it; a rare term
+#: matched in the top papers overrides abstention. Fitted on dev unanswerable vs. name-lookup items.
+RARE_TERM_MAX_DF = 0.05
+
+# --- abstention (answer.py; threshold: Settings.min_similarity) ----------------------------------------
+#: The abstention test looks at the best dense similarity among this many top-ranked papers (dev).
+ABSTAIN_TOP_PAPERS = 3
+
+# --- answer sizes per intent (strategies.py) ------------------------------------------------------------
+#: Evidence sentences of the top paper in an extractive lookup answer (dev facts hit vs. precision).
+EXTRACTIVE_SENTENCES = 2
+#: Evidence sentences per paper for summaries (problem, method, result + one; dev summary facts).
+SUMMARY_SENTENCES = 4
+#: Candidate papers scanned for a topic listing (dev topic recall; 38-paper corpus).
+TOPIC_CANDIDATES = 15
+#: Papers in a comparison unless the question names a number ("the three papers").
+COMPARE_PAPERS = 2
+#: Token budget of a lookup answer in the ``small`` profile (the bundled 135M model): about two short
+#: sentences; longer output of that model was dropped by verification (docs/evaluation.md).
+SMALL_MODEL_MAX_TOKENS = 64
+#: Papers in a lookup prompt in the ``small`` profile: the 135M model's verified sentences cite the top
+#: paper in nearly every dev answer, and each extra paper adds ~100 prompt tokens (~0.5 s on 2 cores).
+SMALL_MODEL_CONTEXT_PAPERS = 2
+#: Evidence sentences per paper in the prompt in the ``capable`` profile (scripted capable-model tests).
+CAPABLE_EVIDENCE_SENTENCES = 4
+
+# --- comparison table cells (intents.py) ----------------------------------------------------------------
+#: Cell score = cos(sentence, column description) + CUE_WEIGHT x min(CUE_MAX, cue words present)
+#: + COMPARISON_RELEVANCE_WEIGHT x the sentence's evidence score for the question. Set by hand on the
+#: dev compare items (which sentence lands in which column), not measured on a labelled set yet.
+CUE_WEIGHT = 0.1
+CUE_MAX = 2
+COMPARISON_RELEVANCE_WEIGHT = 0.5
+
+# --- extractive answers (extractive.py): bonuses added to a sentence's evidence score --------------------
+#: Fitted on the dev lookup/fact/adversarial items (docs/evaluation.md, "Extractive answers").
+#: A sentence that states the number the question asks for (a number next to the measured noun).
+QUANTITY_BONUS = 0.35
+#: Any number in a quantity question when the measured noun is unknown ("how long ...").
+NUMBER_BONUS = 0.15
+#: A sentence that mentions a name from the question, per name, for at most ENTITY_BONUS_MAX_NAMES names.
+ENTITY_BONUS = 0.12
+ENTITY_BONUS_MAX_NAMES = 2
+#: A sentence that negates something the question asserts (a false premise): a negation plus a shared word.
+NEGATION_BONUS = 0.3
+#: For "what does X stand for": the sentence that spells out X ("X (Learning to ...)" or "(X)").
+EXPANSION_BONUS = 0.4
+#: The contribution sentence ("we propose ...") in "which paper" questions.
+CONTRIBUTION_BONUS = 0.3
+#: How many of the top-ranked papers ``refocus`` looks through for the paper a question names.
+REFOCUS_DEPTH = 3
+
+# --- attribution (attribution.py; threshold: Settings.support_threshold) ---------------------------------
+#: Support = COSINE_WEIGHT x embedding cosine + LEXICAL_WEIGHT x share of content words found.
+#: Fitted with support_threshold on claims (supported kept vs. unsupported dropped) and dev faithfulness.
+COSINE_WEIGHT = 0.5
+LEXICAL_WEIGHT = 0.5
+#: Sentences shorter than this (words) are never supported.
+MIN_WORDS = 3
+#: A sentence must add at least this many content words beyond the question's (else it echoes it).
+MIN_NEW_WORDS = 2
+#: A pair of evidence sentences replaces the best single one when its support is at least this much
+#: higher (claims "synthesis" / "multi_paper" kinds) ...
+PAIR_MIN_GAIN = 0.05
+#: ... and each of the two sentences alone covers at least this many of the answer sentence's content words.
+PAIR_MIN_UNIQUE = 2
+#: Best-scoring evidence sentences considered when looking for a pair ...
+PAIR_CANDIDATES = 8
+#: ... plus this many best sentences of every paper.
+PAIR_PER_PAPER = 2
+#: Least number of replaced words (absent from the paper) that make a ``substitution``: a one-word
+#: change is usually a synonym ("boosts" for "improves"). Claims "entity_swap" vs. "paraphrase".
+SUBSTITUTION_MIN_WORDS = 2
+#: Share of an answer sentence's content words found in its evidence sentence above which it is a
+#: near-copy, and replaced words are checked (``substitution``).
+NEAR_COPY_LEXICAL = 0.7
+#: Content words of context compared around an opposite (``antonym``) or a relation's sides (``order``).
+SLOT_WINDOW = 3
+#: Least number of shared context words for a slot or side to count as the same one.
+SLOT_MIN_OVERLAP = 2
+#: Content words on each side of a relation searched for names ("EM-LLM outperforms ... RAG").
+NAME_SIDE_WINDOW = 4
+#: Content words after a negation cue that it covers (to the end of the clause at most).
+NEGATION_SCOPE = 3
+
+# --- question analysis and conversation (question.py, session.py) ---------------------------------------
+#: A number "measures" a noun when at most this many words separate them ("2,864 AIGIs from 16
+#: text-to-image models", "a success rate of 88.8%"). Dev fact items.
+QUANTITY_WINDOW_WORDS = 5
+#: Follow-ups this short (in words), or starting "and ...", inherit the previous query. Dev followup items.
+ELLIPTIC_MAX_WORDS = 4
+
+# --- text and input checks (text.py, corpus.py) ---------------------------------------------------------
+#: Punkt fragments shorter than this (characters) are glued to the sentence before them ("Fig. 2.").
+MIN_SENTENCE_CHARS = 12
+#: Characters of papers.jsonl ``first_words`` compared with the abstract's start to catch misaligned rows.
+METADATA_MATCH_PREFIX_CHARS = 40
