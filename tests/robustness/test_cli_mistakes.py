@@ -1,5 +1,5 @@
 """Mistakes a new user makes at a terminal, run as real subprocesses: each is one ``error:`` line (or a
-``warning:`` line for an unknown variable) in about a second, before torch, Chroma, Gradio or the model
+``warning:`` line for an unknown variable) in under a second, before torch, Chroma, Gradio or the model
 load, and reading commands never create an index folder."""
 
 from __future__ import annotations
@@ -73,7 +73,7 @@ def test_cheap_mistakes_fail_in_one_line_before_any_model_loads(tmp_path: Path) 
     finally:
         busy.close()
     assert not (tmp_path / "no-index").exists()  # reading commands never create an index folder
-    assert slowest < 20, slowest  # ~1.3 s on a quiet 2-core machine; generous for a busy one
+    assert slowest < 20, slowest  # 0.3-0.7 s on a 2-core machine; generous for a busy one
 
 
 def test_unknown_variables_are_reported_with_a_suggestion(tmp_path: Path) -> None:
