@@ -20,9 +20,10 @@ from assistant.errors import AssistantError, LLMUnavailableError
 from assistant.intents import detect_intent
 from assistant.prompts import build_messages, strip_citations
 from assistant.question import analyze
+from assistant.references import References, author_phrase, find_references
 from assistant.strategies import STRATEGIES, IntentStrategy, Plan, Request, Settled, Tools
 from assistant.text import SENTENCE_END, split_sentences
-from assistant.tuning import ABSTAIN_TOP_PAPERS
+from assistant.tuning import ABSTAIN_TOP_PAPERS, FOCUS_DISAGREEMENT_MARGIN
 from assistant.types import Answer, AnswerMode, Intent, PaperHit
 
 if TYPE_CHECKING:
@@ -127,6 +128,27 @@ class Answerer:
         self._strategies = dict(strategies or STRATEGIES)
         self.settings = settings
 
+    def references(self, question: str) -> References:
+        """The papers ``question`` names or describes (references.find_references)."""
+        return find_references(question, self._retriever, self.settings.min_similarity)
+
+    def question_disagrees(self, question: str, paper_id: str) -> bool:
+        """True when ``question`` on its own clearly matches another paper than ``paper_id`` (the one a
+        pronoun would point to): its best paper's dense similarity is above ``min_similarity`` and at least
+        :data:`~assistant.tuning.FOCUS_DISAGREEMENT_MARGIN` above that of ``paper_id``. The question wins then."""
+        hits = self._retriever.retrieve(question, top_k=3)
+        if not hits or hits[0].paper.id == paper_id or hits[0].dense_similarity < self.settings.min_similarity:
+            return False
+        focus = self._retriever.hits_for(question, [paper_id])
+        own = focus[0].dense_similarity if focus else 0.0
+        return hits[0].dense_similarity >= own + FOCUS_DISAGREEMENT_MARGIN
+
+    def clarification(self, question: str, notice: str, intent: Intent | str | None = None) -> Iterator[AnswerEvent]:
+        """The events of an answer that asks back (mode ``clarify``): no search result, no citation."""
+        yield AnswerEvent("status", "Asking which paper is meant.")
+        answer = AnswerBuilder(question, [], [], self._backend.model, intent or detect_intent(question), question)
+        yield AnswerEvent("final", answer=answer.build("clarify", notice, {"total": 0.0}))
+
     @property
     def intents(self) -> tuple[str, ...]:
         """The intents this answerer knows (its strategy registry)."""
@@ -138,10 +160,13 @@ class Answerer:
 
     def abstains(self, query: str, hits: Sequence[PaperHit]) -> bool:
         """True when the indexed abstracts do not cover ``query``: the best dense similarity among the top
-        :data:`~assistant.tuning.ABSTAIN_TOP_PAPERS` papers is below ``min_similarity`` and no rare query
-        term occurs in them."""
+        :data:`~assistant.tuning.ABSTAIN_TOP_PAPERS` papers is below ``min_similarity``, none of them is named
+        by the query (an author, a title's name or words) and no rare query term occurs in them."""
         best = max((h.dense_similarity for h in hits[:ABSTAIN_TOP_PAPERS]), default=0.0)
         if best >= self.settings.min_similarity:
+            return False
+        named = set(self._retriever.metadata.matches(query))
+        if named & {h.paper.id for h in hits[:ABSTAIN_TOP_PAPERS]}:  # "the paper by <author>", a title's name
             return False
         if self._retriever.rare_terms_matched(query, list(hits[:ABSTAIN_TOP_PAPERS])):
             return False
@@ -174,8 +199,13 @@ class Answerer:
         req = Request(question, query or question, intent, tuple(focus_ids), analyze(question))
         hits = strategy.candidates(self._tools, req)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
-        yield AnswerEvent("status", f"Found {len(hits)} candidate papers.", hits=tuple(hits))
+        yield AnswerEvent("status", f"Found {len(hits)} candidate papers; checking them against the question.", hits=tuple(hits))
 
+        author = author_phrase(question)
+        if author and not req.focus_ids and not self._retriever.metadata.by_author(author):
+            notice = f"No indexed paper is by {author}, so the abstracts don't cover this question. The closest papers below do not match it."
+            yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
+            return
         if not hits or (not req.focus_ids and self.abstains(req.query, hits)):
             yield self._settled(req, hits, Settled("abstained", ABSTAIN_NOTICE), timings, t0)
             return
@@ -261,8 +291,7 @@ class Answerer:
         mode: AnswerMode = "generated"
         if failed or not builder.sentences:  # the verified sentences so far stay; the code's answer follows them
             mode = "generated" if builder.sentences else "extractive"
-            if plan.use_model:
-                notice = notice or EXTRACTIVE_NOTICE
+            notice = (notice or EXTRACTIVE_NOTICE) if plan.use_model else strategy.notice(plan)
             strategy.answer_by_code(self._tools, req, plan, builder)
         else:
             strategy.complete(self._tools, req, plan, builder)

@@ -38,9 +38,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from assistant.prompts import is_refusal, strip_citations
+from assistant.question import analyze
 from assistant.text import STOPWORDS, content_tokens
 from assistant.types import AnswerSentence, PaperHit
-from assistant.tuning import COSINE_WEIGHT, LEXICAL_WEIGHT, MIN_NEW_WORDS, MIN_WORDS, NAME_SIDE_WINDOW, NEAR_COPY_LEXICAL, NEGATION_SCOPE, PAIR_CANDIDATES, PAIR_MIN_GAIN, PAIR_MIN_UNIQUE, PAIR_PER_PAPER, SLOT_MIN_OVERLAP, SLOT_WINDOW, SUBSTITUTION_MIN_WORDS
+from assistant.tuning import TITLE_ECHO_EXTRA_WORDS, COSINE_WEIGHT, LEXICAL_WEIGHT, MIN_NEW_WORDS, MIN_WORDS, NAME_SIDE_WINDOW, NEAR_COPY_LEXICAL, NEGATION_SCOPE, PAIR_CANDIDATES, PAIR_MIN_GAIN, PAIR_MIN_UNIQUE, PAIR_PER_PAPER, SLOT_MIN_OVERLAP, SLOT_WINDOW, SUBSTITUTION_MIN_WORDS
 
 #: Words allowed around a title in a sentence that only names a paper ("The paper is called X").
 TITLE_FRAME_WORDS = frozenset({"called", "titled", "named", "introduces", "introduced", "presents", "presented", "by", "authors"})
@@ -500,6 +501,8 @@ class Attributor:
         self._embed = embed
         self._threshold = threshold
         self._question_tokens = content_tokens(question)
+        # a sentence that only restates a title answers "which paper ...?" and nothing else
+        self._title_answers = not question or analyze(question).which_paper
         texts = [(n, s) for n, h in enumerate(self._sources, start=1) for s in h.sentences]
         vectors = embed([s for _, s in texts]) if texts else []
         self._candidates = [_Candidate(n, s, frozenset(content_tokens(s))) for n, s in texts]
@@ -518,9 +521,13 @@ class Attributor:
             return Alignment((), (), 0.0)
         tokens = content_tokens(sentence)
         for n, (title, title_tokens) in self._titles.items():
-            # "The paper is <title>." : every content word is from the title or TITLE_FRAME_WORDS
-            if title_tokens and len(title_tokens & tokens) >= 2 and len(tokens - title_tokens - TITLE_FRAME_WORDS) == 0:
-                return Alignment((n,), (title,), 1.0)
+            # "The paper is <title>." : (nearly) every content word is from the title or TITLE_FRAME_WORDS
+            extra = tokens - title_tokens - TITLE_FRAME_WORDS
+            if title_tokens and len(title_tokens & tokens) >= 2 and len(extra) <= TITLE_ECHO_EXTRA_WORDS:
+                if self._title_answers and not extra:
+                    return Alignment((n,), (title,), 1.0)
+                if not self._title_answers:
+                    return Alignment((), (), 0.0, ("restates a title",))
         vec = np.asarray(self._embed([sentence])[0], dtype=np.float32)
         cosines = np.clip(self._matrix @ vec, 0.0, None)
         lexical = [len(tokens & c.tokens) / len(tokens) if tokens else 0.0 for c in self._candidates]

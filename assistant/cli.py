@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, NoReturn
 from assistant.config import FOREIGN_PREFIXES, OTHER_VARIABLES, Settings, env_names, load_settings, unknown_variables
 from assistant.errors import AssistantError, ConfigError
 from assistant.store import require_existing_storage
+from assistant.types import INTENTS
 
 if TYPE_CHECKING:
     from assistant.types import IngestReport
@@ -95,7 +96,7 @@ def _parser() -> CLIParser:
     ask.add_argument("question", help="The question, in quotes.")
     ask.add_argument("--json", action="store_true", help="Print the answer as JSON (schema: docs/answer.schema.json).")
     ask.add_argument("--session", type=Path, metavar="FILE", help="Conversation file: continue the conversation saved there, then save it.")
-    ask.add_argument("--intent", choices=["lookup", "summary", "compare", "topic"], help="Force an intent (default: detected).")
+    ask.add_argument("--intent", choices=list(INTENTS), help="Force an intent (default: detected from the wording).")
 
     ev = sub.add_parser("eval", parents=[common], help="Score answers (or retrieval only) on a gold question file (docs/evaluation.md).")
     ev.add_argument("--questions", type=Path, required=True, metavar="FILE", help="JSON Lines gold file, e.g. eval/dev.jsonl.")

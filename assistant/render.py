@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.types import Answer
+from assistant.intents import NOT_STATED
+from assistant.types import Answer, AnswerMode, Intent
 
 
 class _Strict(BaseModel):
@@ -72,13 +73,13 @@ class AnswerJSON(_Strict):
 
     question: str
     answer: str = Field(description="The answer text, each sentence followed by its [n] markers; for abstained answers the reason.")
-    abstained: bool = Field(description="True when the abstracts do not answer the question (mode abstained or not_stated); nothing is cited.")
-    mode: Literal["generated", "extractive", "abstained", "not_stated"] = Field(description="generated: sentences written by the model and verified; extractive: abstract sentences chosen by code; abstained / not_stated: no answer.")
+    abstained: bool = Field(description="True when the abstracts do not answer the question (mode abstained, not_stated or clarify); nothing is cited.")
+    mode: AnswerMode = Field(description="generated: sentences written by the model and verified; extractive: abstract sentences chosen by code; abstained / not_stated: no answer; clarify: the question is asked back.")
     notice: str = Field(description="Why the answer looks the way it does (e.g. the model failed), or \"\".")
     citations: list[CitationJSON]
     sources: list[SourceJSON]
     dropped_sentences: list[str] = Field(description="Model sentences removed because the abstracts do not support them.")
-    intent: Literal["lookup", "summary", "compare", "topic"]
+    intent: Intent
     resolved_query: str = Field(description="What was searched: the question, or for a follow-up the question with the papers it refers to.")
     comparison: ComparisonJSON | None = Field(description="The table of a compare answer; null otherwise.")
     model: str = Field(description="The configured model's name (whether or not it was asked).")
@@ -156,8 +157,8 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
         for row in answer.comparison.rows:
             lines.append(f"[{row.n}] {titles.get(row.n, '')}")
             for col, cell in zip(answer.comparison.columns, row.cells):
-                if cell is not None:
-                    lines.append(textwrap.fill(f"{col}: {cell.text} [{row.n}]", width, initial_indent="    ", subsequent_indent="      "))
+                text = f"{cell.text} [{row.n}]" if cell is not None else NOT_STATED
+                lines.append(textwrap.fill(f"{col}: {text}", width, initial_indent="    ", subsequent_indent="      "))
         lines.append("")
     lines.append(textwrap.fill(answer.text, width) if answer.text else "")
     if answer.notice and not answer.abstained:

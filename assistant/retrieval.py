@@ -18,9 +18,10 @@ from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from assistant.references import MetadataIndex
 from assistant.text import content_tokens, is_boilerplate, split_sentences, states_contribution
 from assistant.types import Evidence, PaperHit
-from assistant.tuning import EVIDENCE_BOILERPLATE_PENALTY, EVIDENCE_CONTRIBUTION_PRIOR, EVIDENCE_LEXICAL_WEIGHT, RARE_TERM_MAX_DF, SECOND_WINDOW_WEIGHT, SENTENCE_WEIGHT
+from assistant.tuning import METADATA_WEIGHT, RRF_K, EVIDENCE_BOILERPLATE_PENALTY, EVIDENCE_CONTRIBUTION_PRIOR, EVIDENCE_LEXICAL_WEIGHT, RARE_TERM_MAX_DF, SECOND_WINDOW_WEIGHT, SENTENCE_WEIGHT
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -63,10 +64,15 @@ class PaperRetriever:
         self._sentence_embedder = sentence_embedder
         self.papers = store.load_papers()
         self.sentences = {pid: split_sentences(p.text) for pid, p in self.papers.items()}
+        self.metadata = MetadataIndex(self.papers, self.sentences)
         self._df: dict[str, int] = defaultdict(int)  # document frequency of content tokens over papers
-        for p in self.papers.values():
-            for tok in content_tokens(f"{p.title} {p.text}"):
+        self._postings: dict[str, set[str]] = defaultdict(set)  # token (and each part of a hyphenated one) -> papers
+        for pid, p in self.papers.items():
+            tokens = content_tokens(f"{p.title} {p.text}")
+            for tok in tokens:
                 self._df[tok] += 1
+            for tok in tokens | {part for t in tokens if "-" in t for part in t.split("-") if part}:
+                self._postings[tok].add(pid)
         nodes = [n for n in store.all_nodes() if n.metadata.get("paper_id") in self.papers]
         k = min(settings.candidate_k, max(1, len(nodes)))
         dense = VectorStoreIndex.from_vector_store(store.vector_store, embed_model=embed_model).as_retriever(similarity_top_k=k)
@@ -97,6 +103,11 @@ class PaperRetriever:
             return matched
         return []
 
+    def papers_with(self, term: str) -> set[str]:
+        """Ids of the papers whose title or abstract contains the token ``term`` (or has it as part of a
+        hyphenated token: "combinatorial" in "combinatorial-optimization"); lower-case token expected."""
+        return set(self._postings.get(term, ()))
+
     def mentions_anywhere(self, term: str) -> bool:
         """True when some indexed paper's title or abstract contains ``term`` as a token (case-insensitive,
         a plural ``s`` ignored); uses the document-frequency table, so it costs no scan."""
@@ -115,6 +126,8 @@ class PaperRetriever:
             up to ``top_k`` (default ``settings.top_k``) :class:`PaperHit`, best first; ``score`` is the
             aggregated RRF score, ``dense_similarity`` the best window cosine in [-1, 1], and
             ``evidence`` the ``evidence_sentences`` best sentences of the paper (in abstract order).
+            Papers the query names by author, title name or title words (references.MetadataIndex) get
+            a third reciprocal-rank list fused in with weight ``METADATA_WEIGHT``.
         """
         from llama_index.core.schema import QueryBundle
 
@@ -130,6 +143,8 @@ class PaperRetriever:
             pid: s[0] + SECOND_WINDOW_WEIGHT * (s[1] if len(s) > 1 else 0.0)
             for pid, s in ((pid, sorted(v, reverse=True)) for pid, v in per_paper.items())
         }
+        for rank, pid in enumerate(self.metadata.matches(query), start=1):  # authors, title names, title words
+            scored[pid] = scored.get(pid, 0.0) + METADATA_WEIGHT / (RRF_K + rank)
         ranked = sorted(scored, key=lambda pid: scored[pid], reverse=True)[:top_k]
         return self._hits(query, q_emb, ranked, scored)
 

@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.answer import AnswerEvent, final_answer
 from assistant.errors import AssistantError
+from assistant.intents import detect_intent
 from assistant.prompts import CITATION_LABEL
-from assistant.question import clean_question
+from assistant.question import analyze, clean_question
 from assistant.types import Answer, Citation, Intent, Paper, relabel
-from assistant.tuning import ELLIPTIC_MAX_WORDS
+from assistant.text import content_tokens
+from assistant.tuning import CLARIFY_MAX_CONTENT_WORDS, ELLIPTIC_MAX_WORDS
 
 if TYPE_CHECKING:
     from assistant.answer import Answerer
@@ -29,6 +31,16 @@ _PLURAL_REF = re.compile(r"\b(they|them|their|theirs|these|those|both|each|eithe
                          r"which of them|these papers|those papers|the papers)\b", re.I)
 _SINGULAR_REF = re.compile(r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
                            r"the approach|the authors|he|she|his|her)\b", re.I)
+#: Pronouns and phrases that point back to a paper already discussed.
+_BACK_REF = re.compile(r"\b(it|its|they|them|their|this paper|that paper|the paper|this work|these papers|those papers|"
+                       r"the authors|both|the two|the three)\b", re.I)
+#: A follow-up that names a paper and refers back to another asks about the two ("compare it with X",
+#: "how does it differ from the episodic memory one?"): a comparison word plus a pronoun.
+_TWO_PAPER_QUESTION = re.compile(r"\b(?:compare|compared|comparison|differ|differs|difference|versus|vs\.?|than|against|"
+                                 r"contrast|between|relate|relates)\b", re.I)
+_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this one|that one)\b", re.I)
+_CLARIFY = ("Which paper do you mean? Nothing earlier in this conversation is cited for it to refer to. "
+            "Name the paper by its title, its method or an author, or ask about a topic.")
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,10 +56,12 @@ class Turn:
 
 @dataclass(frozen=True, slots=True)
 class Resolution:
-    """How a question is run: ``query`` to search, ``focus_ids`` papers it points back to (may be empty)."""
+    """How a question is run: ``query`` to search, ``focus_ids`` papers it points back to (may be empty);
+    ``clarify``: a question to ask back instead of answering (nothing to refer to)."""
 
     query: str
     focus_ids: tuple[str, ...]
+    clarify: str = ""
 
 
 class ChatSession:
@@ -77,16 +91,21 @@ class ChatSession:
         return next((pid for pid, label in self.labels.items() if label == n), None)
 
     def resolve(self, question: str) -> Resolution:
-        """Resolve references to earlier papers and elliptic questions.
+        """Which papers ``question`` is about, and what to search for.
 
-        "the second paper" -> the 2nd paper of the latest answer citing at least two; "[2]" / "paper 2" ->
-        the paper with that label; "they", "those two", "which of them" -> the latest answer's papers
-        that cited several; "it" -> the first paper cited last; short or "and ..." questions inherit the
-        previous query.
+        What wins, in order: papers the question names or describes (an author, a title name such as
+        "the DUALFormer paper", title words, "the paper about X": references.py) — combined with the
+        paper "it"/"they" refers to when it asks for a comparison ("compare it with the MatryoshkaKV
+        paper"); then labels ("[2]", "paper 2"), ordinals ("the second one": of the latest answer citing
+        at least that many), "the former/latter"; then pronouns ("they", "which of them" -> the latest
+        answer's papers when it cited several; "it" -> the first paper cited last). Short or "and ..."
+        questions inherit the previous query. A back-reference with nothing to refer to ("What did they
+        evaluate it on?" as a first question) gets ``clarify``: a question back, no answer.
         """
-        if not self.turns:
-            return Resolution(question, ())
         last = self._last_cited()
+        refs = self._answerer.references(question)
+        named = list(refs.named)
+        explicit = bool(named or refs.unresolved or refs.unknown_author)  # the question says which paper it means
         focus: list[str] = []
         for m in _LABEL_REF.finditer(question):
             pid = self._by_label(int(m.group(1) or m.group(2)))
@@ -101,19 +120,45 @@ class ChatSession:
             pair = self._last_cited(at_least=2)
             if pair:
                 focus.append(pair[0] if m.group(1).lower() == "former" else pair[-1])
-        if not focus and last:
-            several = self._last_cited(at_least=2)
-            if _PLURAL_REF.search(question) and several:  # "they", "which of them": the latest set of papers
+        plural, singular = bool(_PLURAL_REF.search(question)), bool(_SINGULAR_REF.search(question))
+        several = self._last_cited(at_least=2)
+        if named and not last and not (len(named) >= 2 and detect_intent(question) in ("compare", "choice")):
+            named = []  # a first question: the search ranks named papers first (metadata fusion), nothing more
+        if named:
+            if not focus and last and _TWO_PAPER_QUESTION.search(question) and _PRONOUN.search(question):
+                focus = (several if plural and several else last[:1]) + named  # "compare it with X"
+            else:
+                focus += named
+        elif not focus and last and not explicit:
+            if plural and several:  # "they", "which of them": the latest set of papers
                 focus = several
-            elif _SINGULAR_REF.search(question) or _PLURAL_REF.search(question):
+            elif (singular or plural) and not self._answerer.question_disagrees(question, last[0]):
                 focus = last[:1]
         focus = list(dict.fromkeys(focus))
+        if not focus and not last and not explicit and self._refers_back(question):
+            return Resolution(question, (), _CLARIFY)
         query = question
         if focus:
-            query = f"{question} ({'; '.join(self.papers[p].title for p in focus if p in self.papers)})"
-        elif len(question.split()) <= ELLIPTIC_MAX_WORDS or question.lower().startswith(("and ", "what about", "how about")):
+            query = f"{question} ({'; '.join(self._title(p) for p in focus)})"
+        elif self.turns and (len(question.split()) <= ELLIPTIC_MAX_WORDS
+                             or question.lower().startswith(("and ", "what about", "how about"))):
             query = f"{question} ({self.turns[-1].resolved_query})"
         return Resolution(query, tuple(focus))
+
+    def _title(self, pid: str) -> str:
+        paper = self.papers.get(pid) or self._known.get(pid)
+        return paper.title if paper else pid
+
+    @staticmethod
+    def _refers_back(question: str) -> bool:
+        """True when ``question`` points back to a paper ("it", "they", "the paper", "the second one")
+        and says almost nothing else that could identify one (at most ``CLARIFY_MAX_CONTENT_WORDS`` content
+        words, no name): a first question like that cannot be answered, only asked back."""
+        if not (_BACK_REF.search(question) or _ORDINAL_REF.search(question) or _FORMER_LATTER.search(question)):
+            return False
+        if analyze(question).entities or detect_intent(question) == "topic":  # "which papers ...? List all of them."
+            return False
+        return len(content_tokens(_BACK_REF.sub(" ", question))) <= CLARIFY_MAX_CONTENT_WORDS
 
     # --- asking ------------------------------------------------------------------------------
     def _stable(self, answer: Answer) -> Answer:
@@ -133,6 +178,12 @@ class ChatSession:
         """
         question = clean_question(question)
         res = self.resolve(question)
+        if res.clarify:
+            for event in self._answerer.clarification(question, res.clarify, intent):
+                if event.kind == "final" and event.answer is not None:
+                    self.turns.append(Turn(question, res.query, (), event.answer))
+                yield event
+            return
         for event in self._answerer.stream(question, query=res.query, intent=intent, focus_ids=res.focus_ids):
             if event.answer is None:
                 yield event

@@ -17,6 +17,7 @@ Adding an intent = one subclass + one line in :data:`STRATEGIES` (or a registry 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
@@ -26,8 +27,10 @@ from assistant.extractive import answers_request, missing_detail, pick_sentences
 from assistant.intents import comparison_table, topic_members, topic_query
 from assistant.prompts import DEFAULT_TASK
 from assistant.question import QuestionFacts, premise_facts, premises
+from assistant.text import content_tokens
 from assistant.tuning import (
     CAPABLE_EVIDENCE_SENTENCES,
+    COMPARE_CANDIDATES,
     COMPARE_PAPERS,
     EXTRACTIVE_SENTENCES,
     SMALL_MODEL_CONTEXT_PAPERS,
@@ -123,6 +126,10 @@ class IntentStrategy:
     def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """After a model answer with verified sentences: add what it missed (default: nothing)."""
 
+    def notice(self, plan: Plan) -> str:
+        """A line shown with an answer this strategy built by code without asking the model (default none)."""
+        return ""
+
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """The answer from abstract sentences (no model, or the model failed): by default the sentences of
         source 1 that answer the question (extractive.pick_sentences)."""
@@ -133,6 +140,48 @@ class IntentStrategy:
 def _profile_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
     """The ``capable`` profile gives the model more evidence sentences per paper."""
     return context if tools.small_model else [with_evidence(h, CAPABLE_EVIDENCE_SENTENCES) for h in context]
+
+
+def shared_topic_papers(tools: Tools, req: Request, hits: list[PaperHit], wanted: int) -> list[PaperHit] | None:
+    """For "Grokking comes up in two abstracts ..." / "both ... papers": the ``wanted`` papers that share a
+    question word found in exactly ``wanted`` papers of the corpus, when that word is a topic of theirs.
+
+    Only when the question says how many papers it means (``facts.papers_wanted``). Each such word gives
+    a candidate set; its weight is how often the word occurs in those papers (a topic recurs: "grokking"
+    3 + 1 times, an incidental "role" 1 + 1); the top ``wanted`` retrieved papers are a candidate too,
+    weighted by the best such word they share. The heaviest set wins (at least ``wanted + 1``
+    occurrences to count as a topic), then the better summed retrieval rank among ``COMPARE_CANDIDATES``.
+
+    Returns:
+        the chosen papers in retrieval order, or None to keep the retrieval ranking.
+    """
+    if not req.facts.papers_wanted or len(hits) < wanted:
+        return None
+    papers = tools.retriever.papers
+    ranked = [h.paper.id for h in tools.retriever.retrieve(req.query, top_k=COMPARE_CANDIDATES)]
+    rank = {pid: i for i, pid in enumerate(ranked)}
+    tokens = sorted(content_tokens(req.question))  # whole tokens: "combinatorial-optimization" is not "combinatorial"
+
+    def occurrences(term: str, ids: frozenset[str]) -> int:
+        pattern = re.compile(rf"\b{re.escape(term)}", re.I)
+        return sum(len(pattern.findall(f"{papers[pid].title} {papers[pid].text}")) for pid in ids)
+
+    weights: dict[frozenset[str], int] = {}
+    for term in tokens:
+        ids = frozenset(tools.retriever.papers_with(term))
+        if len(ids) == wanted:
+            weights[ids] = max(weights.get(ids, 0), occurrences(term, ids))
+    baseline = frozenset(h.paper.id for h in hits[:wanted])
+    weights.setdefault(baseline, 0)
+
+    def key(ids: frozenset[str]) -> tuple[int, int]:
+        weight = weights[ids] if weights[ids] > wanted else 0
+        return (weight, -sum(rank.get(pid, len(ranked)) for pid in ids))
+
+    best = max(weights, key=key)
+    if best == baseline:
+        return None
+    return tools.retriever.hits_for(req.query, sorted(best, key=lambda pid: rank.get(pid, len(ranked))))
 
 
 def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
@@ -221,10 +270,13 @@ class SummaryStrategy(IntentStrategy):
         return Plan([with_evidence(h, SUMMARY_SENTENCES) for h in context], use_model=not tools.small_model)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """The top paper's best evidence sentences, in abstract order."""
-        best = sorted(plan.context[0].evidence, key=lambda e: e.score, reverse=True)[: SUMMARY_SENTENCES - 1]
-        for ev in sorted(best, key=lambda e: e.sentence_index):
-            builder.quote(ev)
+        """Each paper's best evidence sentences, in abstract order: one summary per paper in focus
+        ("Summarize them"), three sentences for one paper, two each for several."""
+        k = SUMMARY_SENTENCES - 1 if len(plan.context) == 1 else EXTRACTIVE_SENTENCES
+        for n, hit in enumerate(plan.context, start=1):
+            best = sorted(hit.evidence, key=lambda e: e.score, reverse=True)[:k]
+            for ev in sorted(best, key=lambda e: e.sentence_index):
+                builder.quote(ev, n)
 
 
 class CompareStrategy(IntentStrategy):
@@ -234,16 +286,23 @@ class CompareStrategy(IntentStrategy):
     intent = "compare"
     task = "In two or three short sentences, say how the papers differ, naming each paper."
 
-    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
-        """The papers in focus; "compare it with X" adds X from a search for the question."""
-        hits = super().candidates(tools, req)
+    def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """A name no paper mentions, or a single paper in focus: there is nothing to compare with; say so
+        (never a paper with itself, never an unrelated filler paper)."""
+        unknown = [e for e in req.facts.entities if not tools.retriever.mentions_anywhere(e)]
+        if unknown:  # "compare X with Y" where no paper mentions Y: no filler paper in its place
+            return Settled("abstained", f"No indexed paper mentions {' or '.join(unknown)}, so there is no second paper "
+                                        "to compare with. The closest papers below do not match it.")
         if req.focus_ids and len(hits) < 2:
-            hits += [h for h in tools.retriever.retrieve(req.question) if h.paper.id not in req.focus_ids][: 2 - len(hits)]
-        return hits
+            title = hits[0].paper.title if hits else "that paper"
+            return Settled("clarify", f"Only one paper to compare: “{title}”. Which paper should it be compared with? "
+                                      "Name it by its title, method or an author.")
+        return None
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
-        context = _profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
+        papers = hits if req.focus_ids else (shared_topic_papers(tools, req, hits, wanted) or hits[:wanted])
+        context = _profile_evidence(tools, papers)
         return Plan(context, use_model=not tools.small_model, comparison=comparison_table(context, tools.embed, req.question))
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
@@ -280,7 +339,32 @@ class TopicStrategy(IntentStrategy):
                 builder.quote(max(hit.evidence, key=lambda e: e.score), n)
 
 
+class ChoiceStrategy(IntentStrategy):
+    """"Which of them needs less data?": a choice between the papers in focus (or the two best papers).
+    The ``capable`` model may decide, citing the deciding sentences; by code, each paper's sentence that
+    bears on the question is quoted under a notice that the abstracts do not decide it for us."""
+
+    intent = "choice"
+    task = ("Say which of the papers the question asks for, citing the sentence that decides it; if the sources "
+            "do not decide it, say so and give what each says.")
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
+        context = _profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
+        return Plan(context, use_model=not tools.small_model)
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """For each paper, its sentence that best answers the question, cited to it."""
+        for n, hit in enumerate(plan.context, start=1):
+            for ev in pick_sentences(hit, req.facts, req.question, 1):
+                builder.quote(ev, n)
+
+    def notice(self, plan: Plan) -> str:
+        """Shown above a choice answered by code: the abstracts are quoted, not weighed."""
+        return "The abstracts don't settle this between them directly; here is what each one says."
+
+
 #: The registry: intent name -> strategy. ``intents.detect_intent`` returns one of these names.
 STRATEGIES: Mapping[str, IntentStrategy] = {
-    s.intent: s for s in (LookupStrategy(), SummaryStrategy(), CompareStrategy(), TopicStrategy())
+    s.intent: s for s in (LookupStrategy(), SummaryStrategy(), CompareStrategy(), TopicStrategy(), ChoiceStrategy())
 }

@@ -40,6 +40,9 @@ SUMMARY_SENTENCES = 4
 TOPIC_CANDIDATES = 15
 #: Papers in a comparison unless the question names a number ("the three papers").
 COMPARE_PAPERS = 2
+#: Papers ranked when looking for the ones a comparison question speaks of by a shared word (strategies.py
+#: ``shared_topic_papers``): dev compare items name pairs found within the top 10.
+COMPARE_CANDIDATES = 10
 #: Token budget of a lookup answer in the ``small`` profile (the bundled 135M model): about two short
 #: sentences; longer output of that model was dropped by verification (docs/evaluation.md).
 SMALL_MODEL_MAX_TOKENS = 64
@@ -99,6 +102,9 @@ SUBSTITUTION_MIN_WORDS = 2
 #: Share of an answer sentence's content words found in its evidence sentence above which it is a
 #: near-copy, and replaced words are checked (``substitution``).
 NEAR_COPY_LEXICAL = 0.7
+#: A sentence with at most this many content words outside a source's title (and the frame words "called",
+#: "titled" ...) restates that title: it answers "which paper ...?" (with no extra word) and nothing else.
+TITLE_ECHO_EXTRA_WORDS = 1
 #: Content words of context compared around an opposite (``antonym``) or a relation's sides (``order``).
 SLOT_WINDOW = 3
 #: Least number of shared context words for a slot or side to count as the same one.
@@ -114,9 +120,33 @@ NEGATION_SCOPE = 3
 QUANTITY_WINDOW_WORDS = 5
 #: Follow-ups this short (in words), or starting "and ...", inherit the previous query. Dev followup items.
 ELLIPTIC_MAX_WORDS = 4
+#: A first question that refers back ("it", "they", "the paper") and has at most this many other content
+#: words names no paper ("What benchmarks did they evaluate it on?"): it is asked back. Dev first-turn
+#: questions with cataphoric pronouns ("... and what is its proposed fix called?") all have more.
+CLARIFY_MAX_CONTENT_WORDS = 3
+#: A pronoun follow-up whose own search finds another paper at least this much more similar (dense cosine)
+#: than the paper the pronoun points to is about that other paper: the question wins over the focus.
+#: Set above the gaps seen on dev follow-ups where the pronoun was right: 0.05 ("Which models did it beat?"),
+#: and 0.18 for "And how do they solve it?", whose own best match is below min_similarity anyway.
+FOCUS_DISAGREEMENT_MARGIN = 0.2
 
 # --- text and input checks (text.py, corpus.py) ---------------------------------------------------------
 #: Punkt fragments shorter than this (characters) are glued to the sentence before them ("Fig. 2.").
 MIN_SENTENCE_CHARS = 12
 #: Characters of papers.jsonl ``first_words`` compared with the abstract's start to catch misaligned rows.
 METADATA_MATCH_PREFIX_CHARS = 40
+
+# --- naming papers in a question (references.py, retrieval.py) ------------------------------------------
+#: A name-like token ("DUALFormer") names one paper only if at most this many titles contain it.
+NAME_MAX_PAPERS = 2
+#: Consecutive title words that must appear in a question to count as naming that title.
+TITLE_FRAGMENT_WORDS = 4
+#: A description ("the paper about X") resolves to the best paper of a search for X only when its dense
+#: similarity is at least this (and at least Settings.min_similarity). Set on the issue-12 conversations.
+DESCRIPTION_MIN_SIMILARITY = 0.35
+#: Weight of the metadata match list (authors, title names and fragments) in the fused paper score: one
+#: metadata match at rank 1 adds METADATA_WEIGHT / (60 + 1), above a paper ranked first by both text
+#: retrievers (~0.05); a named paper is therefore first. RRF k = 60 (Cormack et al. 2009).
+METADATA_WEIGHT = 4.0
+#: The reciprocal-rank-fusion constant (llama-index's QueryFusionRetriever uses the same k = 60).
+RRF_K = 60

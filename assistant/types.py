@@ -94,10 +94,11 @@ class AnswerSentence:
 
 #: ``generated``: at least one model sentence passed verification; ``extractive``: abstract sentences chosen
 #: by code; ``abstained``: no indexed paper matches; ``not_stated``: the paper the question is about was
-#: found, but its abstract does not state the requested detail.
-AnswerMode = Literal["generated", "extractive", "abstained", "not_stated"]
-Intent = Literal["lookup", "summary", "compare", "topic"]
-INTENTS: tuple[Intent, ...] = ("lookup", "summary", "compare", "topic")
+#: found, but its abstract does not state the requested detail; ``clarify``: the question refers to a paper
+#: the conversation does not have ("it", "the paper" in a first question): the notice asks which one.
+AnswerMode = Literal["generated", "extractive", "abstained", "not_stated", "clarify"]
+Intent = Literal["lookup", "summary", "compare", "topic", "choice"]
+INTENTS: tuple[Intent, ...] = ("lookup", "summary", "compare", "topic", "choice")
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +147,9 @@ class Answer:
     @property
     def abstained(self) -> bool:
         """True when the abstracts do not answer the question: no paper matches (``abstained``) or the
-        paper does not state the detail asked for (``not_stated``). Such answers cite nothing."""
-        return self.mode in ("abstained", "not_stated")
+        paper does not state the detail asked for (``not_stated``), or it is unclear which paper is meant
+        (``clarify``). Such answers cite nothing."""
+        return self.mode in ("abstained", "not_stated", "clarify")
 
     @property
     def text(self) -> str:

@@ -16,7 +16,14 @@ from assistant.errors import AssistantError
 from assistant.types import INTENTS
 from ui.downloads import write_export
 from ui.export import bibtex, conversation_markdown
-from ui.render import answer_markdown, error_markdown, references_panel, safe_text
+from ui.render import (
+    answer_markdown,
+    error_markdown,
+    progress_markdown,
+    references_panel,
+    safe_text,
+)
+from ui.text import LATEX_DELIMITERS
 
 if TYPE_CHECKING:
     from assistant.service import Assistant
@@ -39,10 +46,45 @@ INTENT_CHOICES = [AUTO, *INTENTS]
 CONCURRENCY_LIMIT = 4
 #: The one concurrency group every answering event belongs to, so the limit is shared.
 CONCURRENCY_ID = "respond"
-SEARCHING = "<em>Searching the abstracts…</em>"
+SEARCHING = "Searching the abstracts…"
+#: Shown while sentences are being checked (after the papers are found, before the final answer).
+CHECKING = "Writing the answer; each sentence appears once it is checked against the abstracts…"
+#: The chat's height: on a phone (390 x 844 px) the question box stays on screen below it.
+CHAT_HEIGHT = "min(620px, 58vh)"
+#: Brings the new question to the top of the chat as soon as it is posted, so its answer is read from the
+#: start as it grows (gradio's own autoscroll would follow the bottom of long answers). Runs in the browser.
+SCROLL_TO_NEW_QUESTION_JS = """
+() => {
+  const count = document.querySelectorAll('#chat [data-testid="user"]').length;
+  const started = Date.now();
+  const tick = () => {
+    const asked = document.querySelectorAll('#chat [data-testid="user"]');
+    if (asked.length > count) {
+      const msg = asked[asked.length - 1];
+      let box = msg.parentElement;
+      while (box && !(box.scrollHeight > box.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(box).overflowY))) {
+        box = box.parentElement;
+      }
+      if (box) box.scrollTop += msg.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+    } else if (Date.now() - started < 10000) {
+      setTimeout(tick, 50);
+    }
+  };
+  tick();
+}
+"""
 
 CSS = """
-.refs { list-style: none; padding-left: 0; }
+.refs, .topic-list { list-style: none; padding-left: 0; }
+.topic-list li { margin: 0.3em 0; }
+.topic-list .reason { font-size: 0.95em; }
+.found-list { margin: 0.2em 0; }
+.status { opacity: 0.85; }
+.search-link { font-size: 0.85em; white-space: nowrap; }
+sup.cite a { text-decoration: none; }
+.refs .card:target { outline: 2px solid var(--color-accent); }
+#chat table.compare th, #chat table.compare td, #chat .title { word-break: normal; overflow-wrap: normal; hyphens: manual; }
+#chat table.compare th[scope=row] { min-width: 9em; }
 .refs .card { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 0.4em 0.6em; margin: 0.4em 0; }
 .refs blockquote { font-size: 0.9em; margin: 0.2em 0 0.4em 0; }
 .refs details { font-size: 0.9em; }
@@ -66,6 +108,16 @@ def _intent(value: str | None) -> str | None:
 def _download(path: object) -> dict[str, Any]:
     """An update for a download button: the file to serve, enabled only when there is one."""
     return gr.update(value=str(path) if path else None, interactive=bool(path))
+
+
+def _kept(hits: tuple[Any, ...], partial: Any, anchor: str, error: str) -> str:
+    """After a failure: what was already shown (verified sentences, table, papers found) stays, the error
+    line follows it."""
+    if partial is not None:
+        return answer_markdown(partial, final=False, anchor=anchor) + "\n\n" + error
+    if hits:
+        return progress_markdown("The answer could not be finished.", hits) + "\n\n" + error
+    return error
 
 
 def side_panel(session: ChatSession | None) -> tuple[str, dict[str, Any], dict[str, Any]]:
@@ -94,22 +146,31 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
         if not (question or "").strip():
             yield "", history, session
             return
-        history += [{"role": "user", "content": safe_text(question)}, {"role": "assistant", "content": SEARCHING}]
+        anchor = f"m{len(history) + 2}"  # this message's position: unique card ids within the chat
+        history += [{"role": "user", "content": safe_text(question)},
+                     {"role": "assistant", "content": progress_markdown(SEARCHING)}]
         yield "", history, session
+        hits: tuple[Any, ...] = ()
+        partial = None  # the verified part of the answer shown so far
         try:
             for event in session.stream(question, intent=_intent(intent)):  # type: ignore[arg-type]
-                if event.kind == "status":
-                    history[-1] = {"role": "assistant", "content": f"<em>{safe_text(event.message)} Writing the answer…</em>"}
-                elif event.answer is not None:
-                    history[-1] = {"role": "assistant", "content": answer_markdown(event.answer, final=event.kind == "final")}
+                if event.kind == "final" and event.answer is not None:
+                    content = answer_markdown(event.answer, anchor=anchor)
+                else:
+                    hits = event.hits or hits
+                    partial = event.answer or partial
+                    message = event.message if event.kind == "status" and partial is None else CHECKING
+                    content = progress_markdown(message, hits, partial, anchor)
+                history[-1] = {"role": "assistant", "content": content}
                 yield "", history, session
         except AssistantError as e:
             logger.warning("question failed: %s", e)
-            history[-1] = {"role": "assistant", "content": error_markdown(str(e))}
+            history[-1] = {"role": "assistant", "content": _kept(hits, partial, anchor, error_markdown(str(e)))}
             yield "", history, session
         except Exception:
             logger.exception("unexpected error while answering")
-            history[-1] = {"role": "assistant", "content": error_markdown("Something went wrong while answering; the details are in the server log. Please try again.")}
+            error = error_markdown("Something went wrong while finishing this answer; the details are in the server log. Please try again.")
+            history[-1] = {"role": "assistant", "content": _kept(hits, partial, anchor, error)}
             yield "", history, session
 
     def new_chat(session: ChatSession | None) -> tuple[Any, ...]:
@@ -127,7 +188,8 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
         session_state = gr.State(None)
         with gr.Row(equal_height=False):
             with gr.Column(scale=3):
-                chatbot = gr.Chatbot(elem_id="chat", height=620, show_label=False, sanitize_html=True, render_markdown=True,
+                chatbot = gr.Chatbot(elem_id="chat", height=CHAT_HEIGHT, show_label=False, sanitize_html=True, render_markdown=True,
+                                     latex_delimiters=LATEX_DELIMITERS, buttons=["copy", "copy_all"], autoscroll=False,
                                      placeholder="Ask a question about the papers, or pick an example.",
                                      feedback_options=None, examples=[{"text": q} for q in EXAMPLES])
                 with gr.Row():
@@ -150,6 +212,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
         side_io = dict(fn=side_panel, inputs=[session_state], outputs=[panel, md_btn, bib_btn], api_visibility="private")
         asked = gr.on([box.submit, send.click], respond, api_name="respond", **answer_io)
         asked.then(**side_io)
+        gr.on([box.submit, send.click, chatbot.example_select], None, js=SCROLL_TO_NEW_QUESTION_JS, queue=False)
         picked = chatbot.example_select(pick_example, None, box, api_visibility="private", queue=False)
         picked_answer = picked.then(respond, api_visibility="private", **answer_io)
         picked_answer.then(**side_io)

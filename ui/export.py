@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from assistant.types import Answer, Paper
+from ui.text import markdown_text, split_math
 
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$",
@@ -30,12 +31,13 @@ class TurnLike(Protocol):
 
 # --- Markdown --------------------------------------------------------------------------------------
 def _md_inline(text: str) -> str:
-    """One line of Markdown text: newlines collapsed, table pipes and link brackets escaped."""
-    return " ".join(text.split()).replace("|", r"\|")
+    """Corpus text as one line of Markdown (``ui.text.markdown_text``): newlines collapsed, Markdown
+    characters (table pipes and link brackets included) escaped, math kept as ``$…$``."""
+    return markdown_text(text)
 
 
 def _md_link(title: str, url: str) -> str:
-    label = _md_inline(title).replace("[", r"\[").replace("]", r"\]")
+    label = _md_inline(title)
     if url.startswith(("https://", "http://")):
         return f"[{label}](<{url.replace('>', '%3E').replace(' ', '%20')}>)"
     return label
@@ -54,6 +56,13 @@ def _md_table(answer: Answer) -> list[str]:
     return lines + [""]
 
 
+def _md_answer(answer: Answer) -> str:
+    """The answer's sentences (or its notice) as Markdown, each followed by its ``[n]`` markers."""
+    if answer.abstained:
+        return _md_inline(answer.notice)
+    return " ".join(f"{_md_inline(s.text)} {''.join(f'[{n}]' for n in s.citations)}".strip() for s in answer.sentences)
+
+
 def conversation_markdown(turns: Sequence[TurnLike], cited: Sequence[tuple[int, Paper]],
                           *, title: str = "Conversation with the paper assistant") -> str:
     """The conversation as Markdown: each question as a heading, the answer with its ``[n]`` markers
@@ -63,12 +72,10 @@ def conversation_markdown(turns: Sequence[TurnLike], cited: Sequence[tuple[int, 
         answer = turn.answer
         lines += [f"## {i}. {_md_inline(turn.question)}", ""]
         query = (turn.resolved_query or "").strip()
-        meta = f"*intent: {answer.intent}*"
         if query and query != turn.question.strip():
-            meta += f" · *searched for: {_md_inline(query)}*"
-        lines += [meta, ""]
+            lines += [f"*Searched for: {_md_inline(query)}*", ""]
         lines += _md_table(answer)
-        lines += [_md_inline(answer.text) or "(no answer)", ""]
+        lines += [_md_answer(answer) or "(no answer)", ""]
         if answer.notice and not answer.abstained:
             lines += [f"> {_md_inline(answer.notice)}", ""]
         if answer.citations:
@@ -87,8 +94,10 @@ def conversation_markdown(turns: Sequence[TurnLike], cited: Sequence[tuple[int, 
 
 # --- BibTeX ----------------------------------------------------------------------------------------
 def latex_escape(text: str) -> str:
-    """Escape LaTeX/BibTeX special characters (``{ } % & $ # _ ~ ^ \\``); whitespace collapsed."""
-    return _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], " ".join(text.split()))
+    """Escape LaTeX/BibTeX special characters (``{ } % & $ # _ ~ ^ \\``) outside math; math found by
+    ``ui.text.split_math`` (``$\\ell_1$``) is kept as ``$…$``; whitespace collapsed."""
+    return "".join(f"${seg.text}$" if seg.math else _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], seg.text)
+                   for seg in split_math(text))
 
 
 def _url_field(url: str) -> str:

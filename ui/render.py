@@ -1,131 +1,148 @@
-"""Pure functions, no gradio import: Answer -> Markdown/HTML for the chat window and the side panel.
+"""Pure functions, no gradio import: Answer -> HTML for the chat window and the side panel.
 
-All text from abstracts and from the model is HTML-escaped (so ``<script>``, Markdown images and
-raw links inside an abstract render as inert text); only our own anchors to the papers' ``url``
-(http/https from papers.jsonl) are emitted as links, opening in a new tab. Every HTML block is kept on
-lines without blank lines between them, so the chat's Markdown renderer passes it through untouched.
+All corpus and model text goes through :mod:`ui.text` (escaped once, Markdown neutralised, math for
+KaTeX), so ``<script>``, Markdown images and raw links inside an abstract render as inert text; only our
+own anchors are emitted as links: to the papers' ``url`` (http/https from papers.jsonl, new tab) and, for
+each ``[n]`` marker, to its reference card in the same message. Every piece is one HTML block without
+blank lines inside, so the chat's Markdown renderer passes it through untouched.
 """
 
 from __future__ import annotations
 
 import html
-import re
 from collections.abc import Iterable, Sequence
+from urllib.parse import parse_qs, urlsplit
 
-from assistant.types import Answer, AnswerSentence, Citation, Paper
+from assistant.intents import NOT_STATED
+from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
+from ui.text import highlight_html, html_text
 
-_MD_SPECIAL = str.maketrans({"[": "&#91;", "]": "&#93;", "!": "&#33;", "*": "&#42;", "_": "&#95;", "`": "&#96;", "#": "&#35;", "|": "&#124;"})
 #: Authors shown before "et al." on a reference card.
 MAX_AUTHORS = 6
-
-
-_EMPHASIS = [
-    (re.compile(r"\*\*(\S(?:.*?\S)?)\*\*"), r"\1"),  # **bold**
-    (re.compile(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])"), r"\1"),  # *italic*
-    (re.compile(r"\\(?:emph|textit|textbf|texttt|mathrm|text)\{([^{}]*)\}"), r"\1"),  # \emph{x}
-    (re.compile(r"\\([%&$#_])"), r"\1"),  # \% -> %
-]
+#: Papers listed under "Papers found" while an answer is in progress.
+MAX_FOUND = 8
+_SITES = {"openreview.net": "OpenReview", "arxiv.org": "arXiv", "iclr.cc": "ICLR", "proceedings.iclr.cc": "ICLR proceedings",
+          "scholar.google.com": "Google Scholar", "www.semanticscholar.org": "Semantic Scholar"}
+_SEARCH_PARAMS = {"term", "q", "query", "search", "search_query"}
 
 
 def safe_text(text: str) -> str:
-    """Escape HTML and Markdown control characters so text renders literally; emphasis markup that
-    abstracts carry (``**A-Bench**``, ``\\emph{x}``, ``\\%``) is dropped for display first."""
-    for pattern, repl in _EMPHASIS:
-        text = pattern.sub(repl, text)
-    return html.escape(text, quote=True).translate(_MD_SPECIAL)
+    """Corpus or model text as inert HTML, math for the chat's KaTeX (see :func:`ui.text.html_text`)."""
+    return html_text(text)
 
 
-def paper_link(title: str, url: str) -> str:
-    """An anchor opening ``url`` in a new tab, or the bare title when there is no http(s) link."""
-    if url.startswith(("https://", "http://")):
-        return f'<a href="{html.escape(url, quote=True)}" target="_blank" rel="noopener noreferrer">{safe_text(title)}</a>'
-    return safe_text(title)
+def site_name(url: str) -> str:
+    """``"OpenReview"`` for an openreview.net link; other known sites by name, else the host."""
+    host = urlsplit(url).hostname or ""
+    return _SITES.get(host) or _SITES.get(host.removeprefix("www."), host.removeprefix("www."))
 
 
-def _marks(citations: Iterable[int]) -> str:
-    return "".join(f"<sup>[{n}]</sup>" for n in citations)
+def is_search_link(url: str) -> bool:
+    """True when ``url`` is a search page, not the paper itself (``openreview.net/search?term=…``)."""
+    parts = urlsplit(url)
+    return "/search" in parts.path.lower() or bool(_SEARCH_PARAMS & set(parse_qs(parts.query)))
 
 
-def _sentence(s: AnswerSentence) -> str:
-    return f"{safe_text(s.text)}{_marks(s.citations)}"
+def paper_link(title: str, url: str, *, katex: bool = True) -> str:
+    """An anchor opening ``url`` in a new tab (a search page says so: "search on OpenReview"), or the bare
+    title when there is no http(s) link."""
+    label = html_text(title, katex=katex)
+    if not url.startswith(("https://", "http://")):
+        return f"<span class='title'>{label}</span>"
+    attrs = f'href="{html.escape(url, quote=True)}" target="_blank" rel="noopener noreferrer"'
+    if is_search_link(url):
+        return f"<span class='title'>{label}</span> <a {attrs} class='search-link'>(search on {html.escape(site_name(url))})</a>"
+    return f"<a {attrs} class='title'>{label}</a>"
 
 
-def authors_line(authors: Sequence[str], limit: int = MAX_AUTHORS) -> str:
+def card_id(anchor: str, n: int) -> str:
+    """The element id of reference ``[n]``'s card in the message rendered with ``anchor``."""
+    return f"{anchor}-ref-{n}"
+
+
+def _marks(citations: Iterable[int], anchor: str) -> str:
+    return "".join(f"<sup class='cite'><a href='#{card_id(anchor, n)}'>[{n}]</a></sup>" for n in citations)
+
+
+def _sentence(s: AnswerSentence, anchor: str) -> str:
+    return f"{html_text(s.text)}{_marks(s.citations, anchor)}"
+
+
+def authors_line(authors: Sequence[str], limit: int = MAX_AUTHORS, *, katex: bool = True) -> str:
     """``"A, B, C et al."`` (escaped), empty when there are no authors."""
     shown = ", ".join(authors[:limit]) + (" et al." if len(authors) > limit else "")
-    return safe_text(shown)
+    return html_text(shown, katex=katex)
 
 
-def answer_body(answer: Answer) -> str:
-    """The answer sentences with ``[n]`` markers (no references)."""
+def _topic_list(answer: Answer, anchor: str) -> str:
+    """One line per listed paper: ``[n]`` linked title, then the cited sentence that puts it in the topic."""
+    papers = {c.n: c.paper for c in answer.citations}
+    items = []
+    for s in answer.sentences:
+        n = s.citations[0] if s.citations else 0
+        paper = papers.get(n)
+        head = f"<a href='#{card_id(anchor, n)}' class='ref-n'>[{n}]</a> {paper_link(paper.title, paper.url)}" if paper else ""
+        items.append(f"<li>{head}<br><span class='reason'>{_sentence(s, anchor)}</span></li>")
+    return f"<ol class='topic-list'>{''.join(items)}</ol>"
+
+
+def answer_body(answer: Answer, anchor: str = "a") -> str:
+    """The answer sentences with clickable ``[n]`` markers (no references); a topic answer is a list,
+    one line per paper."""
     if answer.abstained:
-        return safe_text(answer.notice)
-    return " ".join(_sentence(s) for s in answer.sentences)
+        return f"<p class='notice'>{html_text(answer.notice)}</p>"
+    if not answer.sentences:
+        return ""
+    if answer.intent == "topic" and answer.comparison is None:
+        return _topic_list(answer, anchor)
+    return f"<p class='answer'>{' '.join(_sentence(s, anchor) for s in answer.sentences)}</p>"
 
 
 def answer_meta(answer: Answer) -> str:
-    """``intent: compare · searched for: …`` — the query only when it differs from the question."""
-    parts = [f"intent: {safe_text(answer.intent)}"]
+    """``Searched for: …`` when the search differed from the question (a follow-up resolved), else ``""``."""
     query = answer.resolved_query.strip()
     if query and query != answer.question.strip():
-        parts.append(f"searched for: {safe_text(query)}")
-    return f"<small class='meta'>{' · '.join(parts)}</small>"
+        return f"<p class='meta'><small>Searched for: {html_text(query)}</small></p>"
+    return ""
 
 
-def comparison_html(answer: Answer) -> str:
+def comparison_html(answer: Answer, anchor: str = "a") -> str:
     """The comparison as a table: one row per paper (``[n]`` + title link), one column per aspect; each
     cell is an abstract sentence with its ``[n]``. Empty when the answer has no comparison."""
     comp = answer.comparison
     if comp is None or not comp.rows:
         return ""
     papers = {c.n: c.paper for c in answer.citations}
-    head = "".join(f"<th>{safe_text(col)}</th>" for col in comp.columns)
+    head = "".join(f"<th>{html_text(col)}</th>" for col in comp.columns)
     rows = []
     for row in comp.rows:
         paper = papers.get(row.n)
-        label = f"[{row.n}] " + (paper_link(paper.title, paper.url) if paper else "")
-        cells = "".join(f"<td>{_sentence(c)}</td>" if c is not None else "<td>—</td>" for c in row.cells)
+        label = f"<a href='#{card_id(anchor, row.n)}' class='ref-n'>[{row.n}]</a> " + (paper_link(paper.title, paper.url) if paper else "")
+        cells = "".join(f"<td>{_sentence(c, anchor)}</td>" if c is not None else f"<td class='not-stated'><em>{NOT_STATED}</em></td>" for c in row.cells)
         rows.append(f"<tr data-n='{row.n}'><th scope='row'>{label}</th>{cells}</tr>")
     return f"<table class='compare'><thead><tr><th>paper</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 def highlight(text: str, phrases: Iterable[str]) -> str:
     """``text`` escaped, with every occurrence of each phrase wrapped in ``<mark>`` (overlaps merged)."""
-    spans: list[tuple[int, int]] = []
-    for phrase in phrases:
-        phrase = phrase.strip()
-        if not phrase:
-            continue
-        start = text.find(phrase)
-        while start >= 0:
-            spans.append((start, start + len(phrase)))
-            start = text.find(phrase, start + len(phrase))
-    merged: list[list[int]] = []
-    for a, b in sorted(spans):
-        if merged and a <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], b)
-        else:
-            merged.append([a, b])
-    out, pos = [], 0
-    for a, b in merged:
-        out += [safe_text(text[pos:a]), f"<mark>{safe_text(text[a:b])}</mark>"]
-        pos = b
-    out.append(safe_text(text[pos:]))
-    return "".join(out)
+    return highlight_html(text, phrases)
 
 
-def paper_card(citation: Citation, extra_evidence: Sequence[str] = ()) -> str:
-    """One reference: ``[n]`` + title link, authors, the supporting sentences, and the abstract (collapsed)
-    with those sentences highlighted."""
+def paper_card(citation: Citation, extra_evidence: Sequence[str] = (), anchor: str = "a") -> str:
+    """One reference: ``[n]`` + title link, authors, and the abstract (collapsed) with the supporting
+    sentences highlighted in place, so each is shown once."""
     paper = citation.paper
     evidence = list(dict.fromkeys([*citation.evidence, *extra_evidence]))
-    item = f"<li value='{citation.n}' class='card'><span class='ref-n'>[{citation.n}]</span> {paper_link(paper.title, paper.url)}"
+    item = (f"<li value='{citation.n}' class='card' id='{card_id(anchor, citation.n)}'>"
+            f"<span class='ref-n'>[{citation.n}]</span> {paper_link(paper.title, paper.url)}")
     if paper.authors:
-        item += f"<br><small>{authors_line(paper.authors)}</small>"
-    for ev in citation.evidence:
-        item += f"<blockquote>{safe_text(ev)}</blockquote>"
+        item += f"<br><small class='authors'>{authors_line(paper.authors)}</small>"
     if paper.text:
-        item += f"<details><summary>Abstract</summary><p class='abstract'>{highlight(paper.text, evidence)}</p></details>"
+        shown = [e for e in evidence if e and e in paper.text]
+        k = len(shown)
+        summary = f"Abstract ({k} supporting sentence{'s' if k != 1 else ''} highlighted)" if k else "Abstract"
+        item += (f"<details><summary>{summary}</summary>"
+                 f"<p class='abstract'>{highlight_html(paper.text, shown)}</p></details>")
     return item + "</li>"
 
 
@@ -137,53 +154,73 @@ def _cell_texts(answer: Answer) -> dict[int, list[str]]:
     return out
 
 
-def answer_markdown(answer: Answer, *, final: bool = True) -> str:
-    """Comparison table (compare answers), answer + notice, intent / searched-for line, reference cards
-    (title link, authors, supporting sentences, highlighted abstract), and the model line."""
+def found_html(hits: Sequence[PaperHit], limit: int = MAX_FOUND) -> str:
+    """The papers retrieval found (titles with links), shown while the answer is being checked."""
+    if not hits:
+        return ""
+    items = "".join(f"<li>{paper_link(h.paper.title, h.paper.url)}</li>" for h in hits[:limit])
+    return f"<div class='found'><small>Papers found:</small><ul class='found-list'>{items}</ul></div>"
+
+
+def progress_markdown(message: str, hits: Sequence[PaperHit] = (), answer: Answer | None = None, anchor: str = "a") -> str:
+    """What the chat shows while an answer is in progress: the status line, the papers found, and what is
+    already verified (comparison table, sentences, their cards)."""
+    out = [f"<p class='status'><em>{html_text(message)}</em></p>"]
+    if answer is not None:
+        out.append(answer_markdown(answer, final=False, anchor=anchor))
+    out.append(found_html(hits))
+    return "\n\n".join(o for o in out if o)
+
+
+def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") -> str:
+    """Comparison table (compare answers), notice, answer (a list for topics), searched-for line (only
+    when it differs from the question), reference cards (title link, authors, highlighted abstract), and
+    the model line. ``anchor`` makes the cards' ids unique on the page (one per message)."""
     out = []
-    table = comparison_html(answer)
+    table = comparison_html(answer, anchor)
     if table:
         out.append(table)
     if answer.notice and not answer.abstained:  # above the passages it explains
-        out.append(f"<em>{safe_text(answer.notice)}</em>")
-    out.append(answer_body(answer))
+        out.append(f"<p class='notice'><em>{html_text(answer.notice)}</em></p>")
+    out.append(answer_body(answer, anchor))
     if answer.dropped and answer.model_used:
         n = len(answer.dropped)
-        out.append(f"<small class='dropped'>{n} sentence{'s' if n != 1 else ''} removed: not supported by the abstracts</small>")
+        out.append(f"<p class='dropped'><small>{n} sentence{'s' if n != 1 else ''} removed: not supported by the abstracts</small></p>")
     out.append(answer_meta(answer))
     if answer.citations:
         cells = _cell_texts(answer)
-        refs = ["<b>References</b>", "<ol class='refs'>"]
-        refs += [paper_card(c, cells.get(c.n, ())) for c in answer.citations]
+        refs = ["<p class='refs-head'><b>References</b></p>", "<ol class='refs'>"]
+        refs += [paper_card(c, cells.get(c.n, ()), anchor) for c in answer.citations]
         refs.append("</ol>")
         out.append("\n".join(refs))
     elif answer.mode == "not_stated" and answer.sources:
-        out.append(f"The question is about: {paper_link(answer.sources[0].paper.title, answer.sources[0].paper.url)}")
+        out.append(f"<p>The question is about: {paper_link(answer.sources[0].paper.title, answer.sources[0].paper.url)}</p>")
     elif answer.abstained and answer.sources:
         near = ", ".join(paper_link(h.paper.title, h.paper.url) for h in answer.sources[:3])
-        out.append(f"Closest papers (not matching): {near}")
+        out.append(f"<p class='near'>Closest papers (not matching): {near}</p>")
     if final:
         secs = answer.timings_ms.get("total", 0.0) / 1000
         if not answer.model_used:  # decided by retrieval and code alone
-            out.append(f"<small>answered by retrieval alone (no language model) in {secs:.1f} s</small>")
+            out.append(f"<p class='model'><small>answered by retrieval alone (no language model) in {secs:.1f} s</small></p>")
         else:
-            out.append(f"<small>answered by {safe_text(answer.model)} in {secs:.1f} s</small>")
-    return "\n\n".join(out)
+            out.append(f"<p class='model'><small>answered by {html_text(answer.model)} in {secs:.1f} s</small></p>")
+    return "\n\n".join(o for o in out if o)
 
 
 def references_panel(cited: Sequence[tuple[int, Paper]]) -> str:
-    """The "References so far" list: every paper cited in the conversation with its stable ``[n]``."""
+    """The "References so far" list: every paper cited in the conversation with its stable ``[n]``
+    (a plain HTML panel without KaTeX: math shows as its ``$…$`` source)."""
     if not cited:
         return "<p class='refs-empty'>No papers cited yet.</p>"
     items = []
     for n, paper in cited:
-        item = f"<li value='{n}' data-n='{n}'><span class='ref-n'>[{n}]</span> {paper_link(paper.title, paper.url)}"
+        item = f"<li value='{n}' data-n='{n}'><span class='ref-n'>[{n}]</span> {paper_link(paper.title, paper.url, katex=False)}"
         if paper.authors:
-            item += f"<br><small>{authors_line(paper.authors, 3)}</small>"
+            item += f"<br><small>{authors_line(paper.authors, 3, katex=False)}</small>"
         items.append(item + "</li>")
     return f"<ol class='refs-so-far'>{''.join(items)}</ol>"
 
 
 def error_markdown(message: str) -> str:
     """A user-facing error message."""
-    return f"⚠️ {safe_text(message)}"
+    return f"<p class='error'>⚠️ {html_text(message)}</p>"

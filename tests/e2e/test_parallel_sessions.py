@@ -112,7 +112,7 @@ def test_four_parallel_conversations_never_mix(ui_url: str, no_outbound: list[st
         assert _ref_urls(first)[:1] == [conv.url], (conv.question, _ref_urls(first))
         # ... and the pronoun in the follow-up resolves to it, in this session
         assert _ref_urls(follow) == [conv.url], (conv.follow_up, _ref_urls(follow))
-        searched = follow.split("searched for:", 1)[-1].split("</small>", 1)[0]
+        searched = follow.split("Searched for:", 1)[-1].split("</small>", 1)[0]
         assert conv.title_word in searched, (conv.follow_up, searched)
         assert not any(c.title_word in searched for c in CONVERSATIONS if c is not conv), searched
         print(f"{conv.title_word}: 2 answers in {seconds:.1f} s")

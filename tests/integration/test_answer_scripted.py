@@ -89,3 +89,20 @@ def test_empty_question_is_refused_before_any_call(scripted_assistant) -> None: 
             with pytest.raises(EmptyQuestionError):
                 assistant.ask(q)
         assert server.requests == []
+
+
+@pytest.mark.parametrize("question", [Q, "What is the recipe for a good sourdough bread?",
+                                      "Which papers are about reinforcement learning?"])
+def test_first_event_is_status_with_the_papers_found(scripted_assistant, question: str) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(["Bananas are yellow."]) as server, scripted_assistant(server) as assistant:
+        events = list(assistant.answerer.stream(question))
+    assert events[0].kind == "status" and events[0].hits and events[0].answer is None  # also for abstentions/topics
+    assert events[-1].kind == "final"
+
+
+def test_comparison_table_is_streamed_before_any_sentence(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(["Bananas are yellow."]) as server, scripted_assistant(server) as assistant:
+        events = list(assistant.answerer.stream("Compare the A-Bench paper with the Number Cookbook paper."))
+    first = next(e for e in events if e.answer is not None)
+    assert first.kind == "partial" and first.answer.comparison is not None and first.answer.sentences == ()
+    assert len(first.answer.comparison.rows) == 2

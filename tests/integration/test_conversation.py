@@ -26,7 +26,7 @@ def scripted(scripted_assistant):  # type: ignore[no-untyped-def]
     [
         ("How does HComP-Net differ from LucidPPN?", "compare"),
         ("Compare the two neural combinatorial-optimization papers", "compare"),
-        ("Which of them needs less data?", "compare"),
+        ("Which of them needs less data?", "choice"),
         ("Summarize the horizon generalization paper.", "summary"),
         ("Which papers work with molecules or proteins?", "topic"),
         ("What accuracy did LeReT reach?", "lookup"),

@@ -11,7 +11,12 @@ Each POST /v1/chat/completions pops the next scripted reply:
   sees an incomplete chunked read, as when a server process is killed mid-answer);
   ``STALL:`` streams the first event, then sends nothing more while keeping the socket open (30 s);
   ``MALFORMED:`` streams half, then an event that is not JSON;
-  ``WORDS:`` streams one word per event *with the space after it* (``"a "``, ``"benchmark"``).
+  ``WORDS:`` streams one word per event *with the space after it* (``"a "``, ``"benchmark"``);
+  ``PACED:`` streams one sentence per event, :data:`PACE_S` seconds apart (a slow model, for watching an
+  answer grow); ``PACED_CUT:`` does the same, then breaks off like ``CUT:`` instead of finishing.
+
+``replies`` may also be a function of the request payload returning such a reply (replies chosen by
+question rather than by order).
 
 Requests are recorded in ``requests``.
 """
@@ -22,6 +27,7 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -30,7 +36,11 @@ CUT = "CUT:"
 STALL = "STALL:"
 MALFORMED = "MALFORMED:"
 WORDS = "WORDS:"
-_PREFIXES = (TRUNCATE, CUT, STALL, MALFORMED, WORDS)
+PACED = "PACED:"
+PACED_CUT = "PACED_CUT:"
+_PREFIXES = (TRUNCATE, CUT, STALL, MALFORMED, WORDS, PACED_CUT, PACED)
+#: Seconds between the sentences of a ``PACED:`` reply.
+PACE_S = 1.5
 
 
 def _event(text: str) -> bytes:
@@ -53,8 +63,8 @@ class _QuietServer(ThreadingHTTPServer):
 class FakeOpenAIServer:
     """Context manager; ``base_url`` is ``http://127.0.0.1:<port>/v1``."""
 
-    def __init__(self, replies: list[str | int | float]) -> None:
-        self.replies = list(replies)
+    def __init__(self, replies: list[str | int | float] | Callable[[dict[str, Any]], str | int | float]) -> None:
+        self.replies = replies if callable(replies) else list(replies)
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         outer = self
@@ -85,7 +95,10 @@ class FakeOpenAIServer:
                 payload = json.loads(self.rfile.read(length))
                 with outer._lock:
                     outer.requests.append(payload)
-                    reply = outer.replies.pop(0) if outer.replies else "OK."
+                    if callable(outer.replies):
+                        reply = outer.replies(payload)
+                    else:
+                        reply = outer.replies.pop(0) if outer.replies else "OK."
                 if isinstance(reply, float):
                     time.sleep(reply)
                     reply = "Too late."
@@ -101,13 +114,17 @@ class FakeOpenAIServer:
                 if prefix in (TRUNCATE, CUT, MALFORMED):
                     text = text[: len(text) // 2]
                 pieces = re.findall(r"\S+\s*", text) if prefix == WORDS else [text[i:i + 7] for i in range(0, len(text), 7)]
+                if prefix in (PACED, PACED_CUT):
+                    pieces = re.findall(r".+?(?:[.!?]\s+|$)", text)
                 if prefix == STALL:
                     pieces = pieces[:1]
-                for piece in pieces:
+                for i, piece in enumerate(pieces):
+                    if i and prefix in (PACED, PACED_CUT):
+                        time.sleep(PACE_S)
                     self._chunk(_event(piece))
                 if prefix == STALL:
                     time.sleep(30)
-                elif prefix == CUT:  # a chunk announced as 200 bytes, 10 sent, then the socket closes
+                elif prefix in (CUT, PACED_CUT):  # a chunk announced as 200 bytes, 10 sent, then the socket closes
                     self.wfile.write(b"c8\r\n" + _event("cut")[:10])
                     self.wfile.flush()
                 elif prefix == MALFORMED:

@@ -11,12 +11,19 @@ import pytest
 
 from assistant.answer import AnswerEvent
 from assistant.service import EmptyQuestionError
-from assistant.types import Answer, AnswerSentence, Citation, Paper
+from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 
 PAPER = Paper("f.txt#1", "ICLR 2025 Papers", "XNet & co", ("Ada Lovelace",), "https://example.org/x", "XNet is fast.", "f.txt", 1)
 
 
+HIT = PaperHit(PAPER, 0.03, 0.7, (), ("XNet is fast.",))
+SEARCH = Paper("f.txt#2", "ICLR 2025 Papers", "YNet", (), "https://openreview.net/search?term=YNet", "YNet is slow.", "f.txt", 2)
+
+
 class StubSession:
+    """Streams like the core: status with the papers found, a partial answer, then the final one; a
+    question containing "crash" raises after the partial answer (a bug, not a model failure)."""
+
     def __init__(self) -> None:
         self.turns: list[Any] = []
         self.calls: list[tuple[str, str | None]] = []
@@ -25,11 +32,15 @@ class StubSession:
         self.calls.append((question, intent))
         if not question.strip("?! "):
             raise EmptyQuestionError("Please type a question about the indexed papers.")
-        yield AnswerEvent("status", "Found 1 relevant papers; reading 1.")
-        answer = Answer(question, (AnswerSentence("XNet is fast.", (1,), 0.9),), (Citation(1, PAPER, ("XNet is fast.",)),), (),
+        hits = (HIT, PaperHit(SEARCH, 0.02, 0.6, (), ("YNet is slow.",)))
+        yield AnswerEvent("status", "Found 2 candidate papers; checking them.", hits=hits)
+        answer = Answer(question, (AnswerSentence("XNet is fast.", (1,), 0.9),), (Citation(1, PAPER, ("XNet is fast.",)),), hits,
                         "generated", "stub", intent=intent or "lookup", resolved_query=question, model_used=True)
+        yield AnswerEvent("partial", answer=answer, hits=hits)
+        if "crash" in question:
+            raise RuntimeError("boom")
         self.turns.append(SimpleNamespace(question=question, resolved_query=question, answer=answer))
-        yield AnswerEvent("final", answer=answer)
+        yield AnswerEvent("final", answer=answer, hits=hits)
 
     def cited_papers(self) -> list[tuple[int, Paper]]:
         return [(1, PAPER)] if self.turns else []
@@ -64,16 +75,42 @@ def test_first_yield_says_searching_before_the_core_is_called(app) -> None:  # t
     assert box == "" and "Searching the abstracts…" in history[-1]["content"] and session.calls == []
     shown = [history[-1]["content"] for _, history, _ in steps]  # what each later yield shows
     assert session.calls == [("What is XNet?", None)]  # "auto" -> the core detects the intent
-    assert "Found 1 relevant papers" in shown[0]
-    final = shown[-1]
-    assert "XNet is fast.<sup>[1]</sup>" in final and "class='refs'" in final and "answered by stub" in final
+    status, partial, final = shown
+    # the papers found, with links, as soon as retrieval is done; a search link says it is one
+    assert "Found 2 candidate papers" in status and 'href="https://example.org/x"' in status and "XNet &amp; co" in status
+    assert "(search on OpenReview)" in status and "answered by" not in status
+    # verified sentences as they come, with their cards, before the end
+    assert "XNet is fast.<sup class='cite'><a href='#m2-ref-1'>[1]</a></sup>" in partial and "id='m2-ref-1'" in partial
+    assert "answered by" not in partial
+    assert "XNet is fast.<sup class='cite'>" in final and "class='refs'" in final and "answered by stub" in final
+    assert "intent" not in final  # no pipeline jargon
+
+
+def test_an_unexpected_failure_keeps_what_was_shown(app) -> None:  # type: ignore[no-untyped-def]
+    *_, (_, history, _) = app["respond"].fn("crash now", "auto", [], None)
+    content = history[-1]["content"]
+    assert "XNet is fast.<sup class='cite'>" in content and "id='m2-ref-1'" in content  # kept
+    assert content.rstrip().endswith("Please try again.</p>") and "Something went wrong" in content
+
+
+def test_card_anchors_are_unique_per_message(app) -> None:  # type: ignore[no-untyped-def]
+    *_, (_, history, session) = app["respond"].fn("What is XNet?", "auto", [], None)
+    *_, (_, history, _) = app["respond"].fn("And YNet?", "auto", history, session)
+    assert "id='m2-ref-1'" in history[1]["content"] and "id='m4-ref-1'" in history[3]["content"]
+    assert "href='#m4-ref-1'" in history[3]["content"] and "#m2-" not in history[3]["content"]
+
+
+def test_chat_renders_katex_only_for_our_delimiters_and_has_no_share_button(app) -> None:  # type: ignore[no-untyped-def]
+    chat = app["respond"].inputs[2]
+    assert [d["left"] for d in chat.latex_delimiters] == ["\\(", "\\["]  # never "$": dollar amounts stay text
+    assert "share" not in chat.buttons and chat.sanitize_html
 
 
 def test_forced_intent_and_errors(app) -> None:  # type: ignore[no-untyped-def]
     *_, (_, history, session) = app["respond"].fn("Compare XNet", "compare", [], None)
-    assert session.calls == [("Compare XNet", "compare")] and "intent: compare" in history[-1]["content"]
+    assert session.calls == [("Compare XNet", "compare")]
     *_, (_, history, _) = app["respond"].fn("???", "auto", history, session)
-    assert history[-1]["content"].startswith("⚠️ Please type a question")
+    assert history[-1]["content"].startswith("<p class='error'>⚠️ Please type a question")
     assert list(app["respond"].fn("   ", "auto", [], None))[-1][1] == []  # blank: nothing asked
 
 

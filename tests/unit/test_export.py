@@ -6,9 +6,22 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from assistant.types import Answer, AnswerSentence, Citation, Comparison, ComparisonRow, Paper
+from assistant.types import (
+    Answer,
+    AnswerSentence,
+    Citation,
+    Comparison,
+    ComparisonRow,
+    Paper,
+)
 from ui.downloads import write_export
-from ui.export import bibtex, bibtex_key, conversation_markdown, latex_escape, venue_year
+from ui.export import (
+    bibtex,
+    bibtex_key,
+    conversation_markdown,
+    latex_escape,
+    venue_year,
+)
 
 A = Paper("000.txt#8", "ICLR 2025 Papers", "A-Bench: Are LMMs Masters at Evaluating AI-generated Images?",
           ("Zicheng Zhang", "Haoning Wu"), "https://proceedings.iclr.cc/paper/a.html", "A-Bench is a benchmark.", "000.txt", 8)
@@ -45,8 +58,9 @@ def test_markdown_has_questions_answers_with_labels_and_every_cited_paper_with_u
     md = conversation_markdown(_turns(), CITED)
     assert "## 1. Which paper introduces A-Bench?" in md and "## 2. Compare it with the Number Cookbook paper." in md
     assert "A-Bench is a benchmark. [1]" in md and "Numbers. [2]" in md
-    assert "*searched for: Compare it with the Number Cookbook paper. (A-Bench)*" in md
-    assert md.count("searched for") == 1  # not when the query is the question
+    assert "*Searched for: Compare it with the Number Cookbook paper. (A-Bench)*" in md
+    assert md.count("Searched for") == 1  # not when the query is the question
+    assert "intent" not in md  # no pipeline jargon
     assert "| paper | approach | key result |" in md and r"A-Bench \| pipes. [1]" in md and "| — |" in md
     refs = md[md.index("## References"):]
     for n, paper in CITED:
@@ -56,6 +70,14 @@ def test_markdown_has_questions_answers_with_labels_and_every_cited_paper_with_u
     assert "(no link)" in refs
     assert r"\[Braces\]" not in refs  # titles' own brackets are kept apart from link syntax
     assert md.endswith("\n")
+
+
+def test_markdown_neutralises_corpus_markdown_and_keeps_math() -> None:
+    evil = Paper("x.txt#1", "V", "*Bold* [link](http://evil.example) <b>x</b> $\\ell_1$ for $5 and $10", ("Ann_Lee",),
+                 "https://x.example/p", "t", "x.txt", 1)
+    md = conversation_markdown([], [(1, evil)])
+    assert r"Bold \[link\](http://evil.example) \<b\>x\</b\> $\ell_1$ for \$5 and \$10" in md  # emphasis shown as its text
+    assert r"Ann\_Lee" in md
 
 
 def test_markdown_of_an_empty_conversation() -> None:

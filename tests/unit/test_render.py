@@ -19,10 +19,12 @@ def _answer(paper: Paper = PAPER, text: str = "XNet is fast.") -> Answer:
 
 def test_markdown_has_marker_link_authors_and_evidence() -> None:
     md = answer_markdown(_answer())
-    assert "XNet is fast.<sup>[1]</sup>" in md
-    assert '<a href="https://openreview.net/forum?id=x" target="_blank" rel="noopener noreferrer">' in md
+    assert "XNet is fast.<sup class='cite'><a href='#a-ref-1'>[1]</a></sup>" in md  # marker jumps to its card
+    assert "<li value='1' class='card' id='a-ref-1'>" in md
+    assert '<a href="https://openreview.net/forum?id=x" target="_blank" rel="noopener noreferrer" class=\'title\'>' in md
     assert "&lt;b&gt;bold&lt;/b&gt;" in md  # title HTML escaped
-    assert "Ada Lovelace" in md and "<blockquote>XNet is fast.</blockquote>" in md
+    assert "Ada Lovelace" in md and "<mark>XNet is fast.</mark>" in md
+    assert md.count("XNet is fast.") == 2  # once in the answer, once (highlighted in the abstract) on the card
     assert "answered by smollm2 in 1.2 s" in md
 
 
@@ -65,25 +67,25 @@ def _compare() -> Answer:
                   intent="compare", resolved_query="Compare it with YNet. (XNet)", comparison=comp)
 
 
-def test_meta_line_shows_intent_and_searched_for_only_when_it_differs() -> None:
+def test_meta_line_shows_searched_for_only_when_it_differs_and_no_intent_jargon() -> None:
     plain = answer_markdown(_answer())
-    assert "intent: lookup" in plain and "searched for" not in plain
+    assert "intent" not in plain and "Searched for" not in plain
     same = answer_markdown(replace(_answer(), resolved_query="q?"))
-    assert "searched for" not in same
+    assert "Searched for" not in same
     md = answer_markdown(_compare())
-    assert "intent: compare" in md and "searched for: Compare it with YNet. (XNet)" in md
+    assert "intent" not in md and "Searched for: Compare it with YNet. (XNet)" in md
 
 
 def test_comparison_table_rows_columns_links_and_markers_above_the_paragraph() -> None:
     md = answer_markdown(_compare())
     table = comparison_html(_compare())
-    assert table and md.index("<table class='compare'>") < md.index("XNet is fast.<sup>[1]</sup>")
+    assert table and md.index("<table class='compare'>") < md.index("<p class='answer'>XNet is fast.<sup")
     assert "<th>approach</th><th>key result</th>" in table
     assert table.count("<tr data-n=") == 2
-    assert "<tr data-n='1'><th scope='row'>[1] <a href=\"https://openreview.net/forum?id=x\"" in table
-    assert "[2] <a href=\"https://arxiv.org/abs/1\" target=\"_blank\" rel=\"noopener noreferrer\">YNet &amp; &lt;i&gt;friends&lt;/i&gt;</a>" in table
-    assert "<td>YNet &lt;script&gt;x&lt;/script&gt; wins.<sup>[2]</sup></td>" in table
-    assert "<td>—</td>" in table  # missing cell
+    assert "<tr data-n='1'><th scope='row'><a href='#a-ref-1' class='ref-n'>[1]</a> <a href=\"https://openreview.net/forum?id=x\"" in table
+    assert "[2]</a> <a href=\"https://arxiv.org/abs/1\" target=\"_blank\" rel=\"noopener noreferrer\" class='title'>YNet &amp; &lt;i&gt;friends&lt;/i&gt;</a>" in table
+    assert "<td>YNet &lt;script&gt;x&lt;/script&gt; wins.<sup class='cite'><a href='#a-ref-2'>[2]</a></sup></td>" in table
+    assert "<td class='not-stated'><em>not stated in the abstract</em></td>" in table  # missing cell
     assert "<script>" not in md
     assert comparison_html(_answer()) == ""
     assert "\n\n" not in table  # one HTML block for the Markdown renderer
@@ -93,8 +95,9 @@ def test_card_has_link_authors_and_abstract_with_marked_evidence() -> None:
     card = paper_card(Citation(2, OTHER, ("YNet is small.",)))
     assert "<span class='ref-n'>[2]</span>" in card
     assert 'target="_blank" rel="noopener noreferrer"' in card
-    assert "<small>Bo, Cy</small>" in card
-    assert "<details><summary>Abstract</summary>" in card
+    assert "<small class='authors'>Bo, Cy</small>" in card
+    assert "<details><summary>Abstract (1 supporting sentence highlighted)</summary>" in card
+    assert "<blockquote>" not in card  # the evidence is shown once: in place, in the abstract
     assert "<mark>YNet is small.</mark> YNet &lt;script&gt;x&lt;/script&gt; wins." in card
     assert "<script>" not in card
 
@@ -127,8 +130,64 @@ def test_hostile_compare_and_meta_text_is_inert() -> None:
 
 
 def test_ui_pure_modules_do_not_import_gradio() -> None:
-    for name in ("render.py", "export.py", "downloads.py"):
+    for name in ("render.py", "text.py", "export.py", "downloads.py"):
         tree = ast.parse((Path(__file__).resolve().parents[2] / "ui" / name).read_text())
         mods = [a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names]
         mods += [n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)]
         assert not any(m.split(".")[0] == "gradio" for m in mods), name
+
+
+# --- one rendering path for corpus text (ui.text) ---------------------------------------------------
+from assistant.types import PaperHit as _Hit  # noqa: E402
+from ui.render import found_html, is_search_link, paper_link  # noqa: E402
+from ui.text import html_text, markdown_text, plain_text, split_math  # noqa: E402
+
+
+def test_apostrophes_and_markup_are_escaped_exactly_once() -> None:
+    assert html_text("don't") == "don&#39;t" and "&amp;#" not in html_text("Ryan D'Orazio & co #1")
+    assert html_text("EM-LLM's <b>") == "EM-LLM&#39;s &lt;b&gt;"
+    assert html_text("a_b *c* [d](e) `f` | g ~ h \\ i") == "a&#95;b c &#91;d&#93;(e) &#96;f&#96; &#124; g &#126; h &#92; i"
+
+
+def test_math_is_found_by_pandoc_rules_and_dollar_amounts_stay_text() -> None:
+    assert [(s.text, s.math) for s in split_math("$\\underline{Le}$arning")] == [("\\underline{Le}", True), ("arning", False)]
+    assert [s.math for s in split_math("costs $5 and $10 per run")] == [False]
+    assert [s.math for s in split_math("from $5 to $ 10")] == [False]
+    assert [s.math for s in split_math("a \\$5 and \\$6 b")] == [False]  # escaped dollars
+    assert [(s.text, s.display) for s in split_math("x $$E=mc^2$$ y") if s.math] == [("E=mc^2", True)]
+    assert [s.text for s in split_math("\\(a<b\\) and \\[c\\]") if s.math] == ["a<b", "c"]
+
+
+def test_math_goes_to_katex_with_its_own_delimiters_and_text_dollars_never_do() -> None:
+    out = html_text("Costs $5 and $10; the $\\ell_1$ norm, $a<b$ and $11.25%$.")
+    assert out == "Costs &#36;5 and &#36;10; the \\(\\ell_1\\) norm, \\(a&lt;b\\) and \\(11.25\\%\\)."
+    assert "$" not in out  # nothing on the page that a $-delimiter could pick up
+    assert html_text("$\\alpha$", katex=False) == "&#36;&#92;alpha&#36;"  # panels without KaTeX: the source
+    assert plain_text("**A-Bench** uses \\emph{x}, 10\\% and $\\alpha$") == "A-Bench uses x, 10% and $\\alpha$"
+
+
+def test_highlight_never_splits_a_formula() -> None:
+    text = "We bound $\\ell_1$ error. Then done."
+    out = highlight(text, ["bound $\\ell_1"])
+    assert out == "We <mark>bound \\(\\ell_1\\)</mark> error. Then done."
+
+
+def test_markdown_export_text_is_neutralised_but_keeps_math() -> None:
+    assert markdown_text("*x* [a](b) $\\beta$ $5") == "x \\[a\\](b) $\\beta$ \\$5"
+    assert markdown_text("1. not a list") == "1\\. not a list"
+
+
+def test_search_links_say_so_and_topic_lists_one_line_per_paper() -> None:
+    url = "https://openreview.net/search?term=Horizon+Generalization&group=ICLR.cc"
+    assert is_search_link(url) and not is_search_link("https://openreview.net/forum?id=x")
+    link = paper_link("Horizon", url)
+    assert "(search on OpenReview)</a>" in link and "<span class='title'>Horizon</span>" in link
+    a, b = replace(PAPER, id="p1"), replace(OTHER, id="p2")
+    topic = Answer("Which papers are about nets?", (AnswerSentence("XNet is fast.", (1,), 0.9), AnswerSentence("YNet is small.", (2,), 0.8)),
+                   (Citation(1, a, ("XNet is fast.",)), Citation(2, b, ("YNet is small.",))), (), "extractive", "m", intent="topic")
+    md = answer_markdown(topic)
+    items = md[md.index("<ol class='topic-list'>"):md.index("</ol>")].split("<li>")[1:]
+    assert len(items) == 2
+    assert items[0].startswith("<a href='#a-ref-1' class='ref-n'>[1]</a> <a href=\"https://openreview.net/forum?id=x\"")
+    assert "XNet is fast.<sup class='cite'>" in items[0] and "YNet is small." in items[1]
+    assert "Papers found" in found_html((_Hit(a, 0.1, 0.5, (), ()),))

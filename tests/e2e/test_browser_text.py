@@ -1,0 +1,166 @@
+"""Browser tests of what the chat shows, against the real UI over the seeds plus tests/fixtures/special_seeds
+(hostile and special characters), answering through a scripted model (tests/e2e/conftest.py
+``special_ui_url``): the text on screen is exactly the abstracts' text, and answers appear as they are
+produced and survive a model failure.
+
+The text rule checked for every card (ui/text.py): whitespace collapsed; Markdown emphasis (``**x**``,
+``*x*``) and text-mode LaTeX commands (``\\emph{x}``, ``\\%``) show their content; every formula
+(``$…$``, ``$$…$$``; a single ``$`` before a digit that no formula closes is a dollar amount, not math) is
+rendered by KaTeX from exactly its source (an unescaped ``%`` in it escaped); every other character is shown
+as it is in the abstract: no entity, no lost backslash, underscore or dollar.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from assistant.corpus import read_papers
+from tests.conftest import SEEDS
+from tests.e2e.conftest import (
+    BROKEN_QUESTION,
+    SLOW_COMPARE_QUESTION,
+    SLOW_QUESTION,
+    SLOW_SENTENCES,
+    SPECIAL_SEEDS,
+)
+from tests.support.browser import ANSWER_LOG_JS, ask, collapse, set_intent, visible_text
+from tests.support.fake_openai_server import PACE_S
+from ui.text import display_text, katex_source, split_math
+
+pytestmark = pytest.mark.browser
+
+#: Papers found must be on screen this soon after sending (issue 10).
+FOUND_WITHIN_MS = 500
+
+CROISSANT_TITLE = "Don't <Panic>: Croissant_Net & the $5 Bakery Scheduler"
+CROISSANT_AUTHORS = "Ryan D'Orazio, Ada_Lovelace <ada@example.org>, Bob & Alice $mith"
+CROISSANT_ABSTRACT = (
+    "We don't price GPU rental for $5 and $10 per hour; a full run costs $1,200 or about 10% of the budget. "
+    "Our bakery-scheduling model, dubbed Croissant_Net, minimises an $\\ell_1$ loss subject to $a < b$ and $$E = mc^2$$, "
+    "and it keeps <script>alert(1)</script> and <b>tags</b> as plain text. Markdown such as [a link](http://evil.example), "
+    "![an image](http://evil.example/x.png), `code`, # a hash and snake_case_names must show literally, as must A & B, "
+    "\"quotes\" and O'Neil's apostrophes.")
+LEVAIN_TITLE = "Levain-Former: O'Brien's $\\alpha$-Timing for Sourdough_Fermentation"
+LEVAIN_AUTHORS = "Zoë D'Angelo, Jean-Luc O'Brien"
+LEVAIN_ABSTRACT = (
+    "Sourdough fermentation timing is predicted from dough temperature with a model called Levain-Former, which reaches "
+    "an error of $\\pm 3$ minutes. The baker's schedule, written by Zoë D'Angelo's team, uses 5 < 7 thresholds and costs "
+    "under $20 to run, while a mixed recipe adds 2% salt. Levain-Former's code is at https://example.org/levain_former "
+    "and it outperforms naive timers by $2.5\\times$.")
+#: Written by hand (not derived by the code under test): title, authors and abstract as a reader must see them.
+HAND_CHECKED = {"special.txt#1": (CROISSANT_TITLE, CROISSANT_AUTHORS, CROISSANT_ABSTRACT),
+                "special.txt#2": (LEVAIN_TITLE, LEVAIN_AUTHORS, LEVAIN_ABSTRACT)}
+
+
+def shown(text: str) -> str:
+    """The module rule: ``text`` as the reader must see it, formulas as ``$source$``."""
+    out = []
+    for seg in split_math(text):
+        if seg.math:
+            tex = katex_source(seg.text)
+            out.append(f"$${tex}$$" if seg.display else f"${tex}$")
+        else:
+            out.append(display_text(seg.text))
+    return collapse("".join(out))
+
+
+def _authors(authors: tuple[str, ...]) -> str:
+    """A card's author line: the first six, then "et al."."""
+    return ", ".join(authors[:6]) + (" et al." if len(authors) > 6 else "")
+
+
+@pytest.fixture
+def page(browser, special_ui_url: str) -> Iterator[object]:  # type: ignore[no-untyped-def]
+    """A fresh tab on the special-text UI (a new conversation)."""
+    pg = browser.new_page(viewport={"width": 1280, "height": 900})
+    pg.goto(special_ui_url)
+    pg.locator("#question textarea").wait_for(timeout=30_000)
+    yield pg
+    pg.close()
+
+
+def test_the_rule_itself_on_hand_written_cases() -> None:
+    """The rule the browser test applies, against expectations written by hand."""
+    assert shown("**A-Bench** costs $5 and $10, \\emph{not} 10\\% of $\\ell_1$, $11.25%$") == \
+        "A-Bench costs $5 and $10, not 10% of $\\ell_1$, $11.25\\%$"
+    assert shown(CROISSANT_ABSTRACT.replace("Croissant_Net,", "**Croissant_Net**,")) == CROISSANT_ABSTRACT
+
+
+def test_every_card_shows_exactly_its_title_authors_and_abstract(page) -> None:  # type: ignore[no-untyped-def]
+    papers = read_papers([SEEDS, SPECIAL_SEEDS])
+    assert len(papers) == 40 and {p.id for p in papers} >= set(HAND_CHECKED)
+    set_intent(page, "summary")  # each title asked as a summary: the answer cites that paper, with its card
+    mismatches = []
+    for paper in papers:
+        if page.locator("#chat [data-testid='bot']").count():  # a fresh conversation: no follow-up resolution
+            page.locator("#new-chat").click()
+            page.get_by_text("No papers cited yet").wait_for(timeout=30_000)
+        message = ask(page, paper.title, 1, timeout_ms=60_000)
+        cards = message.locator("li.card")
+        assert cards.count() == 1, (paper.id, message.inner_text()[:500])
+        card = cards.first
+        card.locator("summary").click()
+        title, authors, abstract = HAND_CHECKED.get(paper.id, (shown(paper.title), shown(_authors(paper.authors)), shown(paper.text)))
+        got = (visible_text(card.locator(".title").first), visible_text(card.locator(".authors")) if paper.authors else "",
+               visible_text(card.locator(".abstract")))
+        for what, seen, want in zip(("title", "authors", "abstract"), got, (title, authors if paper.authors else "", abstract)):
+            if seen != want:
+                at = next((i for i, (a, b) in enumerate(zip(seen, want)) if a != b), min(len(seen), len(want)))
+                mismatches.append(f"{paper.id} {what}: shows …{seen[max(0, at - 40):at + 40]!r}… expected …{want[max(0, at - 40):at + 40]!r}…")
+        assert card.locator(".katex-error").count() == 0, paper.id
+        assert card.locator(".abstract a, .abstract img, .abstract script, .abstract b").count() == 0, paper.id  # all inert
+    assert not mismatches, "\n".join(mismatches)
+    # the references panel (no KaTeX there): title and authors exactly, formulas as their source
+    panel = page.locator("#refs-so-far")
+    panel.get_by_text("Sourdough_Fermentation", exact=False).first.wait_for(timeout=30_000)
+    text = panel.inner_text()
+    assert LEVAIN_TITLE in text and LEVAIN_AUTHORS in text
+    assert "&#" not in page.locator("#chat").inner_text() and "&amp;" not in text
+
+
+def test_papers_found_then_each_sentence_as_it_is_verified(page) -> None:  # type: ignore[no-untyped-def]
+    page.evaluate(ANSWER_LOG_JS)
+    message = ask(page, SLOW_QUESTION, 1, timeout_ms=60_000)
+    log = page.evaluate("window.__answerLog")
+    first_found = next(e for e in log if e["found"])
+    assert first_found["ms"] <= FOUND_WITHIN_MS, f"papers found shown after {first_found['ms']:.0f} ms"
+    assert first_found["status"] and not first_found["final"]
+    assert any("openreview.net/search?term=Levain-Former" in href for href in first_found["found"])
+    growing = [e for e in log if not e["final"] and e["cited"]]
+    counts = sorted({e["cited"] for e in growing})
+    assert counts[:2] == [1, 2], counts  # one verified sentence, then two, before the answer is complete
+    one = next(e for e in growing if e["cited"] == 1)
+    two = next(e for e in growing if e["cited"] == 2)
+    assert two["ms"] - one["ms"] >= PACE_S * 1000 * 0.6  # each shown as soon as it was verified, not at the end
+    assert collapse(SLOW_SENTENCES[0].replace(" [1]", "")) in one["sentences"]
+    final_text = message.inner_text()
+    for sentence in SLOW_SENTENCES:
+        assert sentence.split(" [1]")[0].split("$")[0] in final_text
+    assert message.locator("p.answer sup.cite").count() == 3 and "Papers found" not in final_text
+
+
+def test_a_model_failure_keeps_what_was_shown_and_adds_the_cited_fallback(page) -> None:  # type: ignore[no-untyped-def]
+    page.evaluate(ANSWER_LOG_JS)
+    message = ask(page, BROKEN_QUESTION, 1, timeout_ms=60_000)
+    log = page.evaluate("window.__answerLog")
+    before = [e for e in log if not e["final"] and e["cited"]]
+    assert before, "no verified sentence was shown before the failure"
+    final = collapse(message.locator("p.answer").inner_text())
+    assert final.startswith(collapse(before[-1]["sentences"]))  # everything already shown is still there, first
+    assert message.locator("p.answer sup.cite").count() > before[-1]["cited"]  # the cited fallback follows
+    notices = message.locator("p.notice")
+    assert notices.count() == 1 and "language model failed" in notices.inner_text()  # one line says what happened
+    assert message.locator("li.card").count() >= 1 and message.locator(".error").count() == 0
+
+
+def test_the_comparison_table_shows_before_the_answer_is_complete(page) -> None:  # type: ignore[no-untyped-def]
+    page.evaluate(ANSWER_LOG_JS)
+    message = ask(page, SLOW_COMPARE_QUESTION, 1, timeout_ms=60_000)
+    log = page.evaluate("window.__answerLog")
+    early = [e for e in log if e["table"] and not e["final"]]
+    assert early and early[0]["table"] == 2
+    final = next(e for e in log if e["final"])
+    assert final["ms"] - early[0]["ms"] >= PACE_S * 1000 * 0.6  # on screen while the model was still writing
+    assert message.locator("table.compare tbody tr").count() == 2

@@ -1,0 +1,174 @@
+"""The one path for corpus text (titles, authors, abstracts, evidence, answer sentences, table cells) on
+its way to the screen or an export file. Pure functions, no gradio import.
+
+Rules, applied in this order, to every piece of corpus or model text:
+
+1. **Math is found first** (:func:`split_math`): ``$$…$$``, ``\\[…\\]``, ``\\(…\\)`` and ``$…$``. A single
+   ``$`` opens math only when a non-space follows it, and closes it only when a non-space precedes it and no
+   digit follows it (pandoc's rule), so dollar amounts ("$5 and $10") stay text; ``\\$`` is a literal dollar.
+2. **Display markup outside math is dropped** (:func:`display_text`): ``**bold**``/``*italic*`` and
+   ``\\emph{x}``-style text commands show their content; ``\\%``, ``\\$``, ``\\&``, ``\\#``, ``\\_`` show the
+   character. Nothing else is changed: whitespace is collapsed, every other character is kept.
+3. **Escaped once for the target**: HTML (:func:`html_text`) escapes ``& < > " '`` and neutralises every
+   Markdown control character as a numeric entity (so the chat's Markdown renderer shows it literally);
+   math becomes ``\\(…\\)``/``\\[…\\]`` for the chat's KaTeX (``LATEX_DELIMITERS``), or stays ``$…$`` source
+   where there is no KaTeX. Markdown exports (:func:`markdown_text`) backslash-escape the Markdown
+   characters of the text and keep math as ``$…$``.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+#: What the chat's KaTeX renders (gradio ``latex_delimiters``): only the delimiters :func:`html_text`
+#: emits, never ``$``, so a dollar sign in the text can never start math on the page.
+LATEX_DELIMITERS = [{"left": "\\(", "right": "\\)", "display": False},
+                    {"left": "\\[", "right": "\\]", "display": True}]
+
+_HTML = str.maketrans({
+    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",
+    # Markdown control characters, and the backslash (Markdown escapes; KaTeX delimiters)
+    "[": "&#91;", "]": "&#93;", "!": "&#33;", "*": "&#42;", "_": "&#95;", "`": "&#96;", "#": "&#35;",
+    "|": "&#124;", "~": "&#126;", "\\": "&#92;", "$": "&#36;",
+})
+_TEX_PERCENT = re.compile(r"(?<!\\)%")
+_MD_ESCAPE = re.compile(r"([\\`*_\[\]<>|~$])")
+_MD_LINE_START = re.compile(r"^(?:(?P<mark>[#>]|[-+](?=\s))|(?P<num>\d+)(?P<dot>[.)])(?=\s))")
+
+_DISPLAY = [
+    (re.compile(r"\*\*(\S(?:.*?\S)?)\*\*"), r"\1"),  # **bold**
+    (re.compile(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])"), r"\1"),  # *italic*
+    (re.compile(r"\\(?:emph|textit|textbf|texttt|textrm|textsc|underline|mathrm|text)\{([^{}]*)\}"), r"\1"),
+    (re.compile(r"\\([%&$#_{}])"), r"\1"),  # \% -> %
+]
+# $$…$$ | \[…\] | \(…\) | $…$ (opening: not after a backslash, non-space after; closing: non-space before,
+# no digit after)
+_MATH = re.compile(
+    r"(?<!\\)\$\$(?P<dd>.+?)(?<!\\)\$\$"
+    r"|\\\[(?P<db>.+?)\\\]"
+    r"|\\\((?P<ip>.+?)\\\)"
+    r"|(?<![\\$])\$(?P<id>[^\s$](?:[^$]*?[^\s\\$])?)\$(?![\d$])",
+    re.DOTALL,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Segment:
+    """A piece of text: ``math`` True for a formula (``text`` is its TeX source, without delimiters);
+    ``display`` for ``$$…$$`` / ``\\[…\\]``."""
+
+    text: str
+    math: bool = False
+    display: bool = False
+
+
+def collapse(text: str) -> str:
+    """Whitespace runs (newlines included) as one space, ends stripped."""
+    return " ".join(text.split())
+
+
+def split_math(text: str) -> list[Segment]:
+    """``text`` as text and math segments (module rule 1), whitespace collapsed; adjacent text merged."""
+    text = collapse(text)
+    out: list[Segment] = []
+    pos = 0
+    for m in _MATH.finditer(text):
+        if m.start() > pos:
+            out.append(Segment(text[pos:m.start()]))
+        tex = next(g for g in m.groups() if g is not None).strip()
+        out.append(Segment(tex, True, m.group("dd") is not None or m.group("db") is not None))
+        pos = m.end()
+    if pos < len(text):
+        out.append(Segment(text[pos:]))
+    return out
+
+
+def display_text(text: str) -> str:
+    """Display markup of a text segment dropped (module rule 2): ``**A**`` -> ``A``, ``\\emph{x}`` -> ``x``."""
+    for pattern, repl in _DISPLAY:
+        text = pattern.sub(repl, text)
+    return text
+
+
+def escape_html(text: str) -> str:
+    """Plain text (already display-normalised) as inert HTML: every HTML and Markdown control character
+    as an entity, each exactly once."""
+    return text.translate(_HTML)
+
+
+def katex_source(tex: str) -> str:
+    """A formula's TeX as given to KaTeX: an unescaped ``%`` (a TeX comment, which would swallow the rest
+    of the formula, as in ``$11.25%$``) is escaped as ``\\%``; nothing else changes."""
+    return _TEX_PERCENT.sub(r"\\%", tex)
+
+
+def _math_html(seg: Segment, katex: bool) -> str:
+    if not katex:
+        return escape_html(f"$${seg.text}$$" if seg.display else f"${seg.text}$")
+    left, right = ("\\[", "\\]") if seg.display else ("\\(", "\\)")
+    return left + html.escape(katex_source(seg.text), quote=False) + right
+
+
+def html_text(text: str, *, katex: bool = True) -> str:
+    """Corpus/model text as HTML for the page (module rules 1-3).
+
+    Args:
+        katex: math as ``\\(…\\)`` for the chat's KaTeX; False (panels without KaTeX): as ``$…$`` source.
+    """
+    return "".join(_math_html(s, katex) if s.math else escape_html(display_text(s.text)) for s in split_math(text))
+
+
+def plain_text(text: str) -> str:
+    """What a reader sees, as plain text: display markup dropped, math as ``$…$`` source."""
+    return "".join((f"$${s.text}$$" if s.display else f"${s.text}$") if s.math else display_text(s.text)
+                   for s in split_math(text))
+
+
+def markdown_text(text: str) -> str:
+    """Corpus text as one line of Markdown (exports): Markdown characters backslash-escaped, math kept
+    as ``$…$`` / ``$$…$$``."""
+    parts = []
+    for s in split_math(text):
+        if s.math:
+            parts.append(f"$${s.text}$$" if s.display else f"${s.text}$")
+        else:
+            parts.append(_MD_ESCAPE.sub(r"\\\1", display_text(s.text)))
+    return _MD_LINE_START.sub(lambda m: f"\\{m['mark']}" if m["mark"] else f"{m['num']}\\{m['dot']}", "".join(parts))
+
+
+def highlight_html(text: str, phrases: Iterable[str], *, katex: bool = True) -> str:
+    """:func:`html_text` of ``text`` with every occurrence of each phrase in ``<mark>`` (overlaps merged).
+    A formula is marked whole or not at all, so its delimiters never straddle a tag."""
+    text = collapse(text)
+    marked = [False] * len(text)
+    for phrase in phrases:
+        phrase = collapse(phrase)
+        if not phrase:
+            continue
+        start = text.find(phrase)
+        while start >= 0:
+            marked[start:start + len(phrase)] = [True] * len(phrase)
+            start = text.find(phrase, start + len(phrase))
+    out: list[str] = []
+    pos = 0
+    for m in [*_MATH.finditer(text), None]:
+        end = m.start() if m else len(text)
+        # text before this formula: runs of marked / unmarked characters
+        i = pos
+        while i < end:
+            j = i
+            while j < end and marked[j] == marked[i]:
+                j += 1
+            piece = escape_html(display_text(text[i:j]))
+            out.append(f"<mark>{piece}</mark>" if marked[i] else piece)
+            i = j
+        if m is None:
+            break
+        seg = split_math(m.group(0))[0]
+        piece = _math_html(seg, katex)
+        out.append(f"<mark>{piece}</mark>" if any(marked[m.start():m.end()]) else piece)
+        pos = m.end()
+    return "".join(out).replace("</mark><mark>", "")
