@@ -88,6 +88,7 @@ class Settings(BaseSettings):
 OTHER_VARIABLES = {
     "ASSISTANT_WHEEL_CACHE": "scripts/llama_build.py: folder of the built llama-cpp-python wheels (scripts/setup.sh)",
     "ASSISTANT_TEST_CHROMIUM": "tests/e2e: the chromium binary the browser tests drive",
+    "ASSISTANT_SCREENSHOT_DIR": "tests/e2e: where the browser tests save screenshots (docs/screenshots refreshes the README's)",
 }
 #: Name spaces owned by another package's settings, checked by that package's entry point (the UI's
 #: ``ui/settings.py`` reads ``ASSISTANT_UI_*``), so the core's commands leave them alone.
