@@ -1,149 +1,202 @@
-"""Command line: ``assistant ingest | delete | ask | serve | eval | eval-claims``. Builds the settings and passes them down."""
+"""Command line: ``assistant ingest | delete | ask | eval | eval-claims``. Builds the settings and passes them down.
+
+The chat UI has its own entry point (``assistant-ui`` / ``python -m ui``, in ``ui/cli.py``), built from the
+pieces here: :func:`global_options`, :func:`parse`, :func:`start`, :func:`guarded`, :func:`emit` and
+:func:`ingest_command`.
+
+Conventions every command follows:
+
+* Options that configure the run (``--storage-dir``, ``--llm-base-url``, ``--llm-model``, ``--log-level``,
+  ``--verbose``) may be given before or after the command name.
+* Cheap checks come first (settings, question, session file, input files, index folder, output paths),
+  so a mistake is reported in about a second, before any model loads.
+* Results go to stdout; logs (WARNING unless ``--verbose``) and errors go to stderr. An error is one
+  line, ``error: ...``, never a traceback; the exit code is 0 ok, 1 error, 2 usage, 130 interrupted.
+"""
 
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import logging
-import signal
+import os
+import re
 import sys
-from collections.abc import Sequence
+import threading
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, NoReturn
 
-from assistant.config import Settings, load_settings
-from assistant.errors import AssistantError
+from assistant.config import FOREIGN_PREFIXES, OTHER_VARIABLES, Settings, env_names, load_settings, unknown_variables
+from assistant.errors import AssistantError, ConfigError
+from assistant.store import require_existing_storage
+from assistant.types import INTENTS
+
+if TYPE_CHECKING:
+    from assistant.types import IngestReport
 
 logger = logging.getLogger(__name__)
 
+#: Commands that moved to another entry point: what to type instead.
+MOVED = {"serve": "the chat UI has its own command: `assistant-ui [--host H --port P] [--no-ingest]` (or `python -m ui`)"}
+_INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
-def _parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="assistant", description="Cited answers about research-paper abstracts, offline by default. Settings come from ASSISTANT_* environment variables (see README); flags override them.")
-    p.add_argument("--storage-dir", type=Path, help="Chroma index directory (ASSISTANT_STORAGE_DIR).")
-    p.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], help="ASSISTANT_LOG_LEVEL.")
-    sub = p.add_subparsers(dest="command", required=True)
 
-    ing = sub.add_parser("ingest", help="Index seed files (default: the seeds directory).")
+class CLIParser(argparse.ArgumentParser):
+    """``argparse.ArgumentParser`` whose errors add a "did you mean" for a mistyped command."""
+
+    def error(self, message: str) -> NoReturn:
+        """Print this parser's usage and ``message`` (plus a suggestion) to stderr and exit 2."""
+        m = _INVALID_CHOICE.search(message)
+        if m:
+            typed, choices = m.group(1), re.findall(r"'([^']*)'", m.group(2))
+            if typed in MOVED:
+                message = f"'{typed}' is not an `assistant` command any more: {MOVED[typed]}"
+            else:
+                message += did_you_mean(typed, choices)
+        super().error(message)
+
+
+def did_you_mean(typed: str, choices: Iterable[str]) -> str:
+    """``" (did you mean X?)"`` for the choice closest to ``typed``, or ``""`` when none is close."""
+    close = difflib.get_close_matches(typed, list(choices), n=1, cutoff=0.6)
+    return f" (did you mean {close[0]}?)" if close else ""
+
+
+def global_options() -> argparse.ArgumentParser:
+    """The options every command takes, before or after the command name (a parent parser; an option not
+    given is absent from the namespace, so a later default never hides an earlier value)."""
+    g = argparse.ArgumentParser(add_help=False)
+    opts = g.add_argument_group("settings (anywhere on the command line; override ASSISTANT_* variables)")
+    opts.add_argument("--storage-dir", type=Path, default=argparse.SUPPRESS, metavar="DIR", help="Chroma index directory (ASSISTANT_STORAGE_DIR).")
+    opts.add_argument("--llm-base-url", default=argparse.SUPPRESS, metavar="URL", help="OpenAI-compatible endpoint (ASSISTANT_LLM_BASE_URL); unset = bundled model.")
+    opts.add_argument("--llm-model", default=argparse.SUPPRESS, metavar="NAME", help="Model name (ASSISTANT_LLM_MODEL).")
+    opts.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], default=argparse.SUPPRESS, help="Logging level on stderr (ASSISTANT_LOG_LEVEL, default WARNING).")
+    opts.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="Log progress (INFO) on stderr.")
+    return g
+
+
+def _parser() -> CLIParser:
+    common = global_options()
+    p = CLIParser(prog="assistant", parents=[common],
+                  description="Cited answers about research-paper abstracts, offline by default. Settings come from "
+                              "ASSISTANT_* environment variables (see README); flags override them. The chat UI is `assistant-ui`.")
+    sub = p.add_subparsers(dest="command", required=True, metavar="{ingest,delete,ask,eval,eval-claims}")
+
+    ing = sub.add_parser("ingest", parents=[common], help="Index seed files (default: the seeds directory).")
     ing.add_argument("paths", nargs="*", type=Path, help="Seed .txt files, JSONL/CSV exports, or directories of them (default: ASSISTANT_SEEDS_DIR).")
     ing.add_argument("--rebuild", action="store_true", help="Drop the index for the current settings first.")
     ing.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
 
-    rm = sub.add_parser("delete", help="Remove papers from the index by id (e.g. '000_43469673d6f8aaa0.txt#3').")
+    rm = sub.add_parser("delete", parents=[common], help="Remove papers from the index by id (e.g. '000_43469673d6f8aaa0.txt#3').")
     rm.add_argument("ids", nargs="+", help="Paper ids as shown in references and --json.")
 
-    for name, help_ in (("ask", "Answer one question and print it with references."), ("serve", "Open the chat UI (ingests first if needed).")):
-        sp = sub.add_parser(name, help=help_)
-        sp.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (ASSISTANT_LLM_BASE_URL); unset = bundled model.")
-        sp.add_argument("--llm-model", help="Model name (ASSISTANT_LLM_MODEL).")
-        if name == "ask":
-            sp.add_argument("question", help="The question, in quotes.")
-            sp.add_argument("--json", action="store_true", help="Print the answer as JSON.")
-            sp.add_argument("--session", type=Path, help="Conversation file: continue the conversation saved there, then save it.")
-            sp.add_argument("--intent", choices=["lookup", "summary", "compare", "topic"], help="Force an intent (default: detected).")
-        else:
-            sp.add_argument("--host", help="Bind address (ASSISTANT_UI_HOST, default 127.0.0.1).")
-            sp.add_argument("--port", type=int, help="Port (ASSISTANT_UI_PORT, default 7860).")
-            sp.add_argument("--no-ingest", action="store_true", help="Do not update the index before serving.")
+    ask = sub.add_parser("ask", parents=[common], help="Answer one question and print it with references.")
+    ask.add_argument("question", help="The question, in quotes.")
+    ask.add_argument("--json", action="store_true", help="Print the answer as JSON (schema: docs/answer.schema.json).")
+    ask.add_argument("--session", type=Path, metavar="FILE", help="Conversation file: continue the conversation saved there, then save it.")
+    ask.add_argument("--intent", choices=list(INTENTS), help="Force an intent (default: detected from the wording).")
 
-    ev = sub.add_parser("eval", help="Score answers (or retrieval only) on a gold question file (docs/evaluation.md).")
+    ev = sub.add_parser("eval", parents=[common], help="Score answers (or retrieval only) on a gold question file (docs/evaluation.md).")
     ev.add_argument("--questions", type=Path, required=True, metavar="FILE", help="JSON Lines gold file, e.g. eval/dev.jsonl.")
     ev.add_argument("--k", default="1,3,5,10", metavar="K1,K2,...", help="Comma-separated cut-offs for recall@k (default 1,3,5,10).")
     ev.add_argument("--json", type=Path, dest="json_out", metavar="OUT", help="Also write the full report (per item) to this JSON file.")
     ev.add_argument("--retrieval-only", action="store_true", help="Rank papers only: recall@k, no LLM (seconds).")
     ev.add_argument("--limit", type=int, metavar="N", help="Evaluate only the first N items.")
     ev.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
-    ev.add_argument("--llm-base-url", help="OpenAI-compatible endpoint (ASSISTANT_LLM_BASE_URL); unset = bundled model.")
-    ev.add_argument("--llm-model", help="Model name (ASSISTANT_LLM_MODEL).")
 
-    ec = sub.add_parser("eval-claims", help="Score the citation verifier on labelled claims (no LLM; docs/evaluation.md).")
+    ec = sub.add_parser("eval-claims", parents=[common], help="Score the citation verifier on labelled claims (no LLM; docs/evaluation.md).")
     ec.add_argument("--claims", type=Path, required=True, metavar="FILE", help="JSON Lines claims file, e.g. eval/claims-dev.jsonl.")
     ec.add_argument("--json", type=Path, dest="json_out", metavar="OUT", help="Also write the full report (per claim) to this JSON file.")
     ec.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
     return p
 
 
-def _settings(args: argparse.Namespace) -> Settings:
-    return load_settings(
-        storage_dir=args.storage_dir, log_level=args.log_level,
-        llm_base_url=getattr(args, "llm_base_url", None), llm_model=getattr(args, "llm_model", None),
-        ui_host=getattr(args, "host", None), ui_port=getattr(args, "port", None),
-    )
+def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argparse.Namespace:
+    """Parse ``argv``; an unknown option is reported with the usage of the command it was given to and
+    a "did you mean" (argparse alone would print the top-level usage). Exits 2 on a usage error."""
+    args, extra = parser.parse_known_args(argv)
+    if not extra:
+        return args
+    target: argparse.ArgumentParser = parser
+    command = getattr(args, "command", None)
+    for action in parser._actions:  # noqa: SLF001 - argparse has no public accessor for subparsers
+        if isinstance(action, argparse._SubParsersAction) and command in action.choices:  # noqa: SLF001
+            target = action.choices[command]
+    options = [o for a in target._actions for o in a.option_strings if o.startswith("--")]  # noqa: SLF001
+    hint = did_you_mean(extra[0].split("=", 1)[0], options) if extra[0].startswith("-") else ""
+    target.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
 
 
-def _ingest(settings: Settings, paths: Sequence[Path], *, rebuild: bool, progress: bool, embed_model: object = None) -> object:
-    from assistant.embeddings import build_embed_model
-    from assistant.ingest import drop_index, ingest
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    """:class:`Settings` from the environment with the global options in ``args`` on top (``--verbose``
+    means log level INFO unless ``--log-level`` says otherwise).
 
-    from assistant.corpus import discover_seed_files
-
-    discover_seed_files(list(paths) or [settings.seeds_dir])  # bad paths fail before the model loads
-    embed = embed_model or build_embed_model(settings)
-    if rebuild:
-        drop_index(settings)
-    report = ingest(settings, list(paths) or [settings.seeds_dir], embed, progress=progress)  # type: ignore[arg-type]
-    print(f"Indexed {report.papers} papers as {report.windows} windows: {report.added} added, {report.updated} updated, "
-          f"{report.removed} removed, {report.skipped} unchanged in {report.seconds:.1f} s ({report.collection}).", file=sys.stderr)
-    if report.flagged:
-        print(f"Flagged {len(report.flagged)} abstract(s) whose text looks like instructions to the assistant "
-              f"(indexed as quoted data only): {', '.join(report.flagged)}", file=sys.stderr)
-    return embed
+    Raises:
+        ConfigError: a value is invalid (names the field and its variable).
+    """
+    level = getattr(args, "log_level", None) or ("INFO" if getattr(args, "verbose", False) else None)
+    return load_settings(storage_dir=getattr(args, "storage_dir", None), log_level=level,
+                         llm_base_url=getattr(args, "llm_base_url", None), llm_model=getattr(args, "llm_model", None))
 
 
-def _raise_interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+def start(args: argparse.Namespace, *, known_env: Iterable[str] = (), ignore_prefixes: Sequence[str] = FOREIGN_PREFIXES) -> Settings:
+    """What every entry point does first: offline switches, settings, logging, and one ``warning:`` line
+    on stderr per ``ASSISTANT_*`` variable that nothing reads (with a "did you mean").
 
+    Args:
+        args: parsed command line (global options).
+        known_env: variable names the calling entry point reads besides :class:`Settings`' own.
+        ignore_prefixes: name spaces another entry point checks.
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI. Returns the exit code: 0 ok, 1 user-facing error, 2 usage error."""
-    args = _parser().parse_args(argv)
+    Raises:
+        ConfigError: invalid settings.
+    """
+    from assistant.logs import configure_logging
     from assistant.offline import enforce_offline
 
     enforce_offline()
+    known = env_names(Settings) | set(OTHER_VARIABLES) | set(known_env)
+    for line in unknown_variables(os.environ, known, ignore_prefixes=ignore_prefixes):
+        print(f"warning: {line}", file=sys.stderr)
+    settings = settings_from_args(args)
+    configure_logging(settings.log_level)
+    return settings
+
+
+def emit(text: str) -> None:
+    """Write a result to stdout and flush it now, so a full disk or closed pipe is reported where it
+    happens (as one error line) rather than at interpreter exit."""
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def _silence_stdout() -> None:
+    """Point a broken stdout at /dev/null so the interpreter's final flush does not print a traceback."""
     try:
-        settings = _settings(args)
-        from assistant.logs import configure_logging
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
-        configure_logging(settings.log_level)
-        if args.command == "ingest":
-            _ingest(settings, args.paths, rebuild=args.rebuild, progress=not args.no_progress)
-            return 0
-        if args.command == "eval":
-            from assistant.evaluation import run_eval_command  # lazy: only `eval` needs it
 
-            return run_eval_command(settings, args.questions, ks_text=args.k, json_out=args.json_out,
-                                    retrieval_only=args.retrieval_only, limit=args.limit, progress=not args.no_progress)
-        if args.command == "eval-claims":
-            from assistant.claims_eval import run_claims_command  # lazy: only `eval-claims` needs it
+def _thread_failed(hook: threading.ExceptHookArgs) -> None:
+    logger.debug("thread %s failed", getattr(hook.thread, "name", "?"), exc_info=(hook.exc_type, hook.exc_value, hook.exc_traceback))  # type: ignore[arg-type]
+    if hook.exc_type is not SystemExit:
+        print(f"error: background work failed: {hook.exc_type.__name__}: {hook.exc_value}", file=sys.stderr)
 
-            return run_claims_command(settings, args.claims, json_out=args.json_out, progress=not args.no_progress)
-        if args.command == "delete":
-            from assistant.ingest import delete_papers
 
-            removed = delete_papers(settings, args.ids)
-            print(f"Removed {len(removed)} paper(s): {', '.join(removed) or 'none of these ids are indexed'}.", file=sys.stderr)
-            return 0 if removed else 1
-        from assistant.service import build_assistant
+def guarded(body: Callable[[], int]) -> int:
+    """Run a command's ``body`` so that no traceback reaches the user, whatever it raises.
 
-        if args.command == "ask":
-            from assistant.render import answer_to_dict, answer_to_text
-
-            with build_assistant(settings) as assistant:
-                session = assistant.new_session()
-                if args.session and args.session.exists():
-                    session.load(args.session)
-                answer = session.ask(args.question, intent=args.intent)
-                if args.session:
-                    session.save(args.session)
-            print(json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False) if args.json else answer_to_text(answer))
-            return 0
-        if args.command == "serve":
-            embed = None if args.no_ingest else _ingest(settings, [], rebuild=False, progress=True)
-            from ui.app import serve  # lazy: the core never imports the UI at module level
-
-            signal.signal(signal.SIGTERM, _raise_interrupt)  # `kill` stops the UI like Ctrl-C: cleanup runs
-
-            with build_assistant(settings, embed_model=embed) as assistant:  # type: ignore[arg-type]
-                serve(assistant, settings)
-            return 0
+    Returns ``body()``'s exit code, or 1 after one ``error: ...`` line on stderr (:class:`AssistantError`:
+    its message; anything else: type and message, details in the DEBUG log), 130 on Ctrl-C / SIGTERM,
+    1 when stdout is gone (closed pipe, full disk).
+    """
+    previous_hook, threading.excepthook = threading.excepthook, _thread_failed
+    try:
+        return body()
     except AssistantError as e:
         logger.debug("error", exc_info=True)
         print(f"error: {e}", file=sys.stderr)
@@ -151,8 +204,163 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # `assistant ask ... | head -1`: the reader left; nothing more to say
+        _silence_stdout()
+        return 1
     except Exception as e:  # noqa: BLE001 - a user sees one line, never a traceback; DEBUG logs it
         logger.debug("unexpected error", exc_info=True)
-        print(f"error: unexpected {type(e).__name__}: {e} (run with --log-level DEBUG for details)", file=sys.stderr)
+        if isinstance(e, OSError) and _stdout_broken():
+            _silence_stdout()
+            print(f"error: could not write the output to stdout ({e.strerror or e}).", file=sys.stderr)
+        else:
+            print(f"error: unexpected {type(e).__name__}: {e} (run with --log-level DEBUG for details)", file=sys.stderr)
         return 1
+    finally:
+        threading.excepthook = previous_hook
+
+
+def _stdout_broken() -> bool:
+    try:
+        sys.stdout.flush()
+    except (OSError, ValueError):
+        return True
+    return False
+
+
+# --- cheap checks (no model, no Chroma); the index folder: assistant.store.require_existing_storage --------
+def check_output_file(path: Path, flag: str) -> None:
+    """``path`` can be written: not a folder, and its folder exists (or can be made).
+
+    Raises:
+        ConfigError: names ``flag`` and the path.
+    """
+    if path.is_dir():
+        raise ConfigError(f"{flag} {path}: is a folder; pass a file name.")
+    parent = path.parent
+    while not parent.exists():
+        parent = parent.parent
+    if not parent.is_dir() or not os.access(parent, os.W_OK):
+        raise ConfigError(f"{flag} {path}: cannot create a file under {parent}.")
+
+
+def check_session_file(path: Path) -> dict[str, Any] | None:
+    """Read a ``--session`` file before anything loads: its saved state, or None when it does not exist yet
+    (then its folder must exist, so that saving it later works).
+
+    Raises:
+        AssistantError: the file is not a saved conversation, or its folder does not exist.
+    """
+    from assistant.session import read_saved_session
+
+    if path.is_dir():
+        raise ConfigError(f"--session {path}: is a folder; pass a file name such as {path / 'chat.json'}.")
+    if path.exists():
+        return read_saved_session(path)
+    if not path.parent.is_dir():
+        raise ConfigError(f"--session {path}: the folder {path.parent} does not exist. Create it first or pass another path.")
+    if not os.access(path.parent, os.W_OK):
+        raise ConfigError(f"--session {path}: cannot write in {path.parent}.")
+    return None
+
+
+# --- commands ------------------------------------------------------------------------------------
+def ingest_summary(report: IngestReport) -> str:
+    """The lines ``assistant ingest`` prints: counts, skipped rows (file:line: why) and flagged abstracts."""
+    lines = [f"Indexed {report.papers} papers as {report.windows} windows: {report.added} added, {report.updated} updated, "
+             f"{report.removed} removed, {report.skipped} unchanged in {report.seconds:.1f} s ({report.collection})."]
+    if report.skipped_rows:
+        n = len(report.skipped_rows)
+        lines.append(f"Skipped {n} row{'s' if n != 1 else ''} (not indexed):")
+        lines += [f"  {row}" for row in report.skipped_rows]
+    if report.flagged:
+        lines.append(f"Flagged {len(report.flagged)} abstract(s) whose text looks like instructions to the assistant "
+                     f"(indexed as quoted data only): {', '.join(report.flagged)}")
+    return "\n".join(lines)
+
+
+def ingest_command(settings: Settings, paths: Sequence[Path], *, rebuild: bool, progress: bool, embed_model: object = None) -> object:
+    """Read and check every input file, then load the embedding model, index, and print the summary.
+    Returns the embedding model (the UI reuses it).
+
+    Raises:
+        CorpusFormatError: a file is unreadable, malformed or holds no abstract (before any model loads).
+        StoreNotReadyError: see :func:`assistant.ingest.ingest_papers`.
+    """
+    from assistant.corpus import read_papers
+
+    skipped: list[str] = []
+    papers = read_papers(list(paths) or [settings.seeds_dir], skipped=skipped)  # every file parsed before the model loads
+    from assistant.embeddings import build_embed_model
+    from assistant.ingest import drop_index, ingest_papers
+
+    embed = embed_model or build_embed_model(settings)
+    if rebuild:
+        drop_index(settings)
+    report = ingest_papers(settings, papers, embed, progress=progress, skipped_rows=skipped)  # type: ignore[arg-type]
+    emit(ingest_summary(report))
+    return embed
+
+
+def _ask(settings: Settings, args: argparse.Namespace) -> int:
+    from assistant.question import clean_question
+
+    question = clean_question(args.question)
+    saved = check_session_file(args.session) if args.session else None
+    require_existing_storage(settings)
+
+    from assistant.render import answer_to_dict, answer_to_text
+    from assistant.service import build_assistant
+
+    with build_assistant(settings) as assistant:
+        session = assistant.new_session()
+        if saved is not None:
+            session.restore(saved)
+        answer = session.ask(question, intent=args.intent)
+        emit(json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False) if args.json else answer_to_text(answer))
+        if args.session:  # after the answer is out: a failure here loses nothing but the save
+            try:
+                session.save(args.session)
+            except Exception as e:  # noqa: BLE001 - whatever went wrong, say what and where
+                logger.debug("saving the session failed", exc_info=True)
+                reason = e.strerror if isinstance(e, OSError) and e.strerror else f"{type(e).__name__}: {e}"
+                raise AssistantError(f"the answer above was not saved to {args.session} ({reason}); "
+                                     "the conversation file is unchanged.") from e
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    settings = start(args)
+    if args.command == "ingest":
+        ingest_command(settings, args.paths, rebuild=args.rebuild, progress=not args.no_progress)
+        return 0
+    if args.command == "eval":
+        require_existing_storage(settings)
+        if args.json_out:
+            check_output_file(args.json_out, "--json")
+        from assistant.evaluation import run_eval_command  # lazy: only `eval` needs it
+
+        return run_eval_command(settings, args.questions, ks_text=args.k, json_out=args.json_out,
+                                retrieval_only=args.retrieval_only, limit=args.limit, progress=not args.no_progress)
+    if args.command == "eval-claims":
+        require_existing_storage(settings)
+        if args.json_out:
+            check_output_file(args.json_out, "--json")
+        from assistant.claims_eval import run_claims_command  # lazy: only `eval-claims` needs it
+
+        return run_claims_command(settings, args.claims, json_out=args.json_out, progress=not args.no_progress)
+    if args.command == "delete":
+        require_existing_storage(settings)
+        from assistant.ingest import delete_papers
+
+        removed = delete_papers(settings, args.ids)
+        emit(f"Removed {len(removed)} paper(s): {', '.join(removed) or 'none of these ids are indexed'}.")
+        return 0 if removed else 1
+    if args.command == "ask":
+        return _ask(settings, args)
     return 2
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI. Returns the exit code: 0 ok, 1 user-facing error, 2 usage error, 130 interrupted."""
+    args = parse(_parser(), argv)
+    return guarded(lambda: _run(args))

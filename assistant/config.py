@@ -7,13 +7,16 @@ from __future__ import annotations
 
 import hashlib
 from pathlib import Path
-from typing import Literal
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Literal, TypeVar
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 #: Repository root when running from a checkout; used only for defaults.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+S = TypeVar("S", bound=BaseSettings)
 
 
 class Settings(BaseSettings):
@@ -65,22 +68,7 @@ class Settings(BaseSettings):
     llm_threads: int = Field(2, ge=1, le=256, description="CPU threads for the bundled model server.")
     llm_ctx_tokens: int = Field(4096, ge=512, description="Context window of the bundled model server (2048 rejects larger prompts).")
 
-    # --- UI ----------------------------------------------------------------------------------
-    ui_host: str = Field("127.0.0.1", description="Interface the Gradio UI binds to (loopback by default).")
-    ui_port: int = Field(7860, ge=1, le=65535, description="Port of the Gradio UI.")
-
-    ui_auth: SecretStr | None = Field(None, description="Require a login for the UI: `user:password` (never logged). Unset: no login (fine on loopback).")
-
-    @field_validator("ui_auth")
-    @classmethod
-    def _auth_has_user_and_password(cls, v: SecretStr | None) -> SecretStr | None:
-        if v is not None:
-            user, sep, password = v.get_secret_value().partition(":")
-            if not (user and sep and password):
-                raise ValueError("must be `user:password`")
-        return v
-
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("INFO", description="Logging level.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("WARNING", description="Logging level (to stderr). `--verbose` on the command line means INFO.")
 
     def collection_name(self) -> str:
         """Chroma collection name: prefix + 10 hex digits of sha1(embedding model, chunking).
@@ -96,22 +84,75 @@ class Settings(BaseSettings):
         return not self.llm_base_url
 
 
-def load_settings(**overrides: object) -> Settings:
-    """Build :class:`Settings` from the environment, with explicit ``overrides`` (e.g. CLI flags) on top.
+#: ``ASSISTANT_*`` variables that are not :class:`Settings` fields but are read by something in this repo.
+OTHER_VARIABLES = {
+    "ASSISTANT_WHEEL_CACHE": "scripts/llama_build.py: folder of the built llama-cpp-python wheels (scripts/setup.sh)",
+    "ASSISTANT_TEST_CHROMIUM": "tests/e2e: the chromium binary the browser tests drive",
+    "ASSISTANT_SCREENSHOT_DIR": "tests/e2e: where the browser tests save screenshots (docs/screenshots refreshes the README's)",
+}
+#: Name spaces owned by another package's settings, checked by that package's entry point (the UI's
+#: ``ui/settings.py`` reads ``ASSISTANT_UI_*``), so the core's commands leave them alone.
+FOREIGN_PREFIXES = ("ASSISTANT_UI_",)
+
+
+def env_names(model: type[BaseSettings]) -> set[str]:
+    """The environment variable names a settings class reads (``env_prefix`` + field name, upper case)."""
+    prefix = str(model.model_config.get("env_prefix", ""))
+    return {f"{prefix}{name}".upper() for name in model.model_fields}
+
+
+def unknown_variables(environ: Mapping[str, str], known: Iterable[str], *, prefix: str = "ASSISTANT_",
+                      ignore_prefixes: Sequence[str] = ()) -> list[str]:
+    """One warning line per ``prefix*`` variable in ``environ`` that nothing reads (a typo is otherwise
+    ignored without a word), with a "did you mean" when a known name is close.
+
+    Args:
+        environ: usually ``os.environ``.
+        known: every name that is read (see :func:`env_names`, :data:`OTHER_VARIABLES`).
+        ignore_prefixes: name spaces another entry point checks (see :data:`FOREIGN_PREFIXES`).
+
+    Returns:
+        e.g. ``["ASSISTANT_TOPK is not a setting and is ignored (did you mean ASSISTANT_TOP_K?)"]``, sorted by name.
+    """
+    import difflib
+
+    known = set(known)
+    lines = []
+    for name in sorted(environ):
+        if not name.startswith(prefix) or name in known or name.startswith(tuple(ignore_prefixes)):
+            continue
+        close = difflib.get_close_matches(name, sorted(known), n=1, cutoff=0.8)
+        hint = f" (did you mean {close[0]}?)" if close else " (see the settings table in the README)"
+        lines.append(f"{name} is not a setting and is ignored{hint}")
+    return lines
+
+
+def build_settings(model: type[S], overrides: Mapping[str, object]) -> S:
+    """Build a settings class from the environment with ``overrides`` (None values dropped) on top.
 
     Raises:
-        assistant.errors.ConfigError: a value is invalid; the message names the field and env var.
+        assistant.errors.ConfigError: a value is invalid; the message names each field and its env var.
     """
     from pydantic import ValidationError
 
     from assistant.errors import ConfigError
 
     clean = {k: v for k, v in overrides.items() if v is not None}
+    prefix = str(model.model_config.get("env_prefix", "")).upper()
     try:
-        return Settings(**clean)  # type: ignore[arg-type]
+        return model(**clean)
     except ValidationError as e:
         parts = []
         for err in e.errors():
             field = ".".join(str(p) for p in err["loc"])
-            parts.append(f"{field} (env ASSISTANT_{field.upper()}): {err['msg']}")
+            parts.append(f"{field} (env {prefix}{field.upper()}): {err['msg']}")
         raise ConfigError("Invalid settings: " + "; ".join(parts)) from e
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build :class:`Settings` from the environment, with explicit ``overrides`` (e.g. CLI flags) on top.
+
+    Raises:
+        assistant.errors.ConfigError: a value is invalid; the message names the field and env var.
+    """
+    return build_settings(Settings, overrides)

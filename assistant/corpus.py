@@ -17,7 +17,7 @@ from assistant.errors import CorpusFormatError
 from assistant.paper_fields import derive_title, parse_authors, safe_url
 from assistant.prompts import CITATION_MARKER, PROMPT_MARKUP
 from assistant.tuning import METADATA_MATCH_PREFIX_CHARS
-from assistant.records import RECORD_SUFFIXES, read_records
+from assistant.records import RECORD_SUFFIXES, note_skip, read_records
 from assistant.types import Paper
 
 logger = logging.getLogger(__name__)
@@ -103,8 +103,9 @@ def parse_seed_text(text: str, file_name: str) -> tuple[str, list[tuple[int, int
     return header, abstracts
 
 
-def load_metadata(path: Path) -> dict[tuple[str, int], dict[str, object]]:
-    """Read ``papers.jsonl`` into ``{(seed_file, position): row}``; bad rows are skipped with a warning.
+def load_metadata(path: Path, skipped: list[str] | None = None) -> dict[tuple[str, int], dict[str, object]]:
+    """Read ``papers.jsonl`` into ``{(seed_file, position): row}``; bad rows are skipped and listed in
+    ``skipped`` as ``"file:line: reason"`` (logged as warnings when ``skipped`` is None).
 
     A missing file gives an empty mapping (papers then get derived titles).
     """
@@ -117,14 +118,14 @@ def load_metadata(path: Path) -> dict[tuple[str, int], dict[str, object]]:
         try:
             row = json.loads(line)
         except json.JSONDecodeError as e:
-            logger.warning("%s:%d: skipped, not valid JSON (%s)", path, n, e.msg)
+            note_skip(skipped, f"{path}:{n}", f"metadata row not valid JSON ({e.msg})")
             continue
         if not isinstance(row, dict):
-            logger.warning("%s:%d: skipped, expected a JSON object", path, n)
+            note_skip(skipped, f"{path}:{n}", "metadata row is not a JSON object")
             continue
         seed, pos = row.get("seed_file"), row.get("position")
         if not isinstance(seed, str) or not isinstance(pos, int):
-            logger.warning("%s:%d: skipped, needs string 'seed_file' and integer 'position'", path, n)
+            note_skip(skipped, f"{path}:{n}", "metadata row needs string 'seed_file' and integer 'position'")
             continue
         rows[(seed, pos)] = row
     return rows
@@ -150,28 +151,42 @@ def _str_field(row: dict[str, object], key: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
-def read_papers(paths: Iterable[Path]) -> list[Paper]:
+def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list[Paper]:
     """Parse seed files (with each directory's ``papers.jsonl``) and JSONL/CSV exports into papers, in file
     then position order.
 
+    Args:
+        paths: files or directories.
+        skipped: collects ``"file:line: reason"`` for every row or abstract not indexed (bad or duplicate
+            records, repeated abstracts, bad metadata rows); None logs them as warnings instead.
+
     Raises:
-        CorpusFormatError: a file is unreadable or malformed (message names file and line).
+        CorpusFormatError: a path does not exist, a file is unreadable or malformed, or a file yields no
+            paper at all (message names the file and line, and the first skipped row).
     """
     papers: list[Paper] = []
     metadata_cache: dict[Path, dict[tuple[str, int], dict[str, object]]] = {}
     for path in discover_seed_files(list(paths)):
         if path.suffix in RECORD_SUFFIXES:
-            papers.extend(read_records(path, _read_text(path)))
+            rows: list[str] = []
+            found = read_records(path, _read_text(path), rows)
+            if not found:
+                first = f" Every row was skipped, e.g. {rows[0]}." if rows else " The file has no rows."
+                raise CorpusFormatError(f"{path}: no abstract to index.{first} Each record needs an abstract "
+                                        "(field 'abstract', 'text' or 'summary').")
+            for row in rows:
+                note_skip(skipped, *row.split(": ", 1))
+            papers.extend(found)
             continue
         meta_path = path.parent / METADATA_FILE
         if meta_path not in metadata_cache:
-            metadata_cache[meta_path] = load_metadata(meta_path)
+            metadata_cache[meta_path] = load_metadata(meta_path, skipped)
         meta = metadata_cache[meta_path]
         venue, abstracts = parse_seed_text(_read_text(path), str(path))
         seen: dict[str, int] = {}
         for position, line_no, text in abstracts:
             if text in seen:
-                logger.warning("%s line %d: abstract %d repeats abstract %d; skipped", path.name, line_no, position, seen[text])
+                note_skip(skipped, f"{path.name}:{line_no}", f"abstract {position} repeats abstract {seen[text]}")
                 continue
             seen[text] = position
             row = meta.get((path.name, position), {})

@@ -12,6 +12,7 @@ import os
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -19,7 +20,7 @@ from assistant.chunking import make_windows, paper_hash
 from assistant.text import split_sentences
 from assistant.corpus import read_papers, suspicious_text
 from assistant.errors import StoreNotReadyError
-from assistant.store import PaperStore, StoreInfo, make_client
+from assistant.store import PaperStore, StoreInfo, make_client, require_existing_storage
 from assistant.types import IngestReport, Paper, Window
 
 if TYPE_CHECKING:
@@ -47,6 +48,7 @@ def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
     Raises:
         StoreNotReadyError: no index, or another ingest is writing.
     """
+    require_existing_storage(settings)  # deleting never creates an index folder
     with writer_lock(settings):
         store = PaperStore.open_for_read(settings)
         indexed = store.paper_hashes()
@@ -74,6 +76,41 @@ def drop_index(settings: Settings) -> None:
             client.delete_collection(c)
         except Exception:  # absent collection: nothing to drop
             logger.debug("collection %s absent", c)
+    if not settings.chroma_host:
+        remove_orphan_segment_dirs(settings.storage_dir)
+
+
+def remove_orphan_segment_dirs(storage_dir: Path) -> list[str]:
+    """Delete the vector-segment folders (UUID names) of collections that no longer exist: Chroma's
+    ``delete_collection`` leaves them on disk, so every ``--rebuild`` would otherwise grow the folder.
+
+    The live segments are read from Chroma's own ``chroma.sqlite3`` (table ``segments``); if that cannot be
+    read (another Chroma version), nothing is deleted. Returns the names of the folders removed.
+    """
+    import shutil
+    import sqlite3
+    import uuid
+    from contextlib import closing
+
+    db = storage_dir / "chroma.sqlite3"
+    try:
+        with closing(sqlite3.connect(f"file:{db}?mode=ro", uri=True)) as con:
+            live = {str(row[0]) for row in con.execute("SELECT id FROM segments")}
+    except sqlite3.Error as e:
+        logger.debug("not removing old segment folders: cannot read %s (%s)", db, e)
+        return []
+    removed = []
+    for d in storage_dir.iterdir():
+        try:
+            uuid.UUID(d.name)
+        except ValueError:
+            continue
+        if d.is_dir() and d.name not in live:
+            shutil.rmtree(d, ignore_errors=True)
+            removed.append(d.name)
+    if removed:
+        logger.info("removed %d folder(s) of dropped collections from %s", len(removed), storage_dir)
+    return removed
 
 
 @contextmanager
@@ -129,9 +166,25 @@ def ingest(settings: Settings, paths: Sequence[Path], embed_model: BaseEmbedding
         StoreNotReadyError: the existing index was built with other settings, or another ingest is
             writing to the same storage dir.
     """
-    papers = read_papers(paths)  # parse everything first: a bad file aborts before any write
+    skipped: list[str] = []
+    papers = read_papers(paths, skipped)  # parse everything first: a bad file aborts before any write
+    return ingest_papers(settings, papers, embed_model, progress=progress, skipped_rows=skipped)
+
+
+def ingest_papers(settings: Settings, papers: Sequence[Paper], embed_model: BaseEmbedding, *, progress: bool = True,
+                  skipped_rows: Sequence[str] = ()) -> IngestReport:
+    """Index already-parsed ``papers`` (see :func:`assistant.corpus.read_papers`); :func:`ingest` without
+    the reading, so a command line can check every file before it loads the embedding model.
+
+    Args:
+        skipped_rows: input rows the reader skipped (``"file:line: reason"``), carried into the report.
+
+    Raises:
+        StoreNotReadyError: as :func:`ingest`.
+    """
     with writer_lock(settings):
-        return _ingest(settings, papers, embed_model, progress=progress)
+        report = _ingest(settings, list(papers), embed_model, progress=progress)
+    return replace(report, skipped_rows=tuple(skipped_rows))
 
 
 def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding, *, progress: bool) -> IngestReport:

@@ -33,7 +33,16 @@ def _field(record: dict[str, object], *keys: str) -> str:
     return ""
 
 
-def _rows(path: Path, text: str) -> list[tuple[int, dict[str, object]]]:
+def note_skip(skipped: list[str] | None, where: str, reason: str) -> None:
+    """Record that a row was not indexed: appended to ``skipped`` as ``"file:line: reason"`` (the ingest
+    summary lists them), or logged as a warning when the caller collects nothing."""
+    if skipped is None:
+        logger.warning("%s: skipped, %s", where, reason)
+    else:
+        skipped.append(f"{where}: {reason}")
+
+
+def _rows(path: Path, text: str, skipped: list[str] | None = None) -> list[tuple[int, dict[str, object]]]:
     if path.suffix == ".csv":
         reader = csv.DictReader(io.StringIO(text))
         return [(i + 2, {k.strip().lower(): v for k, v in row.items() if k}) for i, row in enumerate(reader)]
@@ -44,28 +53,33 @@ def _rows(path: Path, text: str) -> list[tuple[int, dict[str, object]]]:
         try:
             record = json.loads(line)
         except json.JSONDecodeError as e:
-            logger.warning("%s:%d: skipped, not valid JSON (%s)", path.name, n, e.msg)
+            note_skip(skipped, f"{path.name}:{n}", f"not valid JSON ({e.msg})")
             continue
         if not isinstance(record, dict):
-            logger.warning("%s:%d: skipped, expected a JSON object", path.name, n)
+            note_skip(skipped, f"{path.name}:{n}", "expected a JSON object")
             continue
         rows.append((n, {str(k).lower(): v for k, v in record.items()}))
     return rows
 
 
-def read_records(path: Path, text: str) -> list[Paper]:
-    """Papers from one JSONL or CSV export (``text`` is the decoded file)."""
+def read_records(path: Path, text: str, skipped: list[str] | None = None) -> list[Paper]:
+    """Papers from one JSONL or CSV export (``text`` is the decoded file).
+
+    Rows that cannot be indexed are listed in ``skipped`` as ``"file:line: reason"`` (logged as warnings when
+    ``skipped`` is None); see :func:`note_skip`.
+    """
     papers: list[Paper] = []
     seen: set[str] = set()
-    for line, record in _rows(path, text):
+    notes: list[str] = []  # sorted by line below, whatever check skipped them
+    for line, record in _rows(path, text, notes):
         abstract = _field(record, *_ABSTRACT_KEYS)
         if not abstract:
-            logger.warning("%s:%d: skipped, no abstract (fields %s)", path.name, line, "/".join(_ABSTRACT_KEYS))
+            note_skip(notes, f"{path.name}:{line}", f"no abstract (fields {'/'.join(_ABSTRACT_KEYS)})")
             continue
         key = _field(record, "id", "paper_id", "openreview_id", "arxiv_id") or str(line)
         pid = f"{path.name}#{key}"
         if pid in seen:
-            logger.warning("%s:%d: skipped, duplicate id %r", path.name, line, key)
+            note_skip(notes, f"{path.name}:{line}", f"duplicate id {key!r}")
             continue
         seen.add(pid)
         title = _field(record, "title")
@@ -75,5 +89,7 @@ def read_records(path: Path, text: str) -> list[Paper]:
             authors=parse_authors(record.get("authors")), url=safe_url(url),
             text=abstract, source_file=path.name, position=len(papers) + 1, title_derived=not title,
         ))
+    for note in sorted(notes, key=lambda n: int(n[len(path.name) + 1:].split(":", 1)[0])):
+        note_skip(skipped, *note.split(": ", 1))
     logger.info("read %s: %d records", path.name, len(papers))
     return papers

@@ -81,7 +81,7 @@ class BundledChatBackend:
             time.sleep(0.05)  # let a dying server's exit status arrive
             died = self._server.exit_description()
             if died:
-                raise LLMUnavailableError(f"{died} in the middle of the answer; it is restarted for the next question.",
+                raise LLMUnavailableError(f"{died.rstrip('.')} in the middle of the answer; it is restarted for the next question.",
                                           reason="crashed") from e
             raise
 

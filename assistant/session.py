@@ -9,7 +9,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from assistant.answer import AnswerEvent, final_answer
 from assistant.errors import AssistantError
@@ -233,12 +233,11 @@ class ChatSession:
         Raises:
             AssistantError: the file is not a saved session.
         """
-        try:
-            data = json.loads(path.read_text())
-            labels = {str(k): int(v) for k, v in data["labels"].items()}
-            turns = data["turns"]
-        except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-            raise AssistantError(f"{path}: not a saved conversation ({e}). Delete it or pass another --session file.") from e
+        self.restore(read_saved_session(path))
+
+    def restore(self, data: dict[str, Any]) -> None:
+        """Restore a conversation from :func:`read_saved_session`'s result; papers no longer indexed are left out."""
+        labels, turns = data["labels"], data["turns"]
         known = self._known
         self.labels = {pid: n for pid, n in labels.items() if pid in known}
         self.papers = {pid: known[pid] for pid in self.labels}
@@ -248,3 +247,24 @@ class ChatSession:
             answer = Answer(t.get("question", ""), (), tuple(Citation(self.labels[p.id], p, ()) for p in cited if p.id in self.labels),
                             (), "generated", "", resolved_query=t.get("resolved_query", ""))
             self.turns.append(Turn(t.get("question", ""), t.get("resolved_query", ""), tuple(t.get("focus_ids", [])), answer))
+
+
+def read_saved_session(path: Path) -> dict[str, Any]:
+    """Read and check a file written by :meth:`ChatSession.save` (no model or index needed, so the CLI
+    checks it before anything loads).
+
+    Returns:
+        ``{"labels": {paper_id: n}, "turns": [{question, resolved_query, focus_ids, answer, cited}, ...]}``.
+
+    Raises:
+        AssistantError: unreadable, not JSON, or not shaped like a saved conversation (names the file).
+    """
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        labels = {str(k): int(v) for k, v in data["labels"].items()}
+        turns = data["turns"]
+        if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
+            raise TypeError("'turns' must be a list of objects")
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
+        raise AssistantError(f"{path}: not a saved conversation ({e}). Delete it or pass another --session file.") from e
+    return {"labels": labels, "turns": turns}

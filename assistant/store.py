@@ -45,6 +45,20 @@ def _get_all(collection: Collection, include: list[str], where: dict[str, Any] |
         offset += READ_PAGE_SIZE
 
 
+def require_existing_storage(settings: Settings) -> None:
+    """In embedded mode the storage folder must already exist for reading: readers never create one.
+
+    Raises:
+        StoreNotReadyError: it does not exist (or is a file); the message says to run ``assistant ingest``.
+    """
+    if settings.chroma_host:
+        return
+    d = settings.storage_dir
+    if not d.is_dir():
+        what = "is a file, not an index folder" if d.exists() else "does not exist"
+        raise StoreNotReadyError(f"No index: {d} {what}. Run `assistant ingest` (with the same --storage-dir) first.")
+
+
 def make_client(settings: Settings) -> ClientAPI:
     """A Chroma client with telemetry off: HTTP when ``chroma_host`` is set, else persistent on disk.
 
@@ -134,6 +148,7 @@ class PaperStore:
         Raises:
             StoreNotReadyError: no index for these settings, or it holds no papers yet.
         """
+        require_existing_storage(settings)
         client = make_client(settings)
         name = settings.collection_name()
         try:

@@ -183,8 +183,9 @@ def relabel(answer: Answer, mapping: dict[int, int]) -> Answer:
 
 @dataclass(frozen=True, slots=True)
 class IngestReport:
-    """Outcome of one ingest run: counts, seconds taken, and ids of papers whose text looks like an
-    attempt to steer the assistant (indexed as data anyway; see corpus.suspicious_text)."""
+    """Outcome of one ingest run: counts (``skipped``: windows unchanged, so not re-embedded), seconds taken,
+    ids of papers whose text looks like an attempt to steer the assistant (indexed as data anyway; see
+    corpus.suspicious_text), and ``skipped_rows``: input rows not indexed, as ``"file:line: reason"``."""
 
     papers: int
     windows: int
@@ -195,3 +196,4 @@ class IngestReport:
     collection: str
     seconds: float
     flagged: tuple[str, ...] = ()
+    skipped_rows: tuple[str, ...] = ()

@@ -5,7 +5,7 @@ is answered *alone* (one conversation at a time) and kept as the reference; then
 is compared with that reference: the answer text must be identical (temperature 0), so a stream cut
 short by another request, a mixed-up history or a fallback under load all count as "differs". Also
 checks that every answer cites its conversation's paper. Prints errors, answers that differ from their
-solo answer, mixed answers and the latency distribution. Not a test: run it against `assistant serve`.
+solo answer, mixed answers and the latency distribution. Not a test: run it against `assistant-ui`.
 
 Usage: .venv/bin/python benchmarks/load_test.py --url http://127.0.0.1:7860/ [--conversations 8] [--seconds 120]
 """

@@ -1,5 +1,5 @@
-"""``python -m ui``: the same as ``assistant serve``."""
+"""``python -m ui``: the same as ``assistant-ui``."""
 
-from assistant.cli import main
+from ui.cli import main
 
-raise SystemExit(main(["serve"]))
+raise SystemExit(main())

@@ -26,9 +26,9 @@ from ui.render import (
 from ui.text import LATEX_DELIMITERS
 
 if TYPE_CHECKING:
-    from assistant.config import Settings
     from assistant.service import Assistant
     from assistant.session import ChatSession
+    from ui.settings import UISettings
 
 logger = logging.getLogger(__name__)
 
@@ -222,14 +222,11 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
     return demo
 
 
-def serve(assistant: Assistant, settings: Settings) -> None:
-    """Build the app and block serving it on ``settings.ui_host:ui_port`` until interrupted."""
+def serve(assistant: Assistant, settings: UISettings) -> None:
+    """Build the app and block serving it on ``settings.host:port`` until interrupted; prints the URL to stdout."""
     demo = build_app(assistant)
     demo.queue(default_concurrency_limit=CONCURRENCY_LIMIT)
-    auth = None
-    if settings.ui_auth is not None:
-        user, _, password = settings.ui_auth.get_secret_value().partition(":")
-        auth = (user, password)
-    logger.info("UI on http://%s:%d%s", settings.ui_host, settings.ui_port, " (login required)" if auth else "")
-    demo.launch(server_name=settings.ui_host, server_port=settings.ui_port, share=False, inbrowser=False,
+    auth = settings.login()
+    print(f"Chat UI on http://{settings.host}:{settings.port}{' (login required)' if auth else ''}; Ctrl-C stops it.", flush=True)
+    demo.launch(server_name=settings.host, server_port=settings.port, share=False, inbrowser=False, quiet=True,
                 show_error=False, footer_links=[], css=CSS, mcp_server=False, ssr_mode=False, auth=auth)

@@ -1,4 +1,4 @@
-"""E2E fixtures: the real UI (``python -m assistant serve --no-ingest``) as a subprocess over the session's
+"""E2E fixtures: the real UI (``python -m ui --no-ingest``) as a subprocess over the session's
 seeded index, on a free port, with the bundled model."""
 
 from __future__ import annotations
@@ -59,7 +59,7 @@ def _state(pid: int) -> str:
 
 def _serve(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as out:
-        return subprocess.Popen([sys.executable, "-m", "assistant", "serve", "--no-ingest"], env=env, stdout=out, stderr=subprocess.STDOUT)
+        return subprocess.Popen([sys.executable, "-m", "ui", "--no-ingest"], env=env, stdout=out, stderr=subprocess.STDOUT)
 
 
 def _stop(proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -132,7 +132,7 @@ def special_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 @pytest.fixture(scope="session")
 def ui_url(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
-    """``python -m assistant serve`` on a free port over the seeded index (one per test session, shared
+    """``python -m ui`` on a free port over the seeded index (one per test session, shared
     by the browser and API tests); yields its URL."""
     port = free_port()
     log = tmp_path_factory.mktemp("ui") / "ui.log"

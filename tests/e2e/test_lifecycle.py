@@ -36,7 +36,7 @@ def test_model_server_stops_with_the_app(seeded_settings, sig: int) -> None:  # 
     port = free_port()
     env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage_dir)}
     env.pop("ASSISTANT_LLM_BASE_URL", None)
-    app = subprocess.Popen([sys.executable, "-m", "assistant", "serve", "--no-ingest", "--port", str(port)], env=env,
+    app = subprocess.Popen([sys.executable, "-m", "ui", "--no-ingest", "--port", str(port)], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_http(f"http://127.0.0.1:{port}/", app, timeout_s=120)

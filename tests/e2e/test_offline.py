@@ -39,7 +39,7 @@ def test_ingest_ask_and_serve_make_no_outbound_connection(tmp_path: Path) -> Non
     assert data["citations"] and not data["abstained"]
 
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "assistant", "serve", "--no-ingest", "--port", str(port)], env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "ui", "--no-ingest", "--port", str(port)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         wait_for_http(f"http://127.0.0.1:{port}/", proc, timeout_s=120)

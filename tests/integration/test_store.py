@@ -149,8 +149,36 @@ def test_delete_paper_by_id(tmp_path: Path, seeds: Path, embed_model, capsys) ->
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
     assert main(["--storage-dir", str(settings.storage_dir), "delete", "tiny.txt#2", "nope#1"]) == 0
-    assert "Removed 1 paper(s): tiny.txt#2" in capsys.readouterr().err
+    assert "Removed 1 paper(s): tiny.txt#2" in capsys.readouterr().out
     store = PaperStore.open_for_read(settings)
     assert set(store.load_papers()) == {"tiny.txt#1", "tiny.txt#3"}
     assert not any(i.startswith("tiny.txt#2:") for i in store.window_hashes())
     assert main(["--storage-dir", str(settings.storage_dir), "delete", "nope#1"]) == 1
+
+
+def test_rebuild_leaves_no_folders_of_the_dropped_collections(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
+    from assistant.ingest import drop_index
+
+    settings = Settings(storage_dir=tmp_path / "index")
+    ingest(settings, [seeds], embed_model, progress=False)
+    folders = lambda: sorted(p.name for p in settings.storage_dir.iterdir() if p.is_dir())  # noqa: E731
+    before = folders()
+    assert len(before) == 2  # one vector segment per collection (windows, papers)
+    for _ in range(2):
+        drop_index(settings)
+        ingest(settings, [seeds], embed_model, progress=False)
+        now = folders()
+        assert len(now) == 2 and not set(now) & set(before)  # the old ones are gone, not piled up
+        before = now
+    assert len(PaperStore.open_for_read(settings).load_papers()) == 3
+
+
+def test_ask_and_delete_never_create_an_index_folder(tmp_path: Path) -> None:
+    from assistant.ingest import delete_papers
+
+    settings = Settings(storage_dir=tmp_path / "nothing-here")
+    with pytest.raises(StoreNotReadyError, match="does not exist. Run `assistant ingest`"):
+        PaperStore.open_for_read(settings)
+    with pytest.raises(StoreNotReadyError, match="does not exist"):
+        delete_papers(settings, ["x#1"])
+    assert not settings.storage_dir.exists()

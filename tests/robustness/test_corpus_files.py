@@ -22,7 +22,10 @@ def test_duplicated_abstract_is_skipped_with_warning(tmp_path: Path, caplog: pyt
     with caplog.at_level(logging.WARNING):
         papers = read_papers([tmp_path])
     assert [p.id for p in papers] == ["d.txt#1", "d.txt#2"]
-    assert "d.txt line 7: abstract 3 repeats abstract 1" in caplog.text
+    assert "d.txt:7: skipped, abstract 3 repeats abstract 1" in caplog.text
+    skipped: list[str] = []  # what `assistant ingest` lists in its summary instead of logging
+    assert len(read_papers([tmp_path], skipped=skipped)) == 2
+    assert skipped == ["d.txt:7: abstract 3 repeats abstract 1"]
 
 
 def test_metadata_rows_with_nulls_lists_unknown_ids_and_bad_json(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:

@@ -31,7 +31,7 @@ def secured_ui(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Ite
         env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage_dir), "ASSISTANT_UI_PORT": str(port),
                "ASSISTANT_UI_AUTH": "alice:s3cret-pw", "ASSISTANT_LLM_BASE_URL": llm.base_url}
         with open(log, "wb") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "assistant", "serve", "--no-ingest"], env=env,
+            proc = subprocess.Popen([sys.executable, "-m", "ui", "--no-ingest"], env=env,
                                     stdout=out, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
@@ -83,9 +83,9 @@ def test_path_traversal_is_refused(secured_ui: str, path: str) -> None:
 
 
 def test_loopback_by_default_and_bad_auth_setting_rejected() -> None:
-    from assistant.config import load_settings
     from assistant.errors import ConfigError
+    from ui.settings import UISettings, load_ui_settings
 
-    assert Settings().ui_host == "127.0.0.1"
-    with pytest.raises(ConfigError, match="ui_auth"):
-        load_settings(ui_auth="no-colon")
+    assert UISettings().host == "127.0.0.1"
+    with pytest.raises(ConfigError, match="ASSISTANT_UI_AUTH"):
+        load_ui_settings(auth="no-colon")

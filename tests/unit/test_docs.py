@@ -1,25 +1,51 @@
-"""Docs stay in sync with the code: every setting is in the README table, the CLI documents its commands."""
+"""Docs stay in sync with the code: every setting is in the README table, every ``ASSISTANT_*`` name the
+docs mention exists, the ``--json`` schema file is the typed model's, the CLIs document their commands."""
 
 from __future__ import annotations
 
+import json
+import re
+import tomllib
+from importlib import import_module
 from pathlib import Path
 
 import pytest
 
 from assistant.cli import main
-from assistant.config import Settings
+from assistant.config import OTHER_VARIABLES, Settings, env_names
+from ui.settings import UISettings
 
-README = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+REPO = Path(__file__).resolve().parents[2]
+README = (REPO / "README.md").read_text()
+DOCS = {p.relative_to(REPO).as_posix(): p.read_text() for p in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]}
 
 
-@pytest.mark.parametrize("field", sorted(Settings.model_fields))
-def test_every_setting_is_in_the_readme_table(field: str) -> None:
-    assert f"| `ASSISTANT_{field.upper()}` |" in README
+@pytest.mark.parametrize("name", sorted(env_names(Settings) | env_names(UISettings)))
+def test_every_setting_is_in_the_readme_table(name: str) -> None:
+    assert f"| `{name}` |" in README
+
+
+#: Misspellings the README shows on purpose (what the start-up warning says about them).
+TYPO_EXAMPLES = {"ASSISTANT_TOPK"}
+
+
+def test_every_variable_named_in_the_docs_exists() -> None:
+    known = env_names(Settings) | env_names(UISettings) | set(OTHER_VARIABLES) | TYPO_EXAMPLES
+    unknown = sorted({f"{doc}: {name}" for doc, text in DOCS.items()
+                      for name in re.findall(r"\bASSISTANT_[A-Z0-9_]*[A-Z0-9]\b", text) if name not in known})
+    assert unknown == [], "docs mention settings that do not exist"
+
+
+def test_every_other_variable_is_read_where_it_says() -> None:
+    for name, where in OTHER_VARIABLES.items():
+        path = where.split(":")[0]
+        files = [REPO / path] if (REPO / path).is_file() else sorted((REPO / path).rglob("*.py"))
+        assert any(name in f.read_text() for f in files), (name, where)
 
 
 def test_readme_has_the_two_commands() -> None:
     assert "./scripts/run.sh" in README and "./scripts/test.sh" in README
-    ci = (Path(__file__).resolve().parents[2] / ".ci" / "run").read_text()
+    ci = (REPO / ".ci" / "run").read_text()
     assert "./scripts/test.sh" in ci
 
 
@@ -28,8 +54,27 @@ def test_cli_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
         main(["--help"])
     assert exit_.value.code == 0
     out = capsys.readouterr().out
-    for cmd in ("ingest", "ask", "serve", "eval", "delete", "eval-claims"):
+    for cmd in ("ingest", "ask", "eval", "delete", "eval-claims", "assistant-ui"):
         assert cmd in out
+
+
+def test_ui_help_lists_its_options(capsys: pytest.CaptureFixture[str]) -> None:
+    from ui.cli import main as ui_main
+
+    with pytest.raises(SystemExit) as exit_:
+        ui_main(["--help"])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    for opt in ("--host", "--port", "--no-ingest", "--storage-dir", "--verbose"):
+        assert opt in out
+
+
+def test_console_scripts_point_at_the_entry_points() -> None:
+    scripts = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["scripts"]
+    assert scripts == {"assistant": "assistant.cli:main", "assistant-ui": "ui.cli:main"}
+    for target in scripts.values():
+        module, func = target.split(":")
+        assert callable(getattr(import_module(module), func))
 
 
 def test_bad_setting_names_field_and_env_var(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -37,3 +82,49 @@ def test_bad_setting_names_field_and_env_var(monkeypatch: pytest.MonkeyPatch, ca
     assert main(["ask", "hello"]) == 1
     err = capsys.readouterr().err
     assert "ASSISTANT_TOP_K" in err
+
+
+def test_answer_schema_file_is_generated_from_the_model() -> None:
+    from assistant.render import answer_schema
+
+    assert json.loads((REPO / "docs" / "answer.schema.json").read_text()) == answer_schema(), \
+        "regenerate: python -c 'import json; from assistant.render import answer_schema; print(json.dumps(answer_schema(), indent=2))' > docs/answer.schema.json"
+
+
+def test_readme_lists_every_json_field() -> None:
+    from assistant.render import AnswerJSON, TimingsJSON
+
+    start = README.index("`ask --json` prints one object")
+    described = README[start:README.index("Intents are detected", start)]
+    for name in [*AnswerJSON.model_fields, *TimingsJSON.model_fields]:
+        assert re.search(rf"\b{name}\b", described), name
+
+
+def _documented_command_lines() -> list[tuple[str, list[str]]]:
+    """``(doc, argv)`` for every ``.venv/bin/assistant…`` line inside a fenced code block of the README or docs/."""
+    import shlex
+
+    out = []
+    for doc, text in DOCS.items():
+        for block in re.findall(r"```[a-z]*\n(.*?)```", text, re.S):
+            for line in block.splitlines():
+                argv = shlex.split(line, comments=True) if line.startswith(".venv/bin/assistant") else []
+                if argv:
+                    out.append((doc, argv))
+    return out
+
+
+def test_every_documented_command_line_parses() -> None:
+    """Each command shown in a code block is accepted by its parser as written (the README block is also
+    run, by tests/integration/test_readme_commands.py)."""
+    from assistant.cli import _parser, parse
+    from ui.cli import _parser as ui_parser
+
+    lines = _documented_command_lines()
+    assert len(lines) >= 15
+    for doc, argv in lines:
+        parser = {".venv/bin/assistant": _parser, ".venv/bin/assistant-ui": ui_parser}[argv[0]]()
+        try:
+            parse(parser, argv[1:])
+        except SystemExit as e:
+            pytest.fail(f"{doc}: `{' '.join(argv)}` does not parse (exit {e.code})")

@@ -1,0 +1,92 @@
+"""The README's "Using it" block is a test: each line is parsed from the README (so a changed README is
+re-tested) and run as written, in order, from a scratch folder, against a copy of the seeded index with a
+scripted OpenAI-compatible endpoint standing in for the model. ``assistant`` lines run in-process through
+``assistant.cli.main``; the ``assistant-ui`` line runs as ``python -m ui`` until its page answers."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from assistant.cli import main
+from assistant.local_llm import free_port
+from assistant.render import AnswerJSON
+from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.servers import wait_for_http
+
+REPO = Path(__file__).resolve().parents[2]
+PROGRAMS = {".venv/bin/assistant": "assistant", ".venv/bin/assistant-ui": "ui"}
+
+
+def readme_commands() -> list[list[str]]:
+    """The argv of every line of the first ```bash block under "## Using it" (comments dropped)."""
+    readme = (REPO / "README.md").read_text()
+    section = readme[readme.index("## Using it"):]
+    block = re.search(r"```bash\n(.*?)```", section, re.S)
+    assert block, "README: no ```bash block under 'Using it'"
+    commands = [shlex.split(line, comments=True) for line in block.group(1).splitlines()]
+    return [c for c in commands if c]
+
+
+def test_the_block_shows_every_command() -> None:
+    commands = readme_commands()
+    assert {c[0] for c in commands} == set(PROGRAMS), "every line runs one of our two programs"
+    shown = {c[1] for c in commands if c[0] == ".venv/bin/assistant"}
+    assert shown == {"ingest", "delete", "ask", "eval", "eval-claims"}
+
+
+def test_every_readme_command_runs_as_written(seeded_settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
+                                              capsys: pytest.CaptureFixture[str]) -> None:
+    index = tmp_path / "index"
+    shutil.copytree(seeded_settings.storage_dir, index)
+    work = tmp_path / "work"
+    work.mkdir()
+    for name in ("seeds", "eval"):  # what the commands read, relative to the repository root
+        (work / name).symlink_to(REPO / name)
+    monkeypatch.chdir(work)
+    monkeypatch.setenv("ASSISTANT_STORAGE_DIR", str(index))
+    monkeypatch.delenv("ASSISTANT_LLM_BASE_URL", raising=False)
+    ran = []
+    with FakeOpenAIServer(["A-Bench is a benchmark for large multimodal models."] * 200) as llm:
+        monkeypatch.setenv("ASSISTANT_LLM_BASE_URL", llm.base_url)
+        for argv in readme_commands():
+            program, args = PROGRAMS[argv[0]], argv[1:]
+            if program == "ui":
+                _run_ui(args, work)
+                ran.append(argv)
+                continue
+            code = main(args)
+            out, err = capsys.readouterr()
+            assert code == 0, (argv, err)
+            assert out.strip(), argv  # every command prints its result on stdout
+            assert "Traceback" not in err and "error:" not in err, (argv, err)
+            if "--json" in args and args[0] == "ask":
+                AnswerJSON.model_validate(json.loads(out))
+            ran.append(argv)
+    assert len(ran) == len(readme_commands())
+    assert len(json.loads((work / "chat.json").read_text())["turns"]) == 3  # the documented conversation
+    assert json.loads((work / "eval-report.json").read_text())["items"]
+
+
+def _run_ui(args: list[str], cwd: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "ASSISTANT_UI_PORT": str(port), "PYTHONPATH": str(REPO)}
+    log = cwd / "ui.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "ui", *args], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/", proc, timeout_s=180, log=log)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    text = log.read_text()
+    assert f"Chat UI on http://127.0.0.1:{port}" in text
+    assert "share=True" not in text and "Traceback" not in text, text[-3000:]

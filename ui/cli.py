@@ -1,0 +1,79 @@
+"""``assistant-ui`` / ``python -m ui``: index the seeds if needed, then serve the chat UI.
+
+The UI owns its launch: its flags (``--host``, ``--port``, ``--no-ingest``) and settings
+(:class:`ui.settings.UISettings`, ``ASSISTANT_UI_*``) live here; the core settings and conventions
+(global options anywhere, cheap checks first, one-line errors, results on stdout) come from
+:mod:`assistant.cli`.
+"""
+
+from __future__ import annotations
+
+import signal
+import socket
+from collections.abc import Sequence
+
+from assistant.cli import CLIParser, global_options, guarded, ingest_command, parse, start
+from assistant.errors import ConfigError
+from assistant.store import require_existing_storage
+from ui.settings import UISettings, load_ui_settings
+
+
+def _parser() -> CLIParser:
+    p = CLIParser(prog="assistant-ui", parents=[global_options()],
+                  description="The chat UI (Gradio) over the indexed abstracts: updates the index from the seeds "
+                              "directory first (unless --no-ingest), then serves until Ctrl-C. Settings: "
+                              "ASSISTANT_* and ASSISTANT_UI_* variables (README); flags override them.")
+    p.add_argument("--host", help="Bind address (ASSISTANT_UI_HOST, default 127.0.0.1).")
+    p.add_argument("--port", type=int, help="Port (ASSISTANT_UI_PORT, default 7860).")
+    p.add_argument("--no-ingest", action="store_true", help="Do not update the index before serving.")
+    return p
+
+
+def check_port_free(ui: UISettings) -> None:
+    """Fail at once, before any model loads, when ``ui.host:ui.port`` cannot be bound.
+
+    Raises:
+        ConfigError: the port is taken or the address is not local (names both, and the flags to change them).
+    """
+    try:
+        infos = socket.getaddrinfo(ui.host, ui.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(address)
+    except OSError as e:
+        raise ConfigError(f"cannot listen on {ui.host}:{ui.port} ({e.strerror or e}). Pass another --port / --host "
+                          "(ASSISTANT_UI_PORT / ASSISTANT_UI_HOST), or stop what uses it.") from e
+
+
+def _raise_interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def _serve(argv: Sequence[str] | None) -> int:
+    args = parse(_parser(), argv)
+
+    def body() -> int:
+        from assistant.config import env_names
+
+        settings = start(args, known_env=env_names(UISettings), ignore_prefixes=())
+        ui = load_ui_settings(host=args.host, port=args.port)
+        check_port_free(ui)
+        if args.no_ingest:
+            require_existing_storage(settings)
+        embed = None if args.no_ingest else ingest_command(settings, [], rebuild=False, progress=True)
+
+        from assistant.service import build_assistant
+        from ui.app import serve
+
+        signal.signal(signal.SIGTERM, _raise_interrupt)  # `kill` stops the UI like Ctrl-C: cleanup runs
+        with build_assistant(settings, embed_model=embed) as assistant:  # type: ignore[arg-type]
+            serve(assistant, ui)
+        return 0
+
+    return guarded(body)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``assistant-ui``. Returns the exit code: 0 stopped, 1 error (one line on stderr), 2 usage, 130 interrupted."""
+    return _serve(argv)
