@@ -40,7 +40,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-#: Must equal the pin in pyproject.toml (tests/unit/test_llama_build.py checks).
+#: Must equal the pin in pyproject.toml (tests/robustness/test_portable_build.py checks).
 LLAMA_CPP_VERSION = "0.3.36"
 
 #: Build parts we do not use (multimodal, tools, examples, tests): shortens the compile.

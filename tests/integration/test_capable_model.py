@@ -7,9 +7,6 @@ the rest are listed in ``dropped_sentences``, and the UI says how many were remo
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 from tests.support.fake_openai_server import FakeOpenAIServer
@@ -61,17 +58,3 @@ def test_conversation_with_a_capable_model_keeps_true_claims_with_right_citation
             assert by_text[TRUE_EM] == [EM_LLM]
         prompt = server.requests[0]["messages"][1]["content"]  # the capable profile sends more evidence
         assert prompt.count("<source>") >= 1 and len(prompt) > 600
-
-
-def test_ask_json_with_a_capable_model(seeded_settings) -> None:  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer([FIRST]) as server:
-        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage_dir), ASSISTANT_LLM_BASE_URL=server.base_url,
-                   ASSISTANT_LLM_MODEL="capable-scripted", ASSISTANT_LOG_LEVEL="WARNING")
-        proc = subprocess.run([sys.executable, "-m", "assistant", "ask", "--json", "How does EM-LLM handle very long contexts?"],
-                              env=env, cwd=REPO, capture_output=True, text=True, timeout=180)
-    assert proc.returncode == 0, proc.stderr
-    out = json.loads(proc.stdout)
-    assert TRUE_EM in out["answer"] and NEG_EM not in out["answer"] and OVER_EM not in out["answer"]
-    assert NEG_EM in out["dropped_sentences"] and OVER_EM in out["dropped_sentences"]
-    assert out["model_used"] is True and out["mode"] == "generated"
-    assert [c["paper_id"] for c in out["citations"]] == [EM_LLM]
