@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -57,11 +57,13 @@ class Turn:
 @dataclass(frozen=True, slots=True)
 class Resolution:
     """How a question is run: ``query`` to search, ``focus_ids`` papers it points back to (may be empty);
-    ``clarify``: a question to ask back instead of answering (nothing to refer to)."""
+    ``clarify``: a question to ask back instead of answering (nothing to refer to); ``switched_from``: the
+    paper a pronoun pointed to when the question clearly matched another one (the answer says so)."""
 
     query: str
     focus_ids: tuple[str, ...]
     clarify: str = ""
+    switched_from: str = ""
 
 
 class ChatSession:
@@ -124,6 +126,7 @@ class ChatSession:
         several = self._last_cited(at_least=2)
         if named and not last and not (len(named) >= 2 and detect_intent(question) in ("compare", "choice")):
             named = []  # a first question: the search ranks named papers first (metadata fusion), nothing more
+        switched_from = ""
         if named:
             if not focus and last and _TWO_PAPER_QUESTION.search(question) and _PRONOUN.search(question):
                 focus = (several if plural and several else last[:1]) + named  # "compare it with X"
@@ -132,8 +135,11 @@ class ChatSession:
         elif not focus and last and not explicit:
             if plural and several:  # "they", "which of them": the latest set of papers
                 focus = several
-            elif (singular or plural) and not self._answerer.question_disagrees(question, last[0]):
-                focus = last[:1]
+            elif singular or plural:
+                if self._answerer.question_disagrees(question, last[0]):
+                    switched_from = last[0]  # the question clearly matches another paper: it wins, and says so
+                else:
+                    focus = last[:1]
         focus = list(dict.fromkeys(focus))
         if not focus and not last and not explicit and self._refers_back(question):
             return Resolution(question, (), _CLARIFY)
@@ -143,7 +149,7 @@ class ChatSession:
         elif self.turns and (len(question.split()) <= ELLIPTIC_MAX_WORDS
                              or question.lower().startswith(("and ", "what about", "how about"))):
             query = f"{question} ({self.turns[-1].resolved_query})"
-        return Resolution(query, tuple(focus))
+        return Resolution(query, tuple(focus), switched_from=switched_from)
 
     def _title(self, pid: str) -> str:
         paper = self.papers.get(pid) or self._known.get(pid)
@@ -190,6 +196,11 @@ class ChatSession:
                 continue
             if event.kind == "final":
                 answer = self._stable(event.answer)
+                if res.switched_from and answer.citations:  # say which paper is answered, and that it changed
+                    first = min(answer.citations, key=lambda c: c.n)
+                    about = (f"About “{first.paper.title}” [{first.n}], which the question describes, not "
+                             f"“{self._title(res.switched_from)}” from before.")
+                    answer = replace(answer, notice=f"{about} {answer.notice}".strip())
                 self.turns.append(Turn(question, res.query, res.focus_ids, answer))
             else:  # partial: preview labels without committing new ones
                 saved = dict(self.labels), dict(self.papers)

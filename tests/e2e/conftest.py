@@ -57,6 +57,25 @@ def _state(pid: int) -> str:
         return ""
 
 
+def _running_ui(overrides: dict[str, str | None], log: Path) -> Iterator[str]:
+    """Start ``python -m ui`` on a free port with ``overrides`` on top of this environment (None removes a
+    variable), wait until its page answers, yield its URL, stop it (its log goes to ``log``)."""
+    port = free_port()
+    env = {**os.environ, "ASSISTANT_UI_PORT": str(port)}
+    for key, value in overrides.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    proc = _serve(env, log)
+    url = f"http://127.0.0.1:{port}/"
+    try:
+        wait_for_http(url, proc, timeout_s=UI_START_TIMEOUT_S, log=log)
+        yield url
+    finally:
+        _stop(proc, log)
+
+
 def _serve(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as out:
         return subprocess.Popen([sys.executable, "-m", "ui", "--no-ingest"], env=env, stdout=out, stderr=subprocess.STDOUT)
@@ -116,35 +135,17 @@ def special_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
     settings = Settings(storage_dir=tmp_path_factory.mktemp("special-index"))
     ingest(settings, [SEEDS, SPECIAL_SEEDS], embed_model, progress=False)
-    port = free_port()
-    log = tmp_path_factory.mktemp("special-ui") / "ui.log"
     with FakeOpenAIServer(scripted_reply) as llm:
-        env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(settings.storage_dir), "ASSISTANT_UI_PORT": str(port),
-               "ASSISTANT_LLM_BASE_URL": llm.base_url}
-        proc = _serve(env, log)
-        url = f"http://127.0.0.1:{port}/"
-        try:
-            wait_for_http(url, proc, timeout_s=UI_START_TIMEOUT_S, log=log)
-            yield url
-        finally:
-            _stop(proc, log)
+        yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(settings.storage_dir), "ASSISTANT_LLM_BASE_URL": llm.base_url},
+                               tmp_path_factory.mktemp("special-ui") / "ui.log")
 
 
 @pytest.fixture(scope="session")
 def ui_url(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """``python -m ui`` on a free port over the seeded index (one per test session, shared
     by the browser and API tests); yields its URL."""
-    port = free_port()
-    log = tmp_path_factory.mktemp("ui") / "ui.log"
-    env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage_dir), "ASSISTANT_UI_PORT": str(port)}
-    env.pop("ASSISTANT_LLM_BASE_URL", None)
-    proc = _serve(env, log)
-    url = f"http://127.0.0.1:{port}/"
-    try:
-        wait_for_http(url, proc, timeout_s=UI_START_TIMEOUT_S, log=log)
-        yield url
-    finally:
-        _stop(proc, log)
+    yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(seeded_settings.storage_dir), "ASSISTANT_LLM_BASE_URL": None},
+                           tmp_path_factory.mktemp("ui") / "ui.log")
 
 
 @pytest.fixture(scope="module")
