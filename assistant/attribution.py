@@ -39,6 +39,7 @@ import numpy as np
 
 from assistant.prompts import is_refusal, strip_citations
 from assistant.question import analyze
+from assistant.references import author_phrase
 from assistant.text import STOPWORDS, content_tokens
 from assistant.types import AnswerSentence, PaperHit
 from assistant.tuning import TITLE_ECHO_EXTRA_WORDS, COSINE_WEIGHT, LEXICAL_WEIGHT, MIN_NEW_WORDS, MIN_WORDS, NAME_SIDE_WINDOW, NEAR_COPY_LEXICAL, NEGATION_SCOPE, PAIR_CANDIDATES, PAIR_MIN_GAIN, PAIR_MIN_UNIQUE, PAIR_PER_PAPER, SLOT_MIN_OVERLAP, SLOT_WINDOW, SUBSTITUTION_MIN_WORDS
@@ -509,6 +510,22 @@ class Attributor:
         self._matrix = np.asarray(vectors, dtype=np.float32).reshape(len(texts), -1)
         self._paper_text = {n: f"{h.paper.title} {h.paper.text}" for n, h in enumerate(self._sources, start=1)}
         self._titles = {n: (h.paper.title, content_tokens(h.paper.title)) for n, h in enumerate(self._sources, start=1)}
+        self._authors = {n: {" ".join(a.lower().split()) for a in h.paper.authors} for n, h in enumerate(self._sources, start=1)}
+        self._all_authors = set().union(*self._authors.values()) if self._authors else set()
+
+    def _people(self, sentence: str) -> set[str]:
+        """Authors a sentence attributes something to: any source author's full name in it, and the name in
+        "the paper by <Name>" (which must then be an author of the cited paper, or nothing supports it)."""
+        low = " ".join(sentence.lower().split())
+        people = {a for a in self._all_authors if len(a.split()) > 1 and a in low}
+        by = author_phrase(sentence)
+        if by and not any(by.lower() in a or a in by.lower() for a in people):
+            people.add(" ".join(by.lower().split()))
+        return people
+
+    def _wrote(self, person: str, n: int) -> bool:
+        """True when ``person`` (a full name, or a last name alone) is an author of source ``n``."""
+        return person in self._authors[n] or (" " not in person and any(a.split()[-1] == person for a in self._authors[n]))
 
     def align(self, sentence: str) -> Alignment:
         """Align ``sentence`` (markers removed) to its best one or two evidence sentences and check them.
@@ -532,7 +549,9 @@ class Attributor:
         cosines = np.clip(self._matrix @ vec, 0.0, None)
         lexical = [len(tokens & c.tokens) / len(tokens) if tokens else 0.0 for c in self._candidates]
         scores = COSINE_WEIGHT * cosines + LEXICAL_WEIGHT * np.asarray(lexical, dtype=np.float32)
-        eligible = {n for n, text in self._paper_text.items() if not unmatched_facts(sentence, text)}
+        people = self._people(sentence)
+        eligible = {n for n, text in self._paper_text.items()
+                    if not unmatched_facts(sentence, text) and all(self._wrote(p, n) for p in people)}
         order = [int(i) for i in np.argsort(-scores)]
         singles = [i for i in order if self._candidates[i].n in eligible]
         best: tuple[float, tuple[int, ...]] = (float(scores[singles[0]]), (singles[0],)) if singles else (0.0, ())

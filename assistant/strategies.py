@@ -27,6 +27,7 @@ from assistant.extractive import answers_request, missing_detail, pick_sentences
 from assistant.intents import comparison_table, topic_members, topic_query
 from assistant.prompts import DEFAULT_TASK
 from assistant.question import QuestionFacts, premise_facts, premises
+from assistant.references import author_phrase
 from assistant.text import content_tokens
 from assistant.tuning import (
     CAPABLE_EVIDENCE_SENTENCES,
@@ -137,6 +138,16 @@ class IntentStrategy:
             builder.quote(ev)
 
 
+def _by_named_author(tools: Tools, req: Request, hits: list[PaperHit]) -> list[PaperHit]:
+    """``hits`` narrowed to the papers of the author the question names ("the paper by Yalong Jiang"), when
+    any of them is among the hits; else ``hits``. The model then never sees another author's paper."""
+    author = author_phrase(req.question)
+    if not author or req.focus_ids:
+        return hits
+    ids = set(tools.retriever.metadata.by_author(author))
+    return [h for h in hits if h.paper.id in ids] or hits
+
+
 def _profile_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
     """The ``capable`` profile gives the model more evidence sentences per paper."""
     return context if tools.small_model else [with_evidence(h, CAPABLE_EVIDENCE_SENTENCES) for h in context]
@@ -238,7 +249,7 @@ class LookupStrategy(IntentStrategy):
         return ""
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
-        context = hits if req.focus_ids else select_context(tools.settings, hits)
+        context = hits if req.focus_ids else select_context(tools.settings, _by_named_author(tools, req, hits))
         if tools.small_model and not req.focus_ids:  # prompt time is most of the first-token wait on a laptop CPU
             context = context[:SMALL_MODEL_CONTEXT_PAPERS]
         return Plan(_profile_evidence(tools, context), use_model=True,
@@ -266,7 +277,7 @@ class SummaryStrategy(IntentStrategy):
     task = "Summarize the paper in two or three short sentences: its problem, its method and its main result."
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
-        context = hits if req.focus_ids else hits[:1]
+        context = hits if req.focus_ids else _by_named_author(tools, req, hits)[:1]
         return Plan([with_evidence(h, SUMMARY_SENTENCES) for h in context], use_model=not tools.small_model)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:

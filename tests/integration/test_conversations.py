@@ -141,3 +141,20 @@ def test_a_sentence_that_only_restates_a_title_answers_only_which_paper(embed_mo
     named = "The paper is called Generating CAD Code with Vision-Language Models for 3D Designs."
     verdict = Attributor(hits, embedder, seeded_settings.support_threshold, "Which paper generates CAD code?").attribute(named)
     assert verdict is not None and verdict[0].citations == (1,)
+
+
+def test_a_sentence_crediting_the_wrong_author_is_dropped(embed_model, seeded_settings) -> None:  # type: ignore[no-untyped-def]
+    from assistant.attribution import Attributor
+    from assistant.service import build_retriever
+
+    retriever, embedder = build_retriever(seeded_settings, embed_model)
+    grok = f"{A}#5"
+    hits = retriever.hits_for("grokking", [LOCAL_PATTERNS, grok])
+    attributor = Attributor(hits, embedder, seeded_settings.support_threshold, "What does the paper by Yalong Jiang propose?")
+    wrong = "The paper by Yalong Jiang proposes GrokTransfer, a method for accelerating grokking in training neural networks."
+    assert attributor.attribute(wrong) is None  # the grokking paper is by Zhiwei Xu et al.
+    right = "The paper by Zhiwei Xu proposes GrokTransfer, a method for accelerating grokking in training neural networks."
+    verdict = attributor.attribute(right)
+    assert verdict is not None and verdict[0].citations == (2,)
+    by_last_name = "The paper by Xu proposes GrokTransfer, a method for accelerating grokking in training neural networks."
+    assert attributor.attribute(by_last_name) is not None
