@@ -49,6 +49,12 @@ class References:
     unresolved: tuple[str, ...] = ()
 
 
+def _grams(text: str) -> set[str]:
+    """Every run of ``TITLE_FRAGMENT_WORDS`` consecutive lower-cased words of ``text``."""
+    words = re.findall(r"[\w\-]+", text.lower())
+    return {" ".join(words[i:i + TITLE_FRAGMENT_WORDS]) for i in range(len(words) - TITLE_FRAGMENT_WORDS + 1)}
+
+
 class MetadataIndex:
     """Authors and titles of the indexed papers, searchable: full author names and last names, and the
     name-like tokens of titles (``DUALFormer``, ``A-Bench``). Built once per retriever."""
@@ -58,7 +64,10 @@ class MetadataIndex:
         self._contributions = {pid: [s for s in sents if states_contribution(s)] for pid, sents in sentences.items()}
         self._by_author: dict[str, list[str]] = defaultdict(list)
         self._by_last_name: dict[str, list[str]] = defaultdict(list)
+        self._by_title_gram: dict[str, set[str]] = defaultdict(set)  # TITLE_FRAGMENT_WORDS consecutive title words
         for pid, p in papers.items():
+            for gram in _grams(p.title):
+                self._by_title_gram[gram].add(pid)
             for name in p.authors:
                 key = " ".join(name.lower().split())
                 self._by_author[key].append(pid)
@@ -84,14 +93,10 @@ class MetadataIndex:
 
     def by_title_fragment(self, text: str) -> list[str]:
         """Papers at least ``TITLE_FRAGMENT_WORDS`` consecutive words of whose title appear in ``text``."""
-        words = re.findall(r"[\w\-]+", text.lower())
-        grams = {" ".join(words[i:i + TITLE_FRAGMENT_WORDS]) for i in range(len(words) - TITLE_FRAGMENT_WORDS + 1)}
-        out = []
-        for pid, p in self._papers.items():
-            tw = re.findall(r"[\w\-]+", p.title.lower())
-            if any(" ".join(tw[i:i + TITLE_FRAGMENT_WORDS]) in grams for i in range(len(tw) - TITLE_FRAGMENT_WORDS + 1)):
-                out.append(pid)
-        return out
+        found: set[str] = set()
+        for gram in _grams(text):
+            found |= self._by_title_gram.get(gram, set())
+        return [pid for pid in self._papers if pid in found]  # index order, as before
 
     def matches(self, text: str) -> list[str]:
         """Papers ``text`` names by author, title name or title fragment, in order of mention (no search)."""
