@@ -88,6 +88,8 @@ def _parser() -> CLIParser:
     ing.add_argument("paths", nargs="*", type=Path, help="Seed .txt files, JSONL/CSV exports, or directories of them (default: ASSISTANT_SEEDS_DIR).")
     ing.add_argument("--rebuild", action="store_true", help="Drop the index for the current settings first.")
     ing.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
+    ing.add_argument("--json", action="store_true", help="Print the report as one JSON object (papers, added, updated, removed, "
+                     "unchanged, seconds, embedded_tokens, corpus_tokens, windows...) instead of the summary lines.")
 
     rm = sub.add_parser("delete", parents=[common], help="Remove papers from the index by id (e.g. '000_43469673d6f8aaa0.txt#3').")
     rm.add_argument("ids", nargs="+", help="Paper ids as shown in references and --json.")
@@ -278,7 +280,24 @@ def ingest_summary(report: IngestReport) -> str:
     return "\n".join(lines)
 
 
-def ingest_command(settings: Settings, paths: Sequence[Path], *, rebuild: bool, progress: bool, embed_model: object = None) -> object:
+def ingest_report_dict(report: IngestReport) -> dict[str, object]:
+    """``assistant ingest --json``: paper counts (``added``/``updated``/``removed`` papers, ``unchanged`` =
+    papers neither added nor updated), ``seconds``, ``embedded_tokens`` / ``corpus_tokens`` (word pieces,
+    see :class:`IngestReport`) and their ratio ``embedding_work``, and the window-level counts."""
+    unchanged = report.papers - report.papers_added - report.papers_updated
+    return {
+        "papers": report.papers, "added": report.papers_added, "updated": report.papers_updated,
+        "removed": report.papers_removed, "unchanged": unchanged, "seconds": round(report.seconds, 3),
+        "embedded_tokens": report.embedded_tokens, "corpus_tokens": report.corpus_tokens,
+        "embedding_work": round(report.embedded_tokens / report.corpus_tokens, 4) if report.corpus_tokens else 0.0,
+        "windows": {"total": report.windows, "added": report.added, "updated": report.updated,
+                    "removed": report.removed, "unchanged": report.skipped},
+        "collection": report.collection, "skipped_rows": list(report.skipped_rows), "flagged": list(report.flagged),
+    }
+
+
+def ingest_command(settings: Settings, paths: Sequence[Path], *, rebuild: bool, progress: bool, embed_model: object = None,
+                   as_json: bool = False) -> object:
     """Read and check every input file, then load the embedding model, index, and print the summary.
     Returns the embedding model (the UI reuses it).
 
@@ -297,7 +316,7 @@ def ingest_command(settings: Settings, paths: Sequence[Path], *, rebuild: bool, 
     if rebuild:
         drop_index(settings)
     report = ingest_papers(settings, papers, embed, progress=progress, skipped_rows=skipped)  # type: ignore[arg-type]
-    emit(ingest_summary(report))
+    emit(json.dumps(ingest_report_dict(report)) if as_json else ingest_summary(report))
     return embed
 
 
@@ -311,7 +330,7 @@ def _ask(settings: Settings, args: argparse.Namespace) -> int:
     from assistant.render import answer_to_dict, answer_to_text
     from assistant.service import build_assistant
 
-    with build_assistant(settings) as assistant:
+    with build_assistant(settings, start_llm=False) as assistant:
         session = assistant.new_session()
         if saved is not None:
             session.restore(saved)
@@ -331,7 +350,7 @@ def _ask(settings: Settings, args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     settings = start(args)
     if args.command == "ingest":
-        ingest_command(settings, args.paths, rebuild=args.rebuild, progress=not args.no_progress)
+        ingest_command(settings, args.paths, rebuild=args.rebuild, progress=not args.no_progress, as_json=args.json)
         return 0
     if args.command == "eval":
         require_existing_storage(settings)

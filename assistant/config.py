@@ -75,7 +75,7 @@ class Settings(BaseSettings):
 
         A change of embedding model or chunking therefore never reads a stale index.
         """
-        key = f"{self.embed_model}|window={self.window_sentences}|v1"
+        key = f"{self.embed_model}|window={self.window_sentences}|v2"
         return f"{self.collection_prefix}_{hashlib.sha1(key.encode()).hexdigest()[:10]}"
 
     @property

@@ -98,6 +98,16 @@ class CachedEmbedder:
                 out.append(v)
             return out
 
+    def prime(self, texts: list[str], vectors: list[list[float]]) -> None:
+        """Put known vectors of ``texts`` (e.g. stored at ingest by the same model) into the cache."""
+        with self._lock:
+            for t, v in zip(texts, vectors):
+                if t not in self._cache:
+                    self._cache[t] = v
+                self._cache.move_to_end(t)
+            while len(self._cache) > self._max:
+                self._cache.popitem(last=False)
+
     def warm(self, texts: list[str], stop: threading.Event, batch_size: int = 32) -> None:
         """Embed ``texts`` ahead of time, batch by batch, until done or ``stop`` is set
         (run from a background thread at start-up)."""

@@ -329,9 +329,8 @@ def run_eval_command(settings: Settings, questions: Path, *, ks_text: str = "1,3
     with logging_redirect_tqdm():
         if retrieval_only:
             from assistant.retrieval import PaperRetriever
-            from assistant.store import PaperStore
 
-            retriever = PaperRetriever(PaperStore.open_for_read(settings), build_embed_model(settings), settings)
+            retriever = PaperRetriever.open(settings, build_embed_model(settings))
             report = evaluate_retrieval(retriever, items, ks, progress=progress)
         else:
             from assistant.service import build_assistant

@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -35,13 +35,6 @@ logger = logging.getLogger(__name__)
 WINDOWS_PER_PAPER_ESTIMATE = 8
 
 
-def _mean_unit(vectors: Sequence[Sequence[float]]) -> list[float]:
-    dim = len(vectors[0])
-    mean = [sum(v[i] for v in vectors) / len(vectors) for i in range(dim)]
-    norm = sum(x * x for x in mean) ** 0.5 or 1.0
-    return [x / norm for x in mean]
-
-
 def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
     """Remove papers (records and windows) by id, under the writer lock; returns the ids that were indexed.
 
@@ -53,7 +46,13 @@ def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
         store = PaperStore.open_for_read(settings)
         indexed = store.paper_hashes()
         known = [pid for pid in paper_ids if pid in indexed]
-        store.delete_papers(known)
+        if known:
+            generation = store.generation() + 1
+            store.delete_papers(known, generation)
+            store.set_generation(generation)
+            from assistant.catalog import open_catalog
+
+            open_catalog(settings, store).sync(store, rebuild_if_foreign=True)
     logger.info("deleted %d paper(s): %s", len(known), known)
     return known
 
@@ -71,11 +70,15 @@ def drop_index(settings: Settings) -> None:
         logger.warning("storage at %s could not be opened; moved it to %s and starting afresh", settings.storage_dir, aside)
         return
     name = settings.collection_name()
-    for c in (name, f"{name}_papers"):
+    for c in (name, f"{name}_papers", f"{name}_log"):
         try:
             client.delete_collection(c)
         except Exception:  # absent collection: nothing to drop
             logger.debug("collection %s absent", c)
+    from assistant.catalog import catalog_path
+
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{catalog_path(settings.storage_dir, name)}{suffix}").unlink(missing_ok=True)
     if not settings.chroma_host:
         remove_orphan_segment_dirs(settings.storage_dir)
 
@@ -187,21 +190,55 @@ def ingest_papers(settings: Settings, papers: Sequence[Paper], embed_model: Base
     return replace(report, skipped_rows=tuple(skipped_rows))
 
 
+def word_piece_counter(settings: Settings) -> Callable[[list[str]], list[int]]:
+    """Texts -> number of word pieces each, by the embedding model's own tokenizer (``tokenizer.json`` of the
+    model folder; the bundled MiniLM's for a model without one), without special tokens and without the
+    model's truncation: what ``IngestReport.corpus_tokens`` and ``embedded_tokens`` count."""
+    from tokenizers import Tokenizer
+
+    from assistant.embeddings import BUNDLED_MINILM, resolve_model_path
+
+    try:
+        folder = resolve_model_path(settings.embed_model)
+    except Exception:  # a remote model name: count with the bundled tokenizer (an estimate, said in the report docs)
+        folder = resolve_model_path(BUNDLED_MINILM)
+    path = folder / "tokenizer.json"
+    if not path.is_file():
+        path = resolve_model_path(BUNDLED_MINILM) / "tokenizer.json"
+    tok = Tokenizer.from_file(str(path))
+    tok.no_truncation()
+    tok.no_padding()
+
+    def count(texts: list[str]) -> list[int]:
+        return [len(e.ids) for e in tok.encode_batch(texts, add_special_tokens=False)] if texts else []
+
+    return count
+
+
 def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding, *, progress: bool) -> IngestReport:
     from llama_index.core.schema import TextNode
     from tqdm import tqdm
+
+    from assistant.catalog import open_catalog
 
     t0 = time.perf_counter()
     dims = len(embed_model.get_text_embedding("dimension probe"))
     info = StoreInfo(settings.embed_model, dims, settings.window_sentences)
     store = PaperStore.open_for_write(settings, info)
+    catalog = open_catalog(settings, store)
+    catalog.sync(store, rebuild_if_foreign=True, progress=progress)  # a stale or damaged catalog is rebuilt here
+    count_pieces = word_piece_counter(settings)
+    generation = store.generation()
 
     stored_papers = store.paper_hashes()
     stored_windows = store.window_hashes()
     source_files = {p.source_file for p in papers}
     input_ids = {p.id for p in papers}
     gone = [pid for pid in stored_papers if pid.split("#")[0] in source_files and pid not in input_ids]
-    store.delete_papers(gone)
+    if gone:
+        generation += 1
+        store.delete_papers(gone, generation)
+        store.set_generation(generation)
 
     flagged = []
     for p in papers:
@@ -210,58 +247,71 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
             flagged.append(p.id)
             logger.warning("%s looks like it tries to steer the assistant (%s); indexed as quoted data only",
                            p.id, ", ".join(reasons))
-    todo: list[tuple[Paper, str, list[Window]]] = []
+    todo: list[tuple[Paper, str, list[Window], list[str]]] = []
     total_windows = 0
+    corpus_tokens = sum(count_pieces([f"{p.title} {p.text}" for p in papers]))
     for p in papers:
-        windows = make_windows(p, split_sentences(p.text), settings.window_sentences)
+        sentences = split_sentences(p.text)
+        windows = make_windows(p, sentences, settings.window_sentences)
         total_windows += len(windows)
         h = paper_hash(p)
         if stored_papers.get(p.id) != h:
-            todo.append((p, h, windows))
+            todo.append((p, h, windows, sentences))
 
-    added = updated = removed = 0
-    pending = [w for _, _, ws in todo for w in ws if stored_windows.get(w.id) != w.content_hash]
-    bar = tqdm(total=len(pending), desc="embedding windows", unit="win", disable=not progress or not pending)
+    added = updated = removed = embedded_tokens = 0
+    pending = [w for _, _, ws, _ in todo for w in ws if stored_windows.get(w.id) != w.content_hash]
+    bar = tqdm(total=len(pending), desc="embedding sentences", unit="sent", disable=not progress or not pending)
     group_size = max(1, settings.write_batch_size // WINDOWS_PER_PAPER_ESTIMATE)
     for g in range(0, len(todo), group_size):
         group = todo[g: g + group_size]
-        new_windows: list[Window] = []
+        new_windows: list[tuple[Window, str]] = []  # (window, the sentence it is centred on: what is embedded)
         stale: list[str] = []
-        for p, _, windows in group:
+        for p, _, windows, sentences in group:
             ids = {w.id for w in windows}
             stale += [wid for wid in stored_windows if wid.startswith(p.id + ":") and wid not in ids]
             for w in windows:
                 old = stored_windows.get(w.id)
                 if old != w.content_hash:
-                    new_windows.append(w)
+                    new_windows.append((w, sentences[w.index]))
                     if old is not None:
                         stale.append(w.id)
                         updated += 1
                     else:
                         added += 1
-        removed += len([s for s in stale if s not in {w.id for w in new_windows}])
+        removed += len([s for s in stale if s not in {w.id for w, _ in new_windows}])
         store.delete_windows(stale)
         for b in range(0, len(new_windows), settings.write_batch_size):
             batch = new_windows[b: b + settings.write_batch_size]
-            vectors = embed_model.get_text_embedding_batch([w.text for w in batch])
+            texts = [sentence for _, sentence in batch]
+            vectors = embed_model.get_text_embedding_batch(texts)
+            embedded_tokens += sum(count_pieces(texts))
             nodes = [
                 TextNode(id_=w.id, text=w.text, embedding=v,
                          metadata={"paper_id": w.paper_id, "sentence": w.index, "content_hash": w.content_hash})
-                for w, v in zip(batch, vectors)
+                for (w, _), v in zip(batch, vectors)
             ]
             store.vector_store.add(nodes)
             bar.update(len(batch))
-        embeddings = store.window_embeddings([p.id for p, _, _ in group])
-        group_done = [(p, h) for p, h, _ in group if embeddings.get(p.id)]
-        store.upsert_papers([p for p, _ in group_done], [h for _, h in group_done],
-                            [_mean_unit([e for _, e in embeddings[p.id]]) for p, _ in group_done])
+        group_done = [(p, h) for p, h, windows, _ in group if windows]
+        titles = [p.title for p, _ in group_done]
+        title_vectors = embed_model.get_text_embedding_batch(titles) if titles else []
+        embedded_tokens += sum(count_pieces(titles))
+        generation += 1
+        store.upsert_papers([p for p, _ in group_done], [h for _, h in group_done], title_vectors, generation)
+        store.set_generation(generation)
+        catalog.sync(store)
     bar.close()
+    catalog.sync(store)
+    catalog.close()
 
     report = IngestReport(
         papers=len(papers), windows=total_windows, added=added, updated=updated, removed=removed,
         skipped=total_windows - added - updated, collection=settings.collection_name(),
         seconds=time.perf_counter() - t0,
-        flagged=tuple(flagged),
+        flagged=tuple(flagged), embedded_tokens=embedded_tokens, corpus_tokens=corpus_tokens,
+        papers_added=sum(1 for p, _, _, _ in todo if p.id not in stored_papers),
+        papers_updated=sum(1 for p, _, _, _ in todo if p.id in stored_papers),
+        papers_removed=len(gone),
     )
     logger.info(
         "ingest: %d papers -> %d windows: %d added, %d updated, %d removed, %d unchanged in %.1f s (%s)",

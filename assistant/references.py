@@ -10,17 +10,16 @@ the text retrievers (retrieval.py ``metadata_matches``), so a first question can
 from __future__ import annotations
 
 import re
-from collections import defaultdict
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from assistant.catalog import author_key, title_grams
 from assistant.question import analyze, mentions
-from assistant.text import content_tokens, states_contribution
-from assistant.tuning import DESCRIPTION_MIN_SIMILARITY, NAME_MAX_PAPERS, TITLE_FRAGMENT_WORDS
-from assistant.types import Paper
+from assistant.text import content_tokens
+from assistant.tuning import DESCRIPTION_MIN_SIMILARITY, NAME_MAX_PAPERS
 
 if TYPE_CHECKING:
+    from assistant.catalog import Catalog
     from assistant.retrieval import PaperRetriever
 
 #: "the paper by Yalong Jiang", "work from Smith et al.", "authored by ...": the name after it.
@@ -49,54 +48,35 @@ class References:
     unresolved: tuple[str, ...] = ()
 
 
-def _grams(text: str) -> set[str]:
-    """Every run of ``TITLE_FRAGMENT_WORDS`` consecutive lower-cased words of ``text``."""
-    words = re.findall(r"[\w\-]+", text.lower())
-    return {" ".join(words[i:i + TITLE_FRAGMENT_WORDS]) for i in range(len(words) - TITLE_FRAGMENT_WORDS + 1)}
-
-
 class MetadataIndex:
-    """Authors and titles of the indexed papers, searchable: full author names and last names, and the
-    name-like tokens of titles (``DUALFormer``, ``A-Bench``). Built once per retriever."""
+    """Authors and titles of the indexed papers, searchable through the catalog (catalog.py): full author
+    names and last names, names in titles (``DUALFormer``, ``A-Bench``) or introduced by a contribution
+    sentence, and runs of ``TITLE_FRAGMENT_WORDS`` title words. Holds nothing in memory."""
 
-    def __init__(self, papers: Mapping[str, Paper], sentences: Mapping[str, Sequence[str]]) -> None:
-        self._papers = papers
-        self._contributions = {pid: [s for s in sents if states_contribution(s)] for pid, sents in sentences.items()}
-        self._by_author: dict[str, list[str]] = defaultdict(list)
-        self._by_last_name: dict[str, list[str]] = defaultdict(list)
-        self._by_title_gram: dict[str, set[str]] = defaultdict(set)  # TITLE_FRAGMENT_WORDS consecutive title words
-        for pid, p in papers.items():
-            for gram in _grams(p.title):
-                self._by_title_gram[gram].add(pid)
-            for name in p.authors:
-                key = " ".join(name.lower().split())
-                self._by_author[key].append(pid)
-                parts = key.split()
-                if parts:
-                    self._by_last_name[parts[-1]].append(pid)
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
 
     def by_author(self, name: str) -> list[str]:
         """Papers listing ``name`` as an author: the full name (case-insensitive), else a last name."""
-        key = " ".join(name.lower().strip(" .,").split())
-        if key in self._by_author:
-            return list(self._by_author[key])
+        key = author_key(name)
+        found = self._catalog.by_author_key(key)
+        if found:
+            return found
         parts = key.split()
-        return list(self._by_last_name.get(parts[-1], [])) if len(parts) == 1 else []
+        return self._catalog.by_last_name(parts[-1]) if len(parts) == 1 else []
 
     def by_name(self, entity: str) -> list[str]:
         """Papers whose title contains the name ``entity``; else papers that introduce it in a contribution
         sentence ("we propose X"). More than ``NAME_MAX_PAPERS`` matches: not a name of one paper -> []."""
-        titled = [pid for pid, p in self._papers.items() if mentions(p.title, entity)]
+        limit = 8 * NAME_MAX_PAPERS + 1
+        titled = [pid for pid, title in self._catalog.titles_matching(entity, limit) if mentions(title, entity)]
         if not titled:
-            titled = [pid for pid, sents in self._contributions.items() if any(mentions(s, entity) for s in sents)]
+            titled = list(dict.fromkeys(pid for pid, s in self._catalog.contributions_matching(entity, limit) if mentions(s, entity)))
         return titled if len(titled) <= NAME_MAX_PAPERS else []
 
     def by_title_fragment(self, text: str) -> list[str]:
         """Papers at least ``TITLE_FRAGMENT_WORDS`` consecutive words of whose title appear in ``text``."""
-        found: set[str] = set()
-        for gram in _grams(text):
-            found |= self._by_title_gram.get(gram, set())
-        return [pid for pid in self._papers if pid in found]  # index order, as before
+        return self._catalog.by_title_grams(sorted(title_grams(text)))
 
     def matches(self, text: str) -> list[str]:
         """Papers ``text`` names by author, title name or title fragment, in order of mention (no search)."""
@@ -104,10 +84,11 @@ class MetadataIndex:
         for m in _BY_AUTHOR.finditer(text):
             found += [(m.start(), pid) for pid in self.by_author(m.group(1))]
         words = [(m.start(), m.group(0)) for m in re.finditer(r"[\w'.\-]+", text.lower())]
-        for n in (2, 3, 4):  # a full author name anywhere ("What did Yalong Jiang propose?")
-            for i in range(len(words) - n + 1):
-                key = " ".join(w for _, w in words[i:i + n]).strip(".")
-                found += [(words[i][0], pid) for pid in self._by_author.get(key, ())]
+        runs = [(words[i][0], " ".join(w for _, w in words[i:i + n]).strip("."))  # a full author name anywhere
+                for n in (2, 3, 4) for i in range(len(words) - n + 1)]
+        known = self._catalog.known_author_keys([key for _, key in runs])
+        for at, key in runs:
+            found += [(at, pid) for pid in known.get(key, ())]
         for entity in analyze(text).entities:
             at = text.find(entity)
             found += [(at, pid) for pid in self.by_name(entity)]

@@ -1,9 +1,11 @@
 """Query -> ranked papers with evidence sentences: dense + BM25 over sentence windows, fused with RRF.
 
-Retrieval runs through llama-index: a ``VectorIndexRetriever`` over the Chroma windows, a
-``BM25Retriever`` over the same nodes, and ``QueryFusionRetriever`` in reciprocal-rank mode
-(k = 60, Cormack et al. 2009). Window hits are aggregated to papers; then, for the best papers,
-each sentence is scored by the exact cosine between the query and the window centred on it.
+Retrieval runs through llama-index: a ``VectorIndexRetriever`` over the Chroma windows (each window's
+vector is the embedding of its centre sentence, computed once at ingest), a BM25 retriever over the same
+windows' texts in the catalog's FTS5 index (catalog.py), and ``QueryFusionRetriever`` in reciprocal-rank
+mode (k = 60, Cormack et al. 2009). Window hits are aggregated to papers; then, for the best papers, each
+sentence is scored from the stored vectors: its own cosine with the query and that of the window centred
+on it (the normalised mean of the window's sentence vectors); nothing is embedded but the query.
 
 Score conversion, written down once: the Chroma collections use cosine space, so a stored
 distance ``d = 1 - cos``; dense cosines here are computed directly from stored unit vectors.
@@ -13,77 +15,147 @@ from __future__ import annotations
 
 import logging
 import re
+import threading
 import time
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
 from assistant.references import MetadataIndex
-from assistant.text import content_tokens, is_boilerplate, split_sentences, states_contribution
-from assistant.types import Evidence, PaperHit
-from assistant.tuning import METADATA_WEIGHT, RRF_K, EVIDENCE_BOILERPLATE_PENALTY, EVIDENCE_CONTRIBUTION_PRIOR, EVIDENCE_LEXICAL_WEIGHT, RARE_TERM_MAX_DF, SECOND_WINDOW_WEIGHT, SENTENCE_WEIGHT
+from assistant.text import content_tokens, is_boilerplate, states_contribution
+from assistant.types import Evidence, Paper, PaperHit
+from assistant.tuning import METADATA_WEIGHT, RRF_K, EVIDENCE_BOILERPLATE_PENALTY, EVIDENCE_CONTRIBUTION_PRIOR, EVIDENCE_LEXICAL_WEIGHT, RARE_TERM_MAX_DF, SECOND_WINDOW_WEIGHT, SENTENCE_WEIGHT, WINDOW_TITLE_WEIGHT
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
+    from assistant.catalog import Catalog
     from assistant.config import Settings
+    from assistant.embeddings import CachedEmbedder
     from assistant.store import PaperStore
 
 logger = logging.getLogger(__name__)
 
+#: A retriever checks for papers added, replaced or deleted by another process at most this often (seconds).
+REFRESH_INTERVAL_S = 1.0
 _NAME_LIKE = re.compile(r"[A-Z].*[A-Z]|\d|-")
 
 
-def _dot(a: list[float], b: list[float]) -> float:
-    return sum(x * y for x, y in zip(a, b))
+class CatalogBM25Retriever(BaseRetriever):
+    """llama-index retriever over the catalog's FTS5 window index (BM25, catalog.Catalog.bm25); its nodes
+    equal those the Chroma vector store returns for the same windows (text and metadata, hence the node
+    hash), so reciprocal-rank fusion merges the two rankings.
+
+    Args:
+        catalog: the catalog to search; similarity_top_k: windows returned per query.
+    """
+
+    def __init__(self, catalog: Catalog, similarity_top_k: int) -> None:
+        super().__init__()
+        self._catalog = catalog
+        self._k = similarity_top_k
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        rows = self._catalog.bm25(query_bundle.query_str, self._k)
+        return [NodeWithScore(node=TextNode(id_=wid, text=text, metadata={"paper_id": pid, "sentence": sent, "content_hash": h}),
+                              score=score) for wid, pid, sent, h, text, score in rows]
 
 
 class PaperRetriever:
-    """Hybrid retriever over one :class:`PaperStore`; build once per process, then call :meth:`retrieve`.
+    """Hybrid retriever over one :class:`PaperStore` and its catalog; build once per process, then call
+    :meth:`retrieve`. Opening reads nothing of the corpus: papers, sentences, BM25 and the metadata
+    index are looked up in the catalog (catalog.py) per question.
 
     Args:
-        store: an opened index (papers are loaded once at construction).
+        store: an opened index.
+        catalog: its catalog (synced here, and again at most every ``REFRESH_INTERVAL_S`` seconds, so
+            papers another process adds, replaces or deletes show up within that time).
         embed_model: the same embedding model the index was built with.
         settings: ``candidate_k`` (windows per retriever) and evidence sizes.
-        sentence_embedder: batch texts -> unit vectors (e.g. a cached embedder); when given, evidence
-            sentences are also scored on their own embedding, not only their window's.
+        sentence_embedder: a cached embedder of ``embed_model``; the stored sentence vectors of retrieved
+            papers are put into its cache, so answer checking never re-embeds an abstract sentence.
     """
 
-    def __init__(self, store: PaperStore, embed_model: BaseEmbedding, settings: Settings,
-                 sentence_embedder: Callable[[list[str]], list[list[float]]] | None = None) -> None:
-        from llama_index.core import VectorStoreIndex
-        from llama_index.core.llms import MockLLM
-        from llama_index.core.retrievers import QueryFusionRetriever
-        from llama_index.retrievers.bm25 import BM25Retriever
+    def __init__(self, store: PaperStore, catalog: Catalog, embed_model: BaseEmbedding, settings: Settings,
+                 sentence_embedder: CachedEmbedder | None = None) -> None:
+        from assistant.catalog import CatalogPapers
 
-        logging.getLogger("bm25s").setLevel(logging.WARNING)  # bm25s sets itself to DEBUG on import
         t0 = time.perf_counter()
         self._store = store
+        self._catalog = catalog
         self._embed = embed_model
         self._settings = settings
         self._sentence_embedder = sentence_embedder
-        self.papers = store.load_papers()
-        self.sentences = {pid: split_sentences(p.text) for pid, p in self.papers.items()}
-        self.metadata = MetadataIndex(self.papers, self.sentences)
-        self._df: dict[str, int] = defaultdict(int)  # document frequency of content tokens over papers
-        self._postings: dict[str, set[str]] = defaultdict(set)  # token (and each part of a hyphenated one) -> papers
-        for pid, p in self.papers.items():
-            tokens = content_tokens(f"{p.title} {p.text}")
-            for tok in tokens:
-                self._df[tok] += 1
-            for tok in tokens | {part for t in tokens if "-" in t for part in t.split("-") if part}:
-                self._postings[tok].add(pid)
-        nodes = [n for n in store.all_nodes() if n.metadata.get("paper_id") in self.papers]
-        k = min(settings.candidate_k, max(1, len(nodes)))
-        dense = VectorStoreIndex.from_vector_store(store.vector_store, embed_model=embed_model).as_retriever(similarity_top_k=k)
-        bm25 = BM25Retriever.from_defaults(nodes=nodes, similarity_top_k=k, language="english")
+        self._synced_at = 0.0
+        self._seen_generation = -1
+        self._sync_lock = threading.Lock()
+        self._fusion = self._build_fusion()
+        self.refresh(force=True)
+        self.papers: Mapping[str, Paper] = CatalogPapers(catalog)
+        self.metadata = MetadataIndex(catalog)
+        logger.info("retriever ready: %d papers (catalog generation %d) in %.2f s", len(self.papers), catalog.generation,
+                    time.perf_counter() - t0)
+
+    def _build_fusion(self) -> BaseRetriever:
+        from llama_index.core import VectorStoreIndex
+        from llama_index.core.llms import MockLLM
+        from llama_index.core.retrievers import QueryFusionRetriever
+
+        k = self._settings.candidate_k
+        dense = VectorStoreIndex.from_vector_store(self._store.vector_store, embed_model=self._embed).as_retriever(similarity_top_k=k)
+        bm25 = CatalogBM25Retriever(self._catalog, k)
         # num_queries=1: no query generation, so the LLM is never called; MockLLM only keeps
         # llama-index from resolving its global default (OpenAI) at construction.
-        self._fusion = QueryFusionRetriever(
-            {"fused": [dense, bm25], "dense": [dense], "bm25": [bm25]}[settings.retrieval_mode], mode="reciprocal_rerank", num_queries=1, similarity_top_k=2 * k,
-            use_async=False, llm=MockLLM(), verbose=False,
+        return QueryFusionRetriever(
+            {"fused": [dense, bm25], "dense": [dense], "bm25": [bm25]}[self._settings.retrieval_mode], mode="reciprocal_rerank",
+            num_queries=1, similarity_top_k=2 * k, use_async=False, llm=MockLLM(), verbose=False,
         )
-        logger.info("retriever ready: %d papers, %d windows in %.2f s", len(self.papers), len(nodes), time.perf_counter() - t0)
+
+    @classmethod
+    def open(cls, settings: Settings, embed_model: BaseEmbedding, sentence_embedder: CachedEmbedder | None = None) -> PaperRetriever:
+        """Open the index for ``settings`` and its catalog, and build the retriever.
+
+        Raises:
+            StoreNotReadyError: no index for these settings (run ``assistant ingest``), or a damaged catalog.
+        """
+        from assistant.catalog import open_catalog
+        from assistant.store import PaperStore
+
+        store = PaperStore.open_for_read(settings)
+        return cls(store, open_catalog(settings, store), embed_model, settings, sentence_embedder=sentence_embedder)
+
+    def refresh(self, force: bool = False) -> int:
+        """Bring the catalog up to the index's generation (papers added, replaced or deleted by another process);
+        at most once per ``REFRESH_INTERVAL_S`` unless ``force``. Returns the number of papers changed.
+
+        Raises:
+            StoreNotReadyError: the catalog is damaged or belongs to another index (run ``assistant ingest``).
+        """
+        now = time.monotonic()
+        if not force and now - self._synced_at < REFRESH_INTERVAL_S:
+            return 0
+        from assistant.store import PaperStore, forget_embedded_client, process_id
+
+        with self._sync_lock:
+            self._synced_at = now
+            generation, writer = self._store.head()
+            if generation == self._seen_generation:
+                return 0
+            if self._seen_generation >= 0 and not self._settings.chroma_host and writer != process_id():
+                # another process wrote: an embedded Chroma client does not see it until reloaded from disk
+                forget_embedded_client(self._settings)
+                self._store = PaperStore.open_for_read(self._settings)
+                self._fusion = self._build_fusion()
+            changed = self._catalog.sync(self._store)
+            self._seen_generation = generation
+            return changed
+
+    def sentences_of(self, pid: str) -> list[str]:
+        """The sentences of paper ``pid`` (``text.split_sentences`` of its abstract); [] if unknown."""
+        return self._catalog.sentences(pid)
 
     def rare_terms_matched(self, query: str, hits: list[PaperHit]) -> list[str]:
         """Rare query terms found in ``hits``: evidence of topicality that dense similarity can miss
@@ -94,11 +166,12 @@ class PaperRetriever:
             two match; else ``[]``. A term is rare when at most ``RARE_TERM_MAX_DF`` of papers contain it.
         """
         max_df = max(1, int(RARE_TERM_MAX_DF * len(self.papers)))
+        df = self._catalog.document_frequency
         name_like = {t.lower().strip(".") for t in re.findall(r"[\w\-\.]+", query) if _NAME_LIKE.search(t)}
         hit_tokens: set[str] = set()
         for h in hits:
             hit_tokens |= content_tokens(f"{h.paper.title} {h.paper.text}")
-        matched = [t for t in content_tokens(query) if 0 < self._df.get(t, 0) <= max_df and t in hit_tokens]
+        matched = [t for t in content_tokens(query) if t in hit_tokens and 0 < df(t) <= max_df]
         if any(t in name_like for t in matched) or len(matched) >= 2:
             return matched
         return []
@@ -106,7 +179,7 @@ class PaperRetriever:
     def papers_with(self, term: str) -> set[str]:
         """Ids of the papers whose title or abstract contains the token ``term`` (or has it as part of a
         hyphenated token: "combinatorial" in "combinatorial-optimization"); lower-case token expected."""
-        return set(self._postings.get(term, ()))
+        return set(self._catalog.papers_with(term))
 
     def mentions_anywhere(self, term: str) -> bool:
         """True when some indexed paper's title or abstract contains ``term`` as a token (case-insensitive,
@@ -114,8 +187,10 @@ class PaperRetriever:
         tokens = content_tokens(term)
         if not tokens:
             return True
+        df = self._catalog.document_frequency
+
         def known(t: str) -> bool:
-            return t in self._df or t.rstrip("s") in self._df or f"{t}s" in self._df
+            return df(t) > 0 or df(t.rstrip("s")) > 0 or df(f"{t}s") > 0
 
         return all(known(t) or all(known(part) for part in t.split("-") if part) for t in tokens)
 
@@ -132,6 +207,7 @@ class PaperRetriever:
         from llama_index.core.schema import QueryBundle
 
         top_k = top_k or self._settings.top_k
+        self.refresh()
         q_emb = self._embed.get_query_embedding(query)
         fused = self._fusion.retrieve(QueryBundle(query_str=query, embedding=q_emb))
         per_paper: dict[str, list[float]] = defaultdict(list)
@@ -155,23 +231,41 @@ class PaperRetriever:
         return self._hits(query, self._embed.get_query_embedding(query), known, {})
 
     def _hits(self, query: str, q_emb: list[float], ranked: list[str], scored: dict[str, float]) -> list[PaperHit]:
-        window_vectors = self._store.window_embeddings(ranked)
+        import numpy as np
+
+        ranked = [pid for pid in ranked if pid in self.papers]
+        sentence_vectors = self._store.window_embeddings(ranked)  # each window's vector is its centre sentence's
+        title_vectors = self._store.title_vectors(ranked)
         q_tokens = content_tokens(query)
+        q = np.asarray(q_emb, dtype=np.float32)
+        half_before = (self._settings.window_sentences - 1) // 2
+        half_after = self._settings.window_sentences - 1 - half_before
         hits = []
         for pid in ranked:
-            cosines = {i: _dot(q_emb, e) for i, e in window_vectors.get(pid, [])}
-            sentences = self.sentences[pid]
-            sentence_cos = ([_dot(q_emb, v) for v in self._sentence_embedder(sentences)]
-                            if self._sentence_embedder else [cosines.get(i, 0.0) for i in range(len(sentences))])
+            sentences = self._catalog.sentences(pid)
+            rows = dict(sentence_vectors.get(pid, []))
+            if not sentences or len(rows) < len(sentences):
+                continue  # being re-indexed by another process right now: its windows are not all written yet
+            vecs = np.asarray([rows[i] for i in range(len(sentences))], dtype=np.float32)
+            if self._sentence_embedder is not None:
+                self._sentence_embedder.prime(sentences, vecs.tolist())
+            sentence_cos = vecs @ q
+            # the window centred on each sentence, from its sentences' and the title's unit vectors (tuning.py)
+            windows = np.stack([vecs[max(0, i - half_before): i + half_after + 1].mean(axis=0) for i in range(len(sentences))])
+            windows /= np.maximum(np.linalg.norm(windows, axis=1, keepdims=True), 1e-12)
+            if pid in title_vectors:
+                windows += WINDOW_TITLE_WEIGHT * np.asarray(title_vectors[pid], dtype=np.float32)
+                windows /= np.maximum(np.linalg.norm(windows, axis=1, keepdims=True), 1e-12)
+            window_cos = windows @ q
             ev = []
             for i, sent in enumerate(sentences):
                 lex = len(q_tokens & content_tokens(sent)) / len(q_tokens) if q_tokens else 0.0
-                dense = SENTENCE_WEIGHT * sentence_cos[i] + (1 - SENTENCE_WEIGHT) * cosines.get(i, 0.0)
+                dense = SENTENCE_WEIGHT * float(sentence_cos[i]) + (1 - SENTENCE_WEIGHT) * float(window_cos[i])
                 prior = EVIDENCE_CONTRIBUTION_PRIOR * states_contribution(sent) - EVIDENCE_BOILERPLATE_PENALTY * is_boilerplate(sent)
                 ev.append(Evidence(pid, i, sent, dense + EVIDENCE_LEXICAL_WEIGHT * lex + prior))
             best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.evidence_sentences]
             hits.append(PaperHit(
-                paper=self.papers[pid], score=scored.get(pid, 0.0), dense_similarity=max(cosines.values(), default=0.0),
+                paper=self.papers[pid], score=scored.get(pid, 0.0), dense_similarity=float(window_cos.max()),
                 evidence=tuple(sorted(best, key=lambda e: e.sentence_index)), sentences=tuple(sentences),
                 sentence_scores=tuple(e.score for e in ev),
             ))

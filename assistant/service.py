@@ -27,8 +27,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Corpora with at most this many sentences get all sentence embeddings computed at start-up.
-WARM_CACHE_MAX_SENTENCES = 5_000
 #: torch threads while answering: the bundled model server decodes on another core, and two torch threads
 #: competing with it made one sentence embedding take ~500 ms instead of ~25 ms (docs/measurements.md).
 ANSWER_TORCH_THREADS = 1
@@ -162,23 +160,26 @@ def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None
     Raises:
         StoreNotReadyError: no index for these settings (run ``assistant ingest``).
     """
-    import torch
+    import sys
 
+    from assistant.catalog import open_catalog
     from assistant.embeddings import CachedEmbedder, build_embed_model
     from assistant.retrieval import PaperRetriever
     from assistant.store import PaperStore
 
     store = PaperStore.open_for_read(settings)
+    catalog = open_catalog(settings, store)
     embed = embed_model or build_embed_model(settings)
-    torch.set_num_threads(ANSWER_TORCH_THREADS)  # after any ingest of this process; answering embeds short texts
+    if "torch" in sys.modules:  # the torch runtime: answering embeds short texts (never imported just for this)
+        sys.modules["torch"].set_num_threads(ANSWER_TORCH_THREADS)
     embedder = sentence_embedder or CachedEmbedder(embed)
-    return PaperRetriever(store, embed, settings, sentence_embedder=embedder), embedder
+    return PaperRetriever(store, catalog, embed, settings, sentence_embedder=embedder), embedder
 
 
 def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = None,
                     backend: ChatBackend | None = None, llm_server: LocalLLMServer | None = None,
                     strategies: Mapping[str, IntentStrategy] | None = None,
-                    sentence_embedder: CachedEmbedder | None = None) -> Assistant:
+                    sentence_embedder: CachedEmbedder | None = None, start_llm: bool = True) -> Assistant:
     """Open the index, build the retriever, connect (or start) the LLM.
 
     Args:
@@ -188,6 +189,10 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
         llm_server: a not-yet-started server to use as the "bundled" one (tests: scripted servers).
         strategies: the intent registry (default :data:`assistant.strategies.STRATEGIES`).
         sentence_embedder: reuse a cached sentence embedder of ``embed_model`` (tests share one).
+        start_llm: start the bundled model server now (the UI: the first answer does not wait for it, and a
+            server that cannot run is known up front). False (``assistant ask``): start it only when an
+            answer calls the model, so questions answered by code (topic lists, summaries with the small
+            model) never start it; a server that cannot run then gives the same extractive answer.
 
     If the bundled model server cannot start (missing model, crash at its self-check, e.g. SIGILL), this
     logs one line and the assistant keeps answering extractively: every answer cited, its ``notice``
@@ -205,7 +210,8 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
             server = llm_server or LocalLLMServer(n_ctx=settings.llm_ctx_tokens, n_threads=settings.llm_threads)
             label = f"{server.model} (bundled SmolLM2-135M-Instruct, local)"
             try:
-                server.start()
+                if start_llm:
+                    server.start()
                 backend = BundledChatBackend(server, settings)
             except LLMUnavailableError as e:
                 first_line = str(e).splitlines()[0]
@@ -222,10 +228,6 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
             label = f"{settings.llm_model} at {settings.llm_base_url}"
     else:
         label = backend.model
-    sentences = [s for sents in retriever.sentences.values() for s in sents]
     small = settings.llm_profile == "small" or (settings.llm_profile == "auto" and server is not None)
     answerer = Answerer(retriever, backend, embedder, settings, small_model=small, strategies=strategies)
-    assistant = Assistant(answerer, retriever, label, settings, server)
-    if len(sentences) <= WARM_CACHE_MAX_SENTENCES:  # small corpus: embed every sentence once, in the background
-        assistant.start_background(lambda stop: embedder.warm(sentences, stop))
-    return assistant
+    return Assistant(answerer, retriever, label, settings, server)

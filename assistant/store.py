@@ -25,7 +25,9 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Id of the record in the ``<name>_log`` collection that holds the index's generation.
+HEAD_ID = "head"
 #: Records per Chroma ``get`` page: unpaged reads of large collections fail with "too many SQL variables".
 READ_PAGE_SIZE = 5000
 
@@ -43,6 +45,26 @@ def _get_all(collection: Collection, include: list[str], where: dict[str, Any] |
         if len(page["ids"]) < READ_PAGE_SIZE:
             return out
         offset += READ_PAGE_SIZE
+
+
+def process_id() -> str:
+    """This process as ``host:pid`` (who published a generation)."""
+    import os
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def forget_embedded_client(settings: Settings) -> None:
+    """Drop this process's cached embedded Chroma client for ``settings.storage_dir``, so the next
+    :func:`make_client` loads the index from disk again. An embedded client keeps its vector segments in
+    memory and does not see what another process wrote (reads of new ids fail with "Error finding id").
+    Uses chromadb's client cache (``SharedSystemClient``), which has no public per-path reset."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    system = SharedSystemClient._identifier_to_system.pop(str(settings.storage_dir), None)
+    if system is not None:
+        system.stop()
 
 
 def require_existing_storage(settings: Settings) -> None:
@@ -105,11 +127,12 @@ class PaperStore:
     Use :meth:`open_for_write` in ingest and :meth:`open_for_read` everywhere else.
     """
 
-    def __init__(self, windows: Collection, papers: Collection, location: str) -> None:
-        from llama_index.vector_stores.chroma import ChromaVectorStore
+    def __init__(self, windows: Collection, papers: Collection, log: Collection, location: str) -> None:
+        from llama_index.vector_stores.chroma import ChromaVectorStore  # noqa: F811 (the TYPE_CHECKING name)
 
         self.windows = windows
         self.papers = papers
+        self.log = log
         self.location = location
         self.vector_store: ChromaVectorStore = ChromaVectorStore(chroma_collection=windows)
 
@@ -137,7 +160,8 @@ class PaperStore:
         }
         windows = client.get_or_create_collection(name=name, metadata=meta, embedding_function=None)
         papers = client.get_or_create_collection(name=f"{name}_papers", metadata=meta, embedding_function=None)
-        store = cls(windows, papers, cls._location(settings))
+        log = client.get_or_create_collection(name=f"{name}_log", metadata={"schema": SCHEMA_VERSION}, embedding_function=None)
+        store = cls(windows, papers, log, cls._location(settings))
         store.check_info(info)
         return store
 
@@ -155,18 +179,24 @@ class PaperStore:
             existing = {c if isinstance(c, str) else c.name for c in client.list_collections()}
         except Exception as e:
             raise StoreNotReadyError(f"Cannot read the index at {cls._location(settings)}: {e}. Run `assistant ingest --rebuild`.") from e
-        if name not in existing or f"{name}_papers" not in existing:
-            others = sorted(c for c in existing if c.startswith(settings.collection_prefix) and not c.endswith("_papers"))
+        if name not in existing or f"{name}_papers" not in existing or f"{name}_log" not in existing:
+            others = sorted(c for c in existing if c.startswith(settings.collection_prefix) and not c.endswith(("_papers", "_log")))
             hint = f" (found collections built with other settings: {', '.join(others)})" if others else ""
             raise StoreNotReadyError(
                 f"No index for the current embedding/chunking settings at {cls._location(settings)}{hint}. "
                 "Run `assistant ingest` first."
             )
         store = cls(client.get_collection(name, embedding_function=None),
-                    client.get_collection(f"{name}_papers", embedding_function=None), cls._location(settings))
+                    client.get_collection(f"{name}_papers", embedding_function=None),
+                    client.get_collection(f"{name}_log", embedding_function=None), cls._location(settings))
         if store.papers.count() == 0:
             raise StoreNotReadyError(f"The index at {store.location} is empty. Run `assistant ingest`.")
         return store
+
+    @property
+    def collection_id(self) -> str:
+        """The windows collection's id (a rebuilt index gets a new one)."""
+        return str(self.windows.id)
 
     def info(self) -> StoreInfo:
         """The build parameters recorded in the collection metadata."""
@@ -187,14 +217,6 @@ class PaperStore:
         """``{window_id: content_hash}`` for every stored window."""
         got = _get_all(self.windows, ["metadatas"])
         return {i: str((m or {}).get("content_hash", "")) for i, m in zip(got["ids"], got["metadatas"])}
-
-    def all_nodes(self) -> list[Any]:
-        """Every window as a llama-index ``TextNode`` (read page by page), identical to the nodes the
-        ``ChromaVectorStore`` returns from queries (so fused rankings merge them)."""
-        from llama_index.core.vector_stores.utils import metadata_dict_to_node
-
-        got = _get_all(self.windows, ["metadatas", "documents"])
-        return [metadata_dict_to_node(m, text=d) for m, d in zip(got["metadatas"], got["documents"])]
 
     def delete_windows(self, ids: Sequence[str]) -> None:
         """Delete windows by id (no error for unknown ids)."""
@@ -217,37 +239,101 @@ class PaperStore:
         got = _get_all(self.papers, ["metadatas"])
         return {i: str((m or {}).get("paper_hash", "")) for i, m in zip(got["ids"], got["metadatas"])}
 
-    def upsert_papers(self, papers: Sequence[Paper], hashes: Sequence[str], embeddings: Sequence[Sequence[float]]) -> None:
-        """Write paper records (abstract text as document, metadata as flat fields)."""
+    def upsert_papers(self, papers: Sequence[Paper], hashes: Sequence[str], embeddings: Sequence[Sequence[float]],
+                      generation: int = 0) -> None:
+        """Write paper records (abstract text as document, metadata as flat fields, the title's unit vector as
+        embedding), stamped with ``generation``
+        (readers' catalogs pick up records newer than theirs, see catalog.py)."""
         if not papers:
             return
         metas = [
             {
                 "title": p.title, "authors": json.dumps(list(p.authors)), "url": p.url, "venue": p.venue,
                 "source_file": p.source_file, "position": p.position, "title_derived": p.title_derived,
-                "paper_hash": h,
+                "paper_hash": h, "generation": generation,
             }
             for p, h in zip(papers, hashes)
         ]
         self.papers.upsert(ids=[p.id for p in papers], documents=[p.text for p in papers], metadatas=metas,
                            embeddings=[list(e) for e in embeddings])
 
-    def delete_papers(self, ids: Sequence[str]) -> None:
-        """Delete paper records and their windows."""
+    def delete_papers(self, ids: Sequence[str], generation: int = 0) -> None:
+        """Delete paper records and their windows; the deletion is logged under ``generation`` so readers'
+        catalogs drop the papers too."""
         if ids:
-            self.papers.delete(ids=list(ids))
-            self.windows.delete(where={"paper_id": {"$in": list(ids)}})
+            ids = list(ids)
+            self.log.upsert(ids=[f"deleted:{pid}" for pid in ids], embeddings=[[1.0]] * len(ids),
+                            metadatas=[{"paper_id": pid, "generation": generation} for pid in ids])
+            self.papers.delete(ids=ids)
+            for b in range(0, len(ids), 500):
+                self.windows.delete(where={"paper_id": {"$in": ids[b: b + 500]}})
+
+    # --- generations (what readers' catalogs sync to) ----------------------------------------------
+    def generation(self) -> int:
+        """The index's generation: raised by the writer after each committed group of papers (0: none)."""
+        return self.head()[0]
+
+    def head(self) -> tuple[int, str]:
+        """``(generation, writer)``: the generation and the process that published it (``host:pid``)."""
+        got = self.log.get(ids=[HEAD_ID], include=["metadatas"])
+        metas = got.get("metadatas") or []
+        meta = (metas[0] or {}) if metas else {}
+        return int(meta.get("generation", 0)), str(meta.get("writer", ""))
+
+    def set_generation(self, generation: int) -> None:
+        """Publish ``generation``: every record stamped with it is written (writer only)."""
+        self.log.upsert(ids=[HEAD_ID], embeddings=[[1.0]], metadatas=[{"generation": generation, "writer": process_id()}])
+
+    def paper_ids_since(self, after: int, upto: int) -> list[str]:
+        """Ids of the paper records stamped with a generation in ``(after, upto]``."""
+        where = {"$and": [{"generation": {"$gt": after}}, {"generation": {"$lte": upto}}]}
+        return list(_get_all(self.papers, [], where=where)["ids"])
+
+    def deleted_since(self, after: int, upto: int) -> list[str]:
+        """Ids of the papers deleted in a generation in ``(after, upto]``."""
+        where = {"$and": [{"generation": {"$gt": after}}, {"generation": {"$lte": upto}}]}
+        got = _get_all(self.log, ["metadatas"], where=where)
+        return [str(m["paper_id"]) for m in got["metadatas"] if m and "paper_id" in m]
+
+    def title_vectors(self, paper_ids: Sequence[str]) -> dict[str, list[float]]:
+        """``{paper_id: unit vector of its title}`` (the paper record's embedding) for the given papers."""
+        if not paper_ids:
+            return {}
+        got = self.papers.get(ids=list(paper_ids), include=["embeddings"])  # type: ignore[list-item]
+        embeddings = got.get("embeddings")
+        if embeddings is None:
+            return {}
+        return {pid: list(e) for pid, e in zip(got["ids"], embeddings)}
+
+    def papers_by_id(self, ids: Sequence[str]) -> tuple[dict[str, Paper], dict[str, str]]:
+        """``({paper_id: Paper}, {paper_id: paper_hash})`` for those of ``ids`` that have a record."""
+        got = self.papers.get(ids=list(ids), include=["metadatas", "documents"])  # type: ignore[list-item]
+        return self._papers_from(got["ids"], got["metadatas"] or [], got["documents"] or [])
+
+    def window_texts(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[str, int, str, str]]]:
+        """``{paper_id: [(window_id, sentence, text, content_hash), ...]}`` of the given papers' windows."""
+        got = _get_all(self.windows, ["metadatas", "documents"], where={"paper_id": {"$in": list(paper_ids)}})
+        out: dict[str, list[tuple[str, int, str, str]]] = {}
+        for wid, meta, doc in zip(got["ids"], got["metadatas"], got["documents"]):
+            out.setdefault(str(meta["paper_id"]), []).append((wid, int(meta["sentence"]), doc or "", str(meta.get("content_hash", ""))))
+        return out
 
     def load_papers(self) -> dict[str, Paper]:
         """Every complete paper, keyed by id."""
         got = _get_all(self.papers, ["metadatas", "documents"])
+        return self._papers_from(got["ids"], got["metadatas"], got["documents"])[0]
+
+    @staticmethod
+    def _papers_from(ids: Sequence[str], metas: Sequence[Any], docs: Sequence[Any]) -> tuple[dict[str, Paper], dict[str, str]]:
         out: dict[str, Paper] = {}
-        for pid, meta, doc in zip(got["ids"], got["metadatas"], got["documents"]):
+        hashes: dict[str, str] = {}
+        for pid, meta, doc in zip(ids, metas, docs):
             m = meta or {}
+            hashes[pid] = str(m.get("paper_hash", ""))
             out[pid] = Paper(
                 id=pid, venue=str(m.get("venue", "")), title=str(m.get("title", "")),
                 authors=tuple(json.loads(str(m.get("authors", "[]")))), url=str(m.get("url", "")), text=doc or "",
                 source_file=str(m.get("source_file", "")), position=int(m.get("position", 0)),
                 title_derived=bool(m.get("title_derived", False)),
             )
-        return out
+        return out, hashes

@@ -185,7 +185,12 @@ def relabel(answer: Answer, mapping: dict[int, int]) -> Answer:
 class IngestReport:
     """Outcome of one ingest run: counts (``skipped``: windows unchanged, so not re-embedded), seconds taken,
     ids of papers whose text looks like an attempt to steer the assistant (indexed as data anyway; see
-    corpus.suspicious_text), and ``skipped_rows``: input rows not indexed, as ``"file:line: reason"``."""
+    corpus.suspicious_text), and ``skipped_rows``: input rows not indexed, as ``"file:line: reason"``.
+
+    ``embedded_tokens``: word pieces sent to the encoder in this run (each changed sentence once);
+    ``corpus_tokens``: word pieces of every ingested title + abstract, once (both counted by the embedding
+    model's tokenizer, without special tokens; their ratio is the embedding work per corpus token).
+    ``papers_added/updated/removed``: papers (not windows) added, changed, and removed from re-read files."""
 
     papers: int
     windows: int
@@ -197,3 +202,8 @@ class IngestReport:
     seconds: float
     flagged: tuple[str, ...] = ()
     skipped_rows: tuple[str, ...] = ()
+    embedded_tokens: int = 0
+    corpus_tokens: int = 0
+    papers_added: int = 0
+    papers_updated: int = 0
+    papers_removed: int = 0

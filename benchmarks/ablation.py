@@ -42,7 +42,6 @@ def main() -> int:
     from assistant.ingest import ingest
     from assistant.metrics import recall_at_k
     from assistant.retrieval import PaperRetriever
-    from assistant.store import PaperStore
 
     items = load_items(args.questions)
     embed = build_embed_model(load_settings())
@@ -52,7 +51,7 @@ def main() -> int:
         settings = load_settings(**overrides)
         ingest(settings, [settings.seeds_dir], embed, progress=False)
         embedder = CachedEmbedder(embed)
-        retriever = PaperRetriever(PaperStore.open_for_read(settings), embed, settings, sentence_embedder=embedder)
+        retriever = PaperRetriever.open(settings, embed, sentence_embedder=embedder)
         answerer = Answerer(retriever, None, embedder, settings)  # type: ignore[arg-type]  # no LLM needed
         recalls = {k: [] for k in (1, 3, 5, 10)}
         abstain_ok, false_abstain = [], []

@@ -70,7 +70,6 @@ def main() -> int:
     from assistant.evaluation import load_items
     from assistant.ingest import ingest
     from assistant.retrieval import PaperRetriever
-    from assistant.store import PaperStore
 
     base = load_settings()
     embed = build_embed_model(base)
@@ -89,7 +88,7 @@ def main() -> int:
             for mode in ("dense", "bm25", "fused"):
                 s = load_settings(storage_dir=Path(tmp), retrieval_mode=mode)
                 t0 = time.perf_counter()
-                retriever = PaperRetriever(PaperStore.open_for_read(s), embed, s)
+                retriever = PaperRetriever.open(s, embed)
                 build = time.perf_counter() - t0
                 for q in questions[:3]:
                     retriever.retrieve(q)  # warm-up

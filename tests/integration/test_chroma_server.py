@@ -41,12 +41,13 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
 
 
 def test_ingest_and_answer_through_chroma_server(chroma_server: int, embed_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    settings = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "unused")
+    settings = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "cache")
     first = ingest(settings, [FIXTURES], embed_model, progress=False)
     assert first.papers == 3 and first.added == first.windows
     again = ingest(settings, [FIXTURES], embed_model, progress=False)
     assert again.added == 0 and again.skipped == first.windows
-    assert not (tmp_path / "unused").exists()  # nothing written locally in server mode
+    # locally only the catalog: a cache of paper records and BM25 synced from the server (catalog.py)
+    assert {p.name.split(".")[-2:][0] for p in (tmp_path / "cache").iterdir()} <= {"catalog"}
     with FakeOpenAIServer(["DUALFormer performs the global self-attention on feature dimensions [1]."]) as llm:
         backend = OpenAIChatBackend(llm.base_url, "k", "scripted", timeout_s=10)
         with build_assistant(settings, embed_model=embed_model, backend=backend) as assistant:
@@ -61,3 +62,15 @@ def test_unreachable_chroma_server_is_a_clear_error(embed_model) -> None:  # typ
     settings = Settings(chroma_host="127.0.0.1", chroma_port=free_port())
     with pytest.raises(StoreNotReadyError, match="Chroma server"):
         ingest(settings, [FIXTURES], embed_model, progress=False)
+
+
+def test_a_new_replica_builds_its_catalog_from_the_server(chroma_server: int, embed_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    from assistant.retrieval import PaperRetriever
+
+    writer = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "writer")
+    ingest(writer, [FIXTURES], embed_model, progress=False)
+    replica = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "replica")
+    retriever = PaperRetriever.open(replica, embed_model)  # no local catalog yet: synced from the server
+    assert len(retriever.papers) == 3
+    assert retriever.retrieve("dual graph transformer feature dimension")[0].paper.id == "tiny.txt#1"
+    assert retriever._catalog.bm25("graph transformer self-attention", 5)  # BM25 from the replica's own catalog

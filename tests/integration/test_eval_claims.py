@@ -24,10 +24,9 @@ def claims_report(seeded_settings, embed_model) -> dict[str, Any]:  # type: igno
     from assistant.claims_eval import evaluate_claims, load_claims
     from assistant.embeddings import CachedEmbedder
     from assistant.retrieval import PaperRetriever
-    from assistant.store import PaperStore
 
     embedder = CachedEmbedder(embed_model)
-    retriever = PaperRetriever(PaperStore.open_for_read(seeded_settings), embed_model, seeded_settings, sentence_embedder=embedder)
+    retriever = PaperRetriever.open(seeded_settings, embed_model, sentence_embedder=embedder)
     return evaluate_claims(retriever, embedder, load_claims(CLAIMS), seeded_settings.support_threshold)
 
 

@@ -21,9 +21,8 @@ RECALL_AT_5_GATE = 0.90
 def retrieval_report(seeded_settings, embed_model) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     from assistant.evaluation import evaluate_retrieval, load_items
     from assistant.retrieval import PaperRetriever
-    from assistant.store import PaperStore
 
-    retriever = PaperRetriever(PaperStore.open_for_read(seeded_settings), embed_model, seeded_settings)
+    retriever = PaperRetriever.open(seeded_settings, embed_model)
     assert len(retriever.papers) == 38
     return evaluate_retrieval(retriever, load_items(DEV), (1, 3, 5, 10))
 

@@ -36,7 +36,7 @@ def test_reingest_adds_nothing_and_reopens_from_disk(tmp_path: Path, seeds: Path
     assert set(papers) == {f"tiny.txt#{i}" for i in (1, 2, 3)}
     assert papers["tiny.txt#1"].title == "DUALFormer: Dual Graph Transformer"
     assert store.windows.count() == first.windows
-    hits = PaperRetriever(store, embed_model, settings).retrieve("dual graph transformer feature dimension self-attention")
+    hits = PaperRetriever.open(settings, embed_model).retrieve("dual graph transformer feature dimension self-attention")
     assert hits[0].paper.id == "tiny.txt#1" and hits[0].evidence
 
 
@@ -99,7 +99,7 @@ def test_interrupted_ingest_keeps_index_usable_and_next_run_completes(tmp_path: 
     # the old index still answers, and the half-written paper is invisible
     store = PaperStore.open_for_read(settings)
     assert set(store.load_papers()) == {f"tiny.txt#{i}" for i in (1, 2, 3)}
-    PaperRetriever(store, embed_model, settings).retrieve("chip placement")
+    PaperRetriever.open(settings, embed_model).retrieve("chip placement")
     report = ingest(settings, [seeds], embed_model, progress=False)
     assert report.added == 0 and report.papers == 4  # windows were already written; only the record was missing
     assert len(PaperStore.open_for_read(settings).load_papers()) == 4
@@ -138,9 +138,9 @@ def test_reads_are_paged(tmp_path: Path, seeds: Path, embed_model, monkeypatch) 
     report = ingest(settings, [seeds], embed_model, progress=False)
     monkeypatch.setattr(store_module, "READ_PAGE_SIZE", 4)
     store = PaperStore.open_for_read(settings)
-    assert len(store.window_hashes()) == len(store.all_nodes()) == report.windows > 8
+    assert len(store.window_hashes()) == sum(map(len, store.window_texts(list(store.paper_hashes())).values())) == report.windows > 8
     assert len(store.load_papers()) == 3
-    assert PaperRetriever(store, embed_model, settings).retrieve("dual graph transformer")[0].paper.id == "tiny.txt#1"
+    assert PaperRetriever.open(settings, embed_model).retrieve("dual graph transformer")[0].paper.id == "tiny.txt#1"
 
 
 def test_delete_paper_by_id(tmp_path: Path, seeds: Path, embed_model, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -163,7 +163,7 @@ def test_rebuild_leaves_no_folders_of_the_dropped_collections(tmp_path: Path, se
     ingest(settings, [seeds], embed_model, progress=False)
     folders = lambda: sorted(p.name for p in settings.storage_dir.iterdir() if p.is_dir())  # noqa: E731
     before = folders()
-    assert len(before) == 2  # one vector segment per collection (windows, papers)
+    assert len(before) == 3  # one vector segment per collection (windows, papers, log)
     for _ in range(2):
         drop_index(settings)
         ingest(settings, [seeds], embed_model, progress=False)

@@ -40,7 +40,7 @@ def test_kill_9_mid_ingest_then_resume(tmp_path: Path, embed_model) -> None:  # 
     store = PaperStore.open_for_read(settings)  # the papers committed before the kill are usable
     partial = store.load_papers()
     assert 0 < len(partial) < 38
-    assert PaperRetriever(store, embed_model, settings).retrieve("graph transformer")
+    assert PaperRetriever.open(settings, embed_model).retrieve("graph transformer")
 
     again = subprocess.run([sys.executable, "-m", "assistant", "ingest", "--no-progress", str(REPO / "seeds")], env=env,
                            capture_output=True, text=True, timeout=300)
