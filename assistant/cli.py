@@ -34,6 +34,7 @@ from assistant.store import require_existing_storage
 from assistant.types import INTENTS
 
 if TYPE_CHECKING:
+    from assistant.identity import Resolution
     from assistant.types import IngestReport
 
 logger = logging.getLogger(__name__)
@@ -91,8 +92,10 @@ def _parser() -> CLIParser:
     ing.add_argument("--json", action="store_true", help="Print the report as one JSON object (papers, added, updated, removed, "
                      "unchanged, seconds, embedded_tokens, corpus_tokens, windows...) instead of the summary lines.")
 
-    rm = sub.add_parser("delete", parents=[common], help="Remove papers from the index by id (e.g. '000_43469673d6f8aaa0.txt#3').")
-    rm.add_argument("ids", nargs="+", help="Paper ids as shown in references and --json.")
+    rm = sub.add_parser("delete", parents=[common], help="Remove papers from the index by id (e.g. '000_43469673d6f8aaa0.txt#3', "
+                                                          "an export's own id such as 'bat-002', an arXiv id or DOI).")
+    rm.add_argument("ids", nargs="+", help="Paper ids as shown in references and --json; for export rows also the "
+                                           "row's own id, arXiv id, DOI or OpenReview id.")
 
     ask = sub.add_parser("ask", parents=[common], help="Answer one question and print it with references.")
     ask.add_argument("question", help="The question, in quotes.")
@@ -347,6 +350,32 @@ def _ask(settings: Settings, args: argparse.Namespace) -> int:
     return 0
 
 
+def delete_summary(removed: Sequence[str], resolution: Resolution) -> str:
+    """What ``assistant delete`` prints: the ids removed (with the typed id when it differs), then one line
+    per typed id not found (with close ids) or matching several papers."""
+    typed_for = {pid: typed for typed, pid in resolution.found.items() if typed != pid}
+    shown = [f"{pid} (for {typed_for[pid]})" if pid in typed_for else pid for pid in removed]
+    lines = [f"Removed {len(removed)} paper(s): {', '.join(shown) or 'none of these ids are indexed'}."]
+    for typed, close in resolution.missing.items():
+        hint = f" (did you mean {' or '.join(close)}?)" if close else ""
+        lines.append(f"Not indexed: {typed}{hint}")
+    for typed, ids in resolution.ambiguous.items():
+        lines.append(f"Not removed: {typed} could mean {', '.join(ids)}; give the full id.")
+    return "\n".join(lines)
+
+
+def _delete(settings: Settings, typed: Sequence[str]) -> int:
+    require_existing_storage(settings)
+    from assistant.identity import resolve_ids
+    from assistant.ingest import delete_papers
+    from assistant.store import PaperStore
+
+    resolution = resolve_ids(typed, PaperStore.open_for_read(settings).load_papers())
+    removed = delete_papers(settings, resolution.ids) if resolution.ids else []
+    emit(delete_summary(removed, resolution))
+    return 0 if removed else 1
+
+
 def _run(args: argparse.Namespace) -> int:
     settings = start(args)
     if args.command == "ingest":
@@ -368,12 +397,7 @@ def _run(args: argparse.Namespace) -> int:
 
         return run_claims_command(settings, args.claims, json_out=args.json_out, progress=not args.no_progress)
     if args.command == "delete":
-        require_existing_storage(settings)
-        from assistant.ingest import delete_papers
-
-        removed = delete_papers(settings, args.ids)
-        emit(f"Removed {len(removed)} paper(s): {', '.join(removed) or 'none of these ids are indexed'}.")
-        return 0 if removed else 1
+        return _delete(settings, args.ids)
     if args.command == "ask":
         return _ask(settings, args)
     return 2

@@ -151,6 +151,28 @@ def _str_field(row: dict[str, object], key: str) -> str:
     return value.strip() if isinstance(value, str) else ""
 
 
+def _add_export_papers(papers: list[Paper], found: list[Paper], path: Path, kept: dict[str, tuple[int, Path]],
+                       skipped: list[str] | None) -> None:
+    """Append one export's papers; an id already read from another export keeps the row of the file modified
+    last (the newer export; the later name on a tie), and the other row is noted in ``skipped``, naming
+    both files and lines."""
+    for p in found:
+        if p.id not in kept:
+            kept[p.id] = (len(papers), path)
+            papers.append(p)
+            continue
+        i, other_path = kept[p.id]
+        other = papers[i]
+        if path.stat().st_mtime_ns >= other_path.stat().st_mtime_ns:  # ``path`` comes later in name order
+            papers[i] = p
+            kept[p.id] = (i, path)
+            loser, winner = other, p
+        else:
+            loser, winner = p, other
+        note_skip(skipped, f"{loser.source_file}:{loser.position}",
+                  f"id {p.id!r} also at {winner.source_file}:{winner.position} (kept that row: its file is newer)")
+
+
 def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list[Paper]:
     """Parse seed files (with each directory's ``papers.jsonl``) and JSONL/CSV exports into papers, in file
     then position order.
@@ -158,13 +180,16 @@ def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list
     Args:
         paths: files or directories.
         skipped: collects ``"file:line: reason"`` for every row or abstract not indexed (bad or duplicate
-            records, repeated abstracts, bad metadata rows); None logs them as warnings instead.
+            records, repeated abstracts, bad metadata rows); None logs them as warnings instead. Paper ids
+            are unique in the result: an export row whose id another export also has is kept from the file
+            modified last (see :mod:`assistant.identity` for the ids).
 
     Raises:
         CorpusFormatError: a path does not exist, a file is unreadable or malformed, or a file yields no
             paper at all (message names the file and line, and the first skipped row).
     """
     papers: list[Paper] = []
+    kept: dict[str, tuple[int, Path]] = {}  # export paper id -> (index in papers, its file)
     metadata_cache: dict[Path, dict[tuple[str, int], dict[str, object]]] = {}
     for path in discover_seed_files(list(paths)):
         if path.suffix in RECORD_SUFFIXES:
@@ -176,7 +201,7 @@ def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list
                                         "(field 'abstract', 'text' or 'summary').")
             for row in rows:
                 note_skip(skipped, *row.split(": ", 1))
-            papers.extend(found)
+            _add_export_papers(papers, found, path, kept, skipped)
             continue
         meta_path = path.parent / METADATA_FILE
         if meta_path not in metadata_cache:

@@ -20,6 +20,7 @@ from assistant.chunking import make_windows, paper_hash
 from assistant.text import split_sentences
 from assistant.corpus import read_papers, suspicious_text
 from assistant.errors import StoreNotReadyError
+from assistant.identity import plan_sync
 from assistant.store import PaperStore, StoreInfo, make_client, require_existing_storage
 from assistant.types import IngestReport, Paper, Window
 
@@ -232,9 +233,8 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
 
     stored_papers = store.paper_hashes()
     stored_windows = store.window_hashes()
-    source_files = {p.source_file for p in papers}
-    input_ids = {p.id for p in papers}
-    gone = [pid for pid in stored_papers if pid.split("#")[0] in source_files and pid not in input_ids]
+    plan = plan_sync(store.load_papers(), papers)  # removed, moved and old-scheme ids: assistant/identity.py
+    gone = list(plan.gone)
     if gone:
         generation += 1
         store.delete_papers(gone, generation)
@@ -255,7 +255,7 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
         windows = make_windows(p, sentences, settings.window_sentences)
         total_windows += len(windows)
         h = paper_hash(p)
-        if stored_papers.get(p.id) != h:
+        if stored_papers.get(p.id) != h or p.id in plan.moved:
             todo.append((p, h, windows, sentences))
 
     added = updated = removed = embedded_tokens = 0

@@ -2,8 +2,12 @@
 
 One record per line/row with an abstract field (``abstract``, ``text`` or ``summary``) and optional
 ``id``, ``title``, ``authors`` (list, or a string separated by ``;``, `` and `` or ``,``), ``url`` (or
-``link``; http/https only) and ``venue``. A record's paper id is ``<file name>#<id>`` when it has an id,
-else ``<file name>#<line or row number>``. Bad records are skipped with a warning naming file and line.
+``link``; http/https only), ``venue`` (empty when absent: a venue guessed from the file name would change
+when an export is renamed) and identifiers (``doi``, ``arxiv``/``arxiv_id``,
+``openreview``/``openreview_id``). A record's paper id does not depend on the file name: its own ``id``, else
+its OpenReview, arXiv or DOI id, else a hash of its abstract (:mod:`assistant.identity`), so a renamed or
+updated export updates the same papers. ``Paper.position`` is the record's line (JSONL) or row's line (CSV,
+header = line 1). Bad records are skipped with a warning naming file and line.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import logging
 import re
 from pathlib import Path
 
+from assistant.identity import export_paper_id
 from assistant.paper_fields import derive_title, parse_authors, safe_url
 from assistant.types import Paper
 
@@ -65,29 +70,38 @@ def _rows(path: Path, text: str, skipped: list[str] | None = None) -> list[tuple
 def read_records(path: Path, text: str, skipped: list[str] | None = None) -> list[Paper]:
     """Papers from one JSONL or CSV export (``text`` is the decoded file).
 
-    Rows that cannot be indexed are listed in ``skipped`` as ``"file:line: reason"`` (logged as warnings when
-    ``skipped`` is None); see :func:`note_skip`.
+    Returns:
+        the file's papers in row order, ids unique (:func:`assistant.identity.export_paper_id`),
+        ``source_file`` = the file name, ``position`` = the row's line.
+
+    Rows that cannot be indexed (no abstract, bad JSON, an id of the file-based form, an id or abstract-only
+    row seen earlier in the file) are listed in ``skipped`` as ``"file:line: reason"`` (logged as warnings when
+    ``skipped`` is None); see :func:`note_skip`. Nothing is raised for a bad row.
     """
     papers: list[Paper] = []
-    seen: set[str] = set()
+    seen: dict[str, int] = {}
     notes: list[str] = []  # sorted by line below, whatever check skipped them
     for line, record in _rows(path, text, notes):
         abstract = _field(record, *_ABSTRACT_KEYS)
         if not abstract:
             note_skip(notes, f"{path.name}:{line}", f"no abstract (fields {'/'.join(_ABSTRACT_KEYS)})")
             continue
-        key = _field(record, "id", "paper_id", "openreview_id", "arxiv_id") or str(line)
-        pid = f"{path.name}#{key}"
-        if pid in seen:
-            note_skip(notes, f"{path.name}:{line}", f"duplicate id {key!r}")
+        try:
+            pid = export_paper_id(record, abstract)
+        except ValueError as e:
+            note_skip(notes, f"{path.name}:{line}", str(e))
             continue
-        seen.add(pid)
+        if pid in seen:
+            why = "repeats the abstract" if pid.startswith("abstract:") else f"duplicate id {pid!r}"
+            note_skip(notes, f"{path.name}:{line}", f"{why} (first on line {seen[pid]})")
+            continue
+        seen[pid] = line
         title = _field(record, "title")
         url = _field(record, "url", "link", "openreview_url", "arxiv_url")
         papers.append(Paper(
-            id=pid, venue=_field(record, "venue") or path.stem, title=title or derive_title(abstract),
+            id=pid, venue=_field(record, "venue"), title=title or derive_title(abstract),
             authors=parse_authors(record.get("authors")), url=safe_url(url),
-            text=abstract, source_file=path.name, position=len(papers) + 1, title_derived=not title,
+            text=abstract, source_file=path.name, position=line, title_derived=not title,
         ))
     for note in sorted(notes, key=lambda n: int(n[len(path.name) + 1:].split(":", 1)[0])):
         note_skip(skipped, *note.split(": ", 1))

@@ -13,14 +13,17 @@ class Paper:
     """One abstract with its metadata.
 
     Attributes:
-        id: ``"<seed file name>#<position>"``, position 1-based after the header line,
-            e.g. ``"000_43469673d6f8aaa0.txt#1"`` (format from eval/README.md).
+        id: for a seed file ``"<seed file name>#<position>"``, position 1-based after the header line,
+            e.g. ``"000_43469673d6f8aaa0.txt#1"`` (format from eval/README.md); for a JSONL/CSV export row
+            an id that does not depend on the file name: the row's own id (``"bat-001"``), else
+            ``"openreview:…"``, ``"arxiv:…"``, ``"doi:…"`` or ``"abstract:<hash>"`` (assistant/identity.py).
         venue: the collection name from the file's header line, e.g. ``"ICLR 2025 Papers"``.
         title: from papers.jsonl, else derived from the abstract's first sentence.
         authors: author names, possibly empty.
         url: best link to open the paper (papers.jsonl ``url``), possibly empty.
         text: the abstract, whitespace-normalised.
-        source_file: the seed file name; position: 1-based position in that file.
+        source_file: the name of the file the paper was last read from; position: 1-based position of the
+            abstract in a seed file, or the row's line in an export.
     """
 
     id: str

@@ -59,7 +59,7 @@ def test_ingest_summary_counts_skipped_rows_with_file_and_line(tmp_path: Path) -
     papers = read_papers([export], skipped=skipped)
     assert len(papers) == 2
     assert skipped == ["export.jsonl:1: no abstract (fields abstract/text/summary)",
-                       "export.jsonl:3: not valid JSON (Expecting value)", "export.jsonl:5: duplicate id 'a'"]
+                       "export.jsonl:3: not valid JSON (Expecting value)", "export.jsonl:5: duplicate id 'a' (first on line 4)"]
     text = ingest_summary(IngestReport(2, 4, 4, 0, 0, 0, "c", 1.0, skipped_rows=tuple(skipped)))
     assert "Skipped 3 rows (not indexed):\n  export.jsonl:1: no abstract" in text
 
