@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import shutil
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -16,28 +13,15 @@ from assistant.local_llm import free_port
 from assistant.llm import OpenAIChatBackend
 from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
-from tests.support.servers import wait_for_http
+from tests.support.servers import chroma_server as run_chroma_server
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 
 
 @pytest.fixture(scope="module")
 def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
-    chroma = Path(sys.executable).parent / "chroma"
-    if not chroma.exists():
-        chroma = Path(shutil.which("chroma") or "chroma")
-    port = free_port()
-    data = tmp_path_factory.mktemp("chroma-server")
-    log = data / "server.log"
-    with open(log, "wb") as out:
-        proc = subprocess.Popen([str(chroma), "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)],
-                                stdout=out, stderr=subprocess.STDOUT, env={"ANONYMIZED_TELEMETRY": "False", "PATH": "/usr/bin:/bin"})
-    try:
-        wait_for_http(f"http://127.0.0.1:{port}/api/v2/heartbeat", proc, timeout_s=60, log=log, poll_s=0.3)
+    with run_chroma_server(tmp_path_factory.mktemp("chroma-server")) as port:
         yield port
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
 
 
 def test_ingest_and_answer_through_chroma_server(chroma_server: int, embed_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

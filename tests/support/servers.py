@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -33,3 +35,27 @@ def wait_for_http(url: str, proc: subprocess.Popen, *, timeout_s: float, log: Pa
             reason = f"exited with {proc.returncode}" if exited else f"did not answer within {timeout_s:.0f} s"
             pytest.fail(f"{url}: server {reason}\n{tail}")
         time.sleep(poll_s)
+
+
+@contextlib.contextmanager
+def chroma_server(data: Path) -> Iterator[int]:
+    """A real ``chroma run`` server on a free loopback port, storing under ``data``; yields the port."""
+    import shutil
+    import sys
+
+    from assistant.local_llm import free_port
+
+    chroma = Path(sys.executable).parent / "chroma"
+    if not chroma.exists():
+        chroma = Path(shutil.which("chroma") or "chroma")
+    port = free_port()
+    log = data / "server.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([str(chroma), "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)],
+                                stdout=out, stderr=subprocess.STDOUT, env={"ANONYMIZED_TELEMETRY": "False", "PATH": "/usr/bin:/bin"})
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/api/v2/heartbeat", proc, timeout_s=60, log=log, poll_s=0.3)
+        yield port
+    finally:
+        proc.terminate()
+        proc.wait(timeout=15)
