@@ -207,7 +207,10 @@ class Answerer:
             yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
             return
         if not hits or (not req.focus_ids and self.abstains(req.query, hits)):
-            yield self._settled(req, hits, Settled("abstained", ABSTAIN_NOTICE), timings, t0)
+            unknown = [e for e in req.facts.entities if not self._retriever.mentions_anywhere(e)]
+            notice = (f"No indexed paper mentions {' or '.join(unknown)}, so the abstracts don't cover this question."
+                      if unknown else ABSTAIN_NOTICE)
+            yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
             return
         settled = strategy.settle(self._tools, req, hits)
         if settled is not None:
