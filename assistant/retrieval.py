@@ -21,13 +21,14 @@ from collections import defaultdict
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
+import numpy as np
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.references import MetadataIndex
 from assistant.text import content_tokens, is_boilerplate, states_contribution
 from assistant.types import Evidence, Paper, PaperHit
-from assistant.tuning import METADATA_WEIGHT, RRF_K, EVIDENCE_BOILERPLATE_PENALTY, EVIDENCE_CONTRIBUTION_PRIOR, EVIDENCE_LEXICAL_WEIGHT, RARE_TERM_MAX_DF, SECOND_WINDOW_WEIGHT, SENTENCE_WEIGHT, WINDOW_TITLE_WEIGHT
+from assistant.tuning import METADATA_WEIGHT, RRF_K, EVIDENCE_BOILERPLATE_PENALTY, EVIDENCE_CONTRIBUTION_PRIOR, EVIDENCE_LEXICAL_WEIGHT, RARE_TERM_MAX_DF, SECOND_WINDOW_WEIGHT, SENTENCE_WEIGHT, WINDOW_RANK_CANDIDATES, WINDOW_RANK_WEIGHT, WINDOW_TITLE_WEIGHT
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -221,8 +222,14 @@ class PaperRetriever:
         }
         for rank, pid in enumerate(self.metadata.matches(query), start=1):  # authors, title names, title words
             scored[pid] = scored.get(pid, 0.0) + METADATA_WEIGHT / (RRF_K + rank)
-        ranked = sorted(scored, key=lambda pid: scored[pid], reverse=True)[:top_k]
-        return self._hits(query, q_emb, ranked, scored)
+        candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[:max(top_k, WINDOW_RANK_CANDIDATES)]
+        vectors = self._vectors(candidates)
+        q = np.asarray(q_emb, dtype=np.float32)
+        best_window = {pid: float((v[1] @ q).max()) for pid, v in vectors.items()}
+        for rank, pid in enumerate(sorted(best_window, key=lambda pid: best_window[pid], reverse=True), start=1):
+            scored[pid] += WINDOW_RANK_WEIGHT / (RRF_K + rank)  # whole windows with their title (tuning.py)
+        ranked = sorted(candidates, key=lambda pid: scored[pid], reverse=True)[:top_k]
+        return self._hits(query, q_emb, ranked, scored, vectors)
 
     def hits_for(self, query: str, paper_ids: list[str]) -> list[PaperHit]:
         """:class:`PaperHit` for the given papers (in that order), with evidence for ``query``; unknown ids
@@ -230,32 +237,43 @@ class PaperRetriever:
         known = [pid for pid in paper_ids if pid in self.papers]
         return self._hits(query, self._embed.get_query_embedding(query), known, {})
 
-    def _hits(self, query: str, q_emb: list[float], ranked: list[str], scored: dict[str, float]) -> list[PaperHit]:
-        import numpy as np
-
-        ranked = [pid for pid in ranked if pid in self.papers]
-        sentence_vectors = self._store.window_embeddings(ranked)  # each window's vector is its centre sentence's
-        title_vectors = self._store.title_vectors(ranked)
-        q_tokens = content_tokens(query)
-        q = np.asarray(q_emb, dtype=np.float32)
+    def _vectors(self, pids: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, list[str]]]:
+        """``{paper_id: (sentence vectors, window vectors, sentences)}`` from the stored vectors (rows in
+        sentence order; the window centred on each sentence derived as in tuning.WINDOW_TITLE_WEIGHT). Papers
+        whose windows are not all written yet (another process is re-indexing them) are left out."""
+        pids = [pid for pid in pids if pid in self.papers]
+        sentence_vectors = self._store.window_embeddings(pids)  # each window's vector is its centre sentence's
+        title_vectors = self._store.title_vectors(pids)
         half_before = (self._settings.window_sentences - 1) // 2
         half_after = self._settings.window_sentences - 1 - half_before
-        hits = []
-        for pid in ranked:
+        out = {}
+        for pid in pids:
             sentences = self._catalog.sentences(pid)
             rows = dict(sentence_vectors.get(pid, []))
             if not sentences or len(rows) < len(sentences):
-                continue  # being re-indexed by another process right now: its windows are not all written yet
+                continue
             vecs = np.asarray([rows[i] for i in range(len(sentences))], dtype=np.float32)
-            if self._sentence_embedder is not None:
-                self._sentence_embedder.prime(sentences, vecs.tolist())
-            sentence_cos = vecs @ q
-            # the window centred on each sentence, from its sentences' and the title's unit vectors (tuning.py)
             windows = np.stack([vecs[max(0, i - half_before): i + half_after + 1].mean(axis=0) for i in range(len(sentences))])
             windows /= np.maximum(np.linalg.norm(windows, axis=1, keepdims=True), 1e-12)
             if pid in title_vectors:
                 windows += WINDOW_TITLE_WEIGHT * np.asarray(title_vectors[pid], dtype=np.float32)
                 windows /= np.maximum(np.linalg.norm(windows, axis=1, keepdims=True), 1e-12)
+            out[pid] = (vecs, windows, sentences)
+        return out
+
+    def _hits(self, query: str, q_emb: list[float], ranked: list[str], scored: dict[str, float],
+              vectors: dict[str, tuple[np.ndarray, np.ndarray, list[str]]] | None = None) -> list[PaperHit]:
+        vectors = vectors if vectors is not None else self._vectors(ranked)
+        q_tokens = content_tokens(query)
+        q = np.asarray(q_emb, dtype=np.float32)
+        hits = []
+        for pid in ranked:
+            if pid not in vectors:
+                continue  # being re-indexed by another process right now: its windows are not all written yet
+            vecs, windows, sentences = vectors[pid]
+            if self._sentence_embedder is not None:
+                self._sentence_embedder.prime(sentences, vecs.tolist())
+            sentence_cos = vecs @ q
             window_cos = windows @ q
             ev = []
             for i, sent in enumerate(sentences):

@@ -19,6 +19,13 @@ SECOND_WINDOW_WEIGHT = 0.5
 #: that the index stored before (weight 1.0: mean abs. difference 0.035, correlation 0.95 over 46
 #: questions x 38 papers; 0.0: 0.060 / 0.91), keeping ``min_similarity`` and the margins calibrated.
 WINDOW_TITLE_WEIGHT = 1.0
+#: The index stores one vector per sentence (each embedded once); whole windows with their title, which the
+#: index embedded before, rank papers better for questions that describe a paper in other words. So the best
+#: WINDOW_RANK_CANDIDATES papers of the fused ranking are ranked again by their best derived window cosine,
+#: and that ranking is fused in as one more reciprocal-rank list with weight WINDOW_RANK_WEIGHT.
+#: Fitted on dev (recall@1 and the paraphrase items).
+WINDOW_RANK_CANDIDATES = 20
+WINDOW_RANK_WEIGHT = 2.0
 #: Evidence score of a sentence = SENTENCE_WEIGHT x cos(query, sentence) + (1 - SENTENCE_WEIGHT) x
 #: cos(query, window centred on it) + EVIDENCE_LEXICAL_WEIGHT x share of query words in the sentence
 #: (+ the prior/penalty below). Roughly 0.2-1.0; ``topic_min_evidence`` (0.44) is on this scale.
