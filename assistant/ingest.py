@@ -20,7 +20,7 @@ from assistant.chunking import make_windows, paper_hash
 from assistant.text import split_sentences
 from assistant.corpus import read_papers, suspicious_text
 from assistant.errors import StoreNotReadyError
-from assistant.store import PaperStore, StoreInfo, make_client, require_existing_storage
+from assistant.store import PROBE_TEXT, PaperStore, make_client, require_existing_storage, store_info
 from assistant.types import IngestReport, Paper, Window
 
 if TYPE_CHECKING:
@@ -192,8 +192,7 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
     from tqdm import tqdm
 
     t0 = time.perf_counter()
-    dims = len(embed_model.get_text_embedding("dimension probe"))
-    info = StoreInfo(settings.embed_model, dims, settings.window_sentences)
+    info = store_info(settings, embed_model.get_text_embedding(PROBE_TEXT))  # model identity, size, probe vector
     store = PaperStore.open_for_write(settings, info)
 
     stored_papers = store.paper_hashes()
