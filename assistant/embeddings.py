@@ -8,11 +8,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assistant.errors import ConfigError
+from assistant.errors import AssistantError, ConfigError
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
-    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
     from assistant.config import Settings
 
@@ -44,12 +43,17 @@ def resolve_model_path(name: str) -> Path:
     return path
 
 
-def build_embed_model(settings: Settings) -> HuggingFaceEmbedding:
+def build_embed_model(settings: Settings) -> BaseEmbedding:
     """A llama-index ``HuggingFaceEmbedding`` on CPU over the local model folder; vectors are L2-normalised.
+    With ``embed_base_url`` set: a :class:`assistant.remote_embedding.RemoteEmbedding` for that server instead.
 
     Raises:
-        ConfigError: see :func:`resolve_model_path`.
+        ConfigError: see :func:`resolve_model_path` and :func:`assistant.remote_embedding.build_remote_embedding`.
     """
+    if settings.embed_base_url:
+        from assistant.remote_embedding import build_remote_embedding
+
+        return build_remote_embedding(settings)
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
     path = resolve_model_path(settings.embed_model)
@@ -114,4 +118,8 @@ class CachedEmbedder:
         for i in range(0, min(len(texts), self._max), batch_size):
             if stop.is_set():
                 return
-            self(texts[i: i + batch_size])
+            try:
+                self(texts[i: i + batch_size])
+            except AssistantError as e:  # e.g. the embedding server is down: questions report it themselves
+                logger.info("stopped warming the sentence cache: %s", e)
+                return

@@ -19,6 +19,20 @@ class StoreNotReadyError(AssistantError):
     """The index is missing, empty or built with other settings: run ``assistant ingest``."""
 
 
+class EmbeddingUnavailableError(AssistantError):
+    """The embedding endpoint (``ASSISTANT_EMBED_BASE_URL``) could not be reached after retries, refused the
+    request, or answered with vectors that cannot be used (names the URL, the model and what to do).
+
+    Attributes:
+        reason: ``"unreachable"`` (connection refused / reset / timed out, after retries), ``"http"`` (an error
+            status), or ``"invalid"`` (wrong number of vectors, inconsistent dimension, not numbers).
+    """
+
+    def __init__(self, message: str, *, reason: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
 class LLMUnavailableError(AssistantError):
     """The LLM endpoint could not be reached, failed mid-stream or answered with an error (names base_url
     and model).

@@ -21,7 +21,7 @@ from assistant.text import split_sentences
 from assistant.corpus import read_papers, suspicious_text
 from assistant.errors import StoreNotReadyError
 from assistant.identity import plan_sync
-from assistant.store import PaperStore, StoreInfo, make_client, require_existing_storage
+from assistant.store import PROBE_TEXT, PaperStore, make_client, require_existing_storage, store_info
 from assistant.types import IngestReport, Paper, Window
 
 if TYPE_CHECKING:
@@ -223,8 +223,7 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
     from assistant.catalog import open_catalog
 
     t0 = time.perf_counter()
-    dims = len(embed_model.get_text_embedding("dimension probe"))
-    info = StoreInfo(settings.embed_model, dims, settings.window_sentences)
+    info = store_info(settings, embed_model.get_text_embedding(PROBE_TEXT))  # model identity, size, probe vector
     store = PaperStore.open_for_write(settings, info)
     catalog = open_catalog(settings, store)
     catalog.sync(store, rebuild_if_foreign=True, progress=progress)  # a stale or damaged catalog is rebuilt here

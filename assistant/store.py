@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assistant.errors import StoreNotReadyError
@@ -112,13 +112,40 @@ def make_client(settings: Settings) -> ClientAPI:
         ) from e
 
 
+#: Text whose embedding is kept in the collection metadata (first :data:`PROBE_COMPONENTS` numbers), so an ingest
+#: can tell whether the model answering under the recorded name still makes the same vectors.
+PROBE_TEXT = "Graph neural networks learn node representations by passing messages along edges."
+PROBE_COMPONENTS = 64
+#: Cosine between the stored and the fresh probe (over those components) below which the vectors are another
+#: model's: the same model gives 1.00 up to float noise (and a faithful export of it, e.g. ONNX, close to it);
+#: unrelated models of the same size about 0. Loose on purpose, so only another model trips it.
+PROBE_MIN_COSINE = 0.9
+
+
 @dataclass
 class StoreInfo:
-    """What a collection was built with (stored in its metadata)."""
+    """What a collection was built with (stored in its metadata).
+
+    ``embed_model`` is :meth:`assistant.config.Settings.embed_identity` (``bundled:all-MiniLM-L6-v2``, a folder,
+    or ``remote:<model>``); ``probe`` the first components of the embedding of :data:`PROBE_TEXT` (empty for
+    indexes built before it was recorded; not part of equality, compared by :meth:`PaperStore.check_info`).
+    """
 
     embed_model: str
     dimensions: int
     window_sentences: int
+    probe: tuple[float, ...] = field(default=(), compare=False, repr=False)
+
+
+def store_info(settings: Settings, probe_vector: Sequence[float]) -> StoreInfo:
+    """The :class:`StoreInfo` for ``settings`` given the embedding of :data:`PROBE_TEXT` by the current model."""
+    return StoreInfo(settings.embed_identity(), len(probe_vector), settings.window_sentences,
+                     probe=tuple(round(float(x), 5) for x in probe_vector[:PROBE_COMPONENTS]))
+
+
+def _describe(meta: dict[str, Any] | None) -> str:
+    m = meta or {}
+    return f"embedding model {m.get('embed_model', '?')}, {m.get('window_sentences', '?')}-sentence windows"
 
 
 class PaperStore:
@@ -158,6 +185,8 @@ class PaperStore:
             "window_sentences": info.window_sentences,
             "schema": SCHEMA_VERSION,
         }
+        if info.probe:
+            meta["embed_probe"] = json.dumps(list(info.probe))
         windows = client.get_or_create_collection(name=name, metadata=meta, embedding_function=None)
         papers = client.get_or_create_collection(name=f"{name}_papers", metadata=meta, embedding_function=None)
         log = client.get_or_create_collection(name=f"{name}_log", metadata={"schema": SCHEMA_VERSION}, embedding_function=None)
@@ -181,11 +210,18 @@ class PaperStore:
             raise StoreNotReadyError(f"Cannot read the index at {cls._location(settings)}: {e}. Run `assistant ingest --rebuild`.") from e
         if name not in existing or f"{name}_papers" not in existing or f"{name}_log" not in existing:
             others = sorted(c for c in existing if c.startswith(settings.collection_prefix) and not c.endswith(("_papers", "_log")))
-            hint = f" (found collections built with other settings: {', '.join(others)})" if others else ""
-            raise StoreNotReadyError(
-                f"No index for the current embedding/chunking settings at {cls._location(settings)}{hint}. "
-                "Run `assistant ingest` first."
-            )
+            found = []
+            for c in others:
+                try:
+                    found.append(f"{c} ({_describe(client.get_collection(c, embedding_function=None).metadata)})")
+                except Exception:  # noqa: BLE001 - a collection dropped meanwhile: list it by name
+                    found.append(c)
+            wanted = f"{settings.embed_identity()}, {settings.window_sentences}-sentence windows"
+            hint = (f"; found indexes built with other settings: {'; '.join(found)}. Set ASSISTANT_EMBED_MODEL / "
+                    "ASSISTANT_EMBED_BASE_URL / ASSISTANT_WINDOW_SENTENCES to those of the index, or run `assistant ingest` "
+                    "to build one for these settings." if found else ". Run `assistant ingest` first.")
+            raise StoreNotReadyError(f"No index for the current settings (embedding model {wanted}) at "
+                                     f"{cls._location(settings)}{hint}")
         store = cls(client.get_collection(name, embedding_function=None),
                     client.get_collection(f"{name}_papers", embedding_function=None),
                     client.get_collection(f"{name}_log", embedding_function=None), cls._location(settings))
@@ -201,16 +237,36 @@ class PaperStore:
     def info(self) -> StoreInfo:
         """The build parameters recorded in the collection metadata."""
         m = self.windows.metadata or {}
-        return StoreInfo(str(m.get("embed_model", "")), int(m.get("dimensions", 0)), int(m.get("window_sentences", 0)))
+        probe = tuple(float(x) for x in json.loads(str(m.get("embed_probe", "[]"))))
+        return StoreInfo(str(m.get("embed_model", "")), int(m.get("dimensions", 0)), int(m.get("window_sentences", 0)), probe=probe)
 
     def check_info(self, expected: StoreInfo) -> None:
-        """Raise :class:`StoreNotReadyError` when the stored build parameters differ from ``expected``."""
+        """Raise :class:`StoreNotReadyError` when the index was built with another model (name, vector size,
+        or, where both are recorded, the probe vector) or other chunking than ``expected``: vectors of two
+        models are never mixed in one index."""
         got = self.info()
+        where = f"The index at {self.location} (collection {self.windows.name})"
+        fix = ("Set ASSISTANT_EMBED_MODEL / ASSISTANT_EMBED_BASE_URL back to the model that built it, or run "
+               "`assistant ingest --rebuild` to rebuild it with the new one.")
+        if got.embed_model != expected.embed_model:
+            raise StoreNotReadyError(f"{where} holds vectors made by {got.embed_model}, but these settings embed with "
+                                     f"{expected.embed_model}; mixing two models in one index is refused. {fix}")
+        if got.dimensions != expected.dimensions:
+            raise StoreNotReadyError(f"{where} holds {got.dimensions}-dimensional vectors made by {got.embed_model}, but "
+                                     f"{expected.embed_model} now returns {expected.dimensions}-dimensional ones: another "
+                                     f"model answers under that name; mixing them is refused. {fix}")
         if got != expected:
-            raise StoreNotReadyError(
-                f"The index at {self.location} was built with {got} but the settings ask for {expected}. "
-                "Run `assistant ingest --rebuild` to rebuild it."
-            )
+            raise StoreNotReadyError(f"The index at {self.location} was built with {got} but the settings ask for "
+                                     f"{expected}. Run `assistant ingest --rebuild` to rebuild it.")
+        if got.probe and expected.probe:
+            n = min(len(got.probe), len(expected.probe))
+            a, b = got.probe[:n], expected.probe[:n]
+            cos = sum(x * y for x, y in zip(a, b)) / ((sum(x * x for x in a) * sum(y * y for y in b)) ** 0.5 or 1.0)
+            if cos < PROBE_MIN_COSINE:
+                raise StoreNotReadyError(
+                    f"{where} holds vectors made by {got.embed_model}, but the model now answering under that name "
+                    f"makes other vectors (similarity {cos:.2f} on a probe sentence; the same model gives 1.00); "
+                    f"mixing them is refused. {fix}")
 
     # --- windows -----------------------------------------------------------------------------
     def window_hashes(self) -> dict[str, str]:

@@ -8,4 +8,5 @@ echo "== answer latency (dev questions)"; $PY benchmarks/answer_latency.py --que
 echo "== retrieval latency"; $PY benchmarks/retrieval_latency.py --sizes 1000,10000
 echo "== ingest throughput"; $PY benchmarks/ingest_throughput.py
 echo "== ablations"; $PY benchmarks/ablation.py --questions eval/dev.jsonl
+echo "== scale-out pieces"; $PY benchmarks/scale_out.py
 if [ $# -ge 1 ]; then echo "== load test"; $PY benchmarks/load_test.py --url "$1" --conversations 8 --seconds 120; fi
