@@ -162,10 +162,10 @@ def main() -> int:
     chroma_port = free_port()
     chroma_argv = [str(BIN / "chroma"), "run", "--path", str(tmp / "chroma-server"), "--host", "127.0.0.1", "--port", str(chroma_port)]
     with _process(chroma_argv, f"http://127.0.0.1:{chroma_port}/api/v2/heartbeat", {"ANONYMIZED_TELEMETRY": "False"}) as (chroma, _):
-        server = Settings(chroma_host="127.0.0.1", chroma_port=chroma_port, storage_dir=tmp / "unused")
+        server = Settings(chroma_host="127.0.0.1", chroma_port=chroma_port, storage_dir=tmp / "replica-cache")
         src = PaperStore.open_for_read(embedded)
         dst = PaperStore.open_for_write(server, src.info())
-        for coll_src, coll_dst in ((src.windows, dst.windows), (src.papers, dst.papers)):
+        for coll_src, coll_dst in ((src.windows, dst.windows), (src.papers, dst.papers), (src.log, dst.log)):
             got = coll_src.get(include=["embeddings", "metadatas", "documents"])
             coll_dst.add(ids=got["ids"], embeddings=got["embeddings"], metadatas=got["metadatas"], documents=got["documents"])
         for label, settings in (("embedded", embedded), ("server", server)):
@@ -174,8 +174,8 @@ def main() -> int:
             rows.append((f"Chroma query (40 of 297 windows), {label}", "%.1f / %.1f ms" % _timed(
                 lambda: store.windows.query(query_embeddings=[next(v_iter)], n_results=40), args.repeats)))
             t0 = time.perf_counter()
-            retriever = PaperRetriever(store, local, settings)
-            rows.append((f"retriever start-up (load papers + windows), {label}", f"{(time.perf_counter() - t0) * 1000:.0f} ms"))
+            retriever = PaperRetriever.open(settings, local)
+            rows.append((f"retriever start-up (open index + catalog; a new replica syncs its catalog), {label}", f"{(time.perf_counter() - t0) * 1000:.0f} ms"))
             r_iter = iter(questions * 1000)
             rows.append((f"retrieve() end to end, {label}", "%.0f / %.0f ms" % _timed(lambda: retriever.retrieve(next(r_iter)), args.repeats)))
         rows.append(("Chroma server process RSS (297 windows)", f"{_rss_mib(chroma.pid):.0f} MiB"))

@@ -78,7 +78,7 @@ def test_ingest_and_retrieval_through_the_endpoint_match_the_local_model(seeded_
         report = ingest(settings, [SEEDS], embed, progress=False)
         assert report.papers == 38 and report.added == report.windows == 297
         batches = [len(p["input"]) for p in server.requests]
-        assert max(batches) == 32 and sum(batches) == 1 + 297  # the probe, then every window once, 32 per request
+        assert max(batches) == 32 and sum(batches) == 1 + 297 + 38  # the probe, then every sentence and title once
         assert {p["model"] for p in server.requests} == {MODEL}
 
         local_store, remote_store = PaperStore.open_for_read(seeded_settings), PaperStore.open_for_read(settings)
@@ -89,8 +89,8 @@ def test_ingest_and_retrieval_through_the_endpoint_match_the_local_model(seeded_
         assert max(abs(x - y) for x, y in zip(v_local, v_remote)) < 1e-5
 
         served = len(server.requests)
-        local_r = PaperRetriever(local_store, embed_model, seeded_settings)
-        remote_r = PaperRetriever(remote_store, embed, settings)
+        local_r = PaperRetriever.open(seeded_settings, embed_model)
+        remote_r = PaperRetriever.open(settings, embed)
         for q in DEV_QUESTIONS:
             assert [h.paper.id for h in remote_r.retrieve(q)] == [h.paper.id for h in local_r.retrieve(q)], q
         assert len(server.requests) > served  # query embeddings went through the endpoint too
@@ -122,7 +122,7 @@ def test_two_server_errors_are_retried_without_duplicates(minilm, seeds: Path, t
         report = ingest(settings, [seeds], remote(settings), progress=False)
     assert report.added == report.windows
     sent = server.texts_embedded()
-    assert len(server.requests) == 1 + 2 + -(-report.windows // 8)  # probe, two failures, one request per batch
+    assert len(server.requests) == 1 + 2 + -(-report.windows // 8) + 1  # probe, two failures, a request per batch, the titles
     assert sent[1:9] == sent[9:17] == sent[17:25]  # the failed batch was sent again as it was
     store = PaperStore.open_for_read(settings)
     assert store.windows.count() == report.windows and len(store.load_papers()) == 3
