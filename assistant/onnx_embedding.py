@@ -47,6 +47,10 @@ OPSET = 17
 TYPICAL_EXPORT_S = 10
 #: sentence-transformers module types this runtime reproduces (modules.json); anything else (Dense,
 #: another pooling mode...) needs ``embed_runtime=torch``.
+#: Most padded word pieces (texts x longest text) per onnxruntime run. Small runs keep the activations in
+#: cache: on the reference machine a run of 64 seed windows (~11k word pieces) embedded ~14 texts per
+#: CPU-second, runs of <= 512 word pieces ~23-27 (docs/benchmarks.md, "Embedding runtime").
+RUN_TOKENS = 512
 _TRANSFORMER = "sentence_transformers.models.Transformer"
 _POOLING = "sentence_transformers.models.Pooling"
 _NORMALIZE = "sentence_transformers.models.Normalize"
@@ -297,10 +301,13 @@ class OnnxEmbedding(BaseEmbedding):
     export_path: str = Field(description="Folder holding model.onnx, tokenizer.json and manifest.json.")
     max_length: int = Field(256, gt=0, description="Word pieces per text after truncation (incl. [CLS]/[SEP]).")
     threads: int = Field(2, ge=0, description="onnxruntime intra-op threads per batch (0: onnxruntime's default, one per core).")
+    run_tokens: int = Field(RUN_TOKENS, gt=0, description="Most padded word pieces per onnxruntime run (see RUN_TOKENS).")
 
     _session: Any = PrivateAttr()
     _tokenizer: Any = PrivateAttr()
     _input_names: list[str] = PrivateAttr()
+    _pad_id: int = PrivateAttr()
+    _hidden_size: int = PrivateAttr()
 
     def __init__(self, export_path: str | Path, *, threads: int = 2, embed_batch_size: int = 64,
                  model_name: str | None = None, **kwargs: Any) -> None:
@@ -320,18 +327,20 @@ class OnnxEmbedding(BaseEmbedding):
             # spinning tripled the query latency (p50 8 -> 23 ms with one core busy; docs/benchmarks.md).
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = ort.InferenceSession(str(folder / ONNX_FILE), options, providers=["CPUExecutionProvider"])
+            max_length = int(manifest["max_seq_length"])
         except Exception as e:  # noqa: BLE001 - missing file, bad JSON, invalid protobuf...
             raise ConfigError(f"The ONNX export in {folder} cannot be loaded ({type(e).__name__}: {e}). Delete "
                               "that folder to export again, or set ASSISTANT_EMBED_RUNTIME=torch.") from e
-        max_length = int(manifest["max_seq_length"])
         tokenizer.enable_truncation(max_length=max_length)
-        tokenizer.enable_padding(pad_id=int(manifest.get("pad_id") or 0), pad_token=manifest.get("pad_token") or "[PAD]")
+        tokenizer.no_padding()  # padded per run in _run
         super().__init__(export_path=str(folder), max_length=max_length, threads=threads,
                          embed_batch_size=embed_batch_size, model_name=model_name or manifest.get("source", str(folder)),
                          **kwargs)
         self._session = session
         self._tokenizer = tokenizer
         self._input_names = [i.name for i in session.get_inputs()]
+        self._pad_id = int(manifest.get("pad_id") or 0)
+        self._hidden_size = int(manifest.get("hidden_size") or session.get_outputs()[0].shape[-1])
 
     @classmethod
     def from_model_dir(cls, model_dir: Path, cache_dir: Path, **kwargs: Any) -> OnnxEmbedding:
@@ -354,22 +363,41 @@ class OnnxEmbedding(BaseEmbedding):
         return "OnnxEmbedding"
 
     def embed(self, texts: list[str]) -> np.ndarray:
-        """Unit vectors of ``texts`` as a float32 array ``(len(texts), hidden_size)``; one onnxruntime run
-        per call (callers batch: llama-index splits into ``embed_batch_size``)."""
+        """Unit vectors of ``texts`` as a float32 array ``(len(texts), hidden_size)``, in order.
+
+        Texts are sorted by length and run in groups of at most ``run_tokens`` padded word pieces, each
+        group padded to its own longest text (padding is masked out, so grouping never changes a vector).
+        """
         import numpy as np
 
-        if not texts:
-            return np.zeros((0, 0), dtype=np.float32)
         encodings = self._tokenizer.encode_batch(list(texts))
-        ids = np.array([e.ids for e in encodings], dtype=np.int64)
-        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
-        feeds = {"input_ids": ids, "attention_mask": mask}
-        if "token_type_ids" in self._input_names:
-            feeds["token_type_ids"] = np.array([e.type_ids for e in encodings], dtype=np.int64)
-        (hidden,) = self._session.run(["last_hidden_state"], feeds)
+        out = np.zeros((len(texts), self._hidden_size), dtype=np.float32)
+        group: list[int] = []
+        for i in sorted(range(len(texts)), key=lambda k: len(encodings[k].ids)):
+            if group and (len(group) + 1) * len(encodings[i].ids) > self.run_tokens:
+                out[group] = self._run([encodings[k] for k in group])
+                group = []
+            group.append(i)
+        if group:
+            out[group] = self._run([encodings[k] for k in group])
+        return out
+
+    def _run(self, encodings: list[Any]) -> np.ndarray:
+        """One onnxruntime run over tokenized texts: pad, transformer, mean pooling, L2 normalisation."""
+        import numpy as np
+
+        width = max(len(e.ids) for e in encodings)
+        ids = np.full((len(encodings), width), self._pad_id, dtype=np.int64)
+        mask = np.zeros((len(encodings), width), dtype=np.int64)
+        types = np.zeros((len(encodings), width), dtype=np.int64)
+        for row, e in enumerate(encodings):
+            ids[row, : len(e.ids)] = e.ids
+            mask[row, : len(e.ids)] = 1
+            types[row, : len(e.ids)] = e.type_ids
+        feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        (hidden,) = self._session.run(["last_hidden_state"], {k: v for k, v in feeds.items() if k in self._input_names})
         weights = mask[:, :, None].astype(np.float32)
-        summed = (hidden * weights).sum(axis=1)
-        pooled = summed / np.clip(weights.sum(axis=1), 1e-9, None)  # sentence-transformers' mean pooling
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)  # sentence-transformers' mean pooling
         norms = np.linalg.norm(pooled, axis=1, keepdims=True)
         return pooled / np.clip(norms, 1e-12, None)  # torch.nn.functional.normalize(p=2, eps=1e-12)
 

@@ -102,9 +102,13 @@ def test_truncation_at_256_word_pieces_is_the_torch_one(onnx_model, torch_model,
     assert _cosines([v], [torch_model.get_text_embedding(long_text)])[0] >= 0.9999
 
 
-def test_padding_in_a_mixed_batch_does_not_change_vectors(onnx_model, seed_sentences, long_text) -> None:  # type: ignore[no-untyped-def]
-    texts = ["short", seed_sentences[0], long_text, "a mid-length sentence about graph neural networks", *ODD_TEXTS]
-    batch = np.asarray(onnx_model.get_text_embedding_batch(texts))
+@pytest.mark.parametrize("run_tokens", [1, 512, 1 << 20])  # one text per run ... all texts in one padded run
+def test_padding_in_a_mixed_batch_does_not_change_vectors(run_tokens: int, cache_dir: Path, onnx_model, seed_sentences,  # type: ignore[no-untyped-def]
+                                                          long_text) -> None:
+    model = OnnxEmbedding(export_dir(MODEL_DIR, cache_dir), run_tokens=run_tokens)
+    texts = ["short", seed_sentences[0], long_text, "a mid-length sentence about graph neural networks", *ODD_TEXTS,
+             *seed_sentences[1:9]]
+    batch = np.asarray(model.get_text_embedding_batch(texts))
     alone = np.asarray([onnx_model.get_text_embedding(t) for t in texts])
     assert np.abs(batch - alone).max() < 1e-5
 
