@@ -198,7 +198,7 @@ def export_onnx(model_dir: Path, out_dir: Path) -> Path:
         _move_into_place(tmp, target)
     except ConfigError:
         raise
-    except Exception as e:  # noqa: BLE001 - torch/onnx raise many kinds; the user needs one message
+    except Exception as e:  # torch/onnx raise many kinds; the user needs one message
         raise ConfigError(f"Exporting {model_dir} to ONNX in {target} failed ({type(e).__name__}: {e}). "
                           "Set ASSISTANT_EMBED_RUNTIME=torch to embed without ONNX.") from e
     finally:
@@ -287,8 +287,9 @@ class OnnxEmbedding(BaseEmbedding):
     Vectors are lists of ``hidden_size`` floats (384 for all-MiniLM-L6-v2), L2-normalised, equal to the
     sentence-transformers (``HuggingFaceEmbedding``) ones up to float error (cosine >= 0.9999,
     tests/unit/test_onnx_embedding.py): texts are tokenized with the exported ``tokenizer.json``,
-    truncated to ``max_seq_length`` word pieces (256 for MiniLM, from ``sentence_bert_config.json``), padded
-    to the longest text of each batch, and the token vectors are mean-pooled over the attention mask.
+    truncated to ``max_seq_length`` word pieces (256 for MiniLM, from ``sentence_bert_config.json``), sorted
+    by length and run in groups of at most ``run_tokens`` padded word pieces (each padded to its longest
+    text), and the token vectors are mean-pooled over the attention mask.
     Queries and texts are embedded alike (no instruction prefix, as for MiniLM in llama-index).
     Thread-safe (onnxruntime sessions allow concurrent ``run``). Imports no torch/transformers.
 
@@ -328,7 +329,7 @@ class OnnxEmbedding(BaseEmbedding):
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             session = ort.InferenceSession(str(folder / ONNX_FILE), options, providers=["CPUExecutionProvider"])
             max_length = int(manifest["max_seq_length"])
-        except Exception as e:  # noqa: BLE001 - missing file, bad JSON, invalid protobuf...
+        except Exception as e:  # missing file, bad JSON, invalid protobuf...
             raise ConfigError(f"The ONNX export in {folder} cannot be loaded ({type(e).__name__}: {e}). Delete "
                               "that folder to export again, or set ASSISTANT_EMBED_RUNTIME=torch.") from e
         tokenizer.enable_truncation(max_length=max_length)
