@@ -46,6 +46,9 @@ class Settings(BaseSettings):
     embed_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for `embed_base_url` (never logged).")
     embed_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout of the embeddings endpoint in seconds (each attempt).")
     embed_max_retries: int = Field(3, ge=0, le=10, description="Retries of an embeddings request after a connection error, timeout, HTTP 429 or 5xx (exponential backoff from 0.5 s).")
+    embed_runtime: Literal["onnx", "torch"] = Field("onnx", description="What runs the embedding model: `onnx` (onnxruntime over a one-time ONNX export in `model_cache_dir`; imports in ~0.3 s) or `torch` (sentence-transformers; ~7 s to import torch). Same vectors (cosine >= 0.9999), so the same index serves both.")
+    embed_threads: int = Field(2, ge=1, le=256, description="CPU threads of one ONNX embedding batch (`embed_runtime=onnx` only; torch uses its own default). 2 = the reference machine's cores (docs/benchmarks.md, \"Embedding runtime\").")
+    model_cache_dir: Path = Field(PROJECT_ROOT / ".cache" / "models", description="Where ONNX exports of embedding models are kept (written by scripts/setup.sh, or at first use; re-exported when the model changes).")
 
     # --- retrieval ---------------------------------------------------------------------------
     retrieval_mode: Literal["fused", "dense", "bm25"] = Field("fused", description="Retrievers over the windows: dense + BM25 fused by reciprocal rank (default), or one alone (for ablations).")

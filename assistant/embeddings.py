@@ -44,20 +44,32 @@ def resolve_model_path(name: str) -> Path:
 
 
 def build_embed_model(settings: Settings) -> BaseEmbedding:
-    """A llama-index ``HuggingFaceEmbedding`` on CPU over the local model folder; vectors are L2-normalised.
-    With ``embed_base_url`` set: a :class:`assistant.remote_embedding.RemoteEmbedding` for that server instead.
+    """A llama-index embedding on CPU over the local model folder; vectors are L2-normalised.
+
+    ``embed_runtime=onnx``: :class:`assistant.onnx_embedding.OnnxEmbedding` (exports the model to
+    ``model_cache_dir`` first if there is no valid export: one INFO line, ~10 s once); ``torch``:
+    ``HuggingFaceEmbedding`` (sentence-transformers). With ``embed_base_url`` set: a
+    :class:`assistant.remote_embedding.RemoteEmbedding` for that server instead.
 
     Raises:
-        ConfigError: see :func:`resolve_model_path` and :func:`assistant.remote_embedding.build_remote_embedding`.
+        ConfigError: see :func:`resolve_model_path` and :func:`assistant.remote_embedding.build_remote_embedding`;
+            for onnx also a failed or unsupported export.
     """
     if settings.embed_base_url:
         from assistant.remote_embedding import build_remote_embedding
 
         return build_remote_embedding(settings)
-    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
-
     path = resolve_model_path(settings.embed_model)
     t0 = time.perf_counter()
+    if settings.embed_runtime == "onnx":
+        from assistant.onnx_embedding import OnnxEmbedding
+
+        onnx_model = OnnxEmbedding.from_model_dir(path, settings.model_cache_dir, threads=settings.embed_threads,
+                                                  embed_batch_size=settings.embed_batch_size, model_name=str(path))
+        logger.info("embedding model %s (onnx) loaded in %.1f s", settings.embed_model, time.perf_counter() - t0)
+        return onnx_model
+    from llama_index.embeddings.huggingface import HuggingFaceEmbedding
+
     model = HuggingFaceEmbedding(
         model_name=str(path), device="cpu", embed_batch_size=settings.embed_batch_size, normalize=True,
         show_progress_bar=False,
