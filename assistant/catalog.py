@@ -128,6 +128,7 @@ class Catalog:
         self._local = threading.local()
         self._papers: OrderedDict[str, Paper | None] = OrderedDict()
         self._cache_generation = -1
+        self._count: tuple[int, int] | None = None
         self._lock = threading.Lock()
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -298,6 +299,7 @@ class Catalog:
         with self._lock:
             self._papers.clear()
             self._cache_generation = -1
+            self._count = None
 
     # --- papers -------------------------------------------------------------------------------
     def paper(self, pid: str) -> Paper | None:
@@ -324,8 +326,14 @@ class Catalog:
         return list(json.loads(row[0])) if row else []
 
     def paper_count(self) -> int:
-        """Number of papers."""
-        return int(self._conn().execute("SELECT count(*) FROM papers").fetchone()[0])
+        """Number of papers (counted once per catalog generation)."""
+        with self._lock:
+            if self._count is not None and self._count[0] == self._cache_generation:
+                return self._count[1]
+        n = int(self._conn().execute("SELECT count(*) FROM papers").fetchone()[0])
+        with self._lock:
+            self._count = (self._cache_generation, n)
+        return n
 
     def paper_ids(self) -> list[str]:
         """Every paper id, in catalog order (the order papers were first added)."""
@@ -350,17 +358,34 @@ class Catalog:
     def bm25(self, query: str, k: int) -> list[tuple[str, str, int, str, str, float]]:
         """The ``k`` best windows for ``query`` by BM25 (any query word may match).
 
+        Only the query's rarer words are searched: words in more than ``BM25_MAX_DF_SHARE`` of the papers
+        (at least ``BM25_MIN_DF_CUTOFF`` papers) are left out, then at most ``BM25_MAX_TERMS`` of the rarest
+        remain (the two rarest if none is left). Common words add little to BM25 (low idf) but make SQLite
+        score most of the windows; see tuning.py.
+
         Returns:
             ``(window_id, paper_id, sentence, content_hash, text, score)``, best first; ``score`` is SQLite's
             bm25() negated, so higher is better (> 0).
         """
-        match = fts_query(" ".join(sorted(content_tokens(query))))
+        from assistant.tuning import BM25_MAX_DF_SHARE, BM25_MAX_TERMS, BM25_MIN_DF_CUTOFF
+
+        words = {w for t in content_tokens(query) for w in _FTS_WORD.findall(t)}
+        df = {w: self.document_frequency(w) for w in words}
+        known = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
+        cutoff = max(BM25_MAX_DF_SHARE * self.paper_count(), BM25_MIN_DF_CUTOFF)
+        chosen = [w for w in known if df[w] <= cutoff][:BM25_MAX_TERMS] or known[:2]
+        match = fts_query(" ".join(chosen))
         if not match:
             return []
-        rows = self._conn().execute(
-            "SELECT wid, paper_id, sentence, content_hash, body, bm25(windows) FROM windows WHERE windows MATCH ? "
-            "ORDER BY rank LIMIT ?", (match, k)).fetchall()
-        return [(r[0], r[1], int(r[2]), r[3], r[4], -float(r[5])) for r in rows]
+        con = self._conn()
+        top = con.execute("SELECT rowid, bm25(windows) FROM windows WHERE windows MATCH ? ORDER BY bm25(windows) LIMIT ?",
+                          (match, k)).fetchall()
+        if not top:
+            return []
+        marks = ",".join("?" * len(top))
+        rows = {r[0]: r[1:] for r in con.execute(
+            f"SELECT rowid, wid, paper_id, sentence, content_hash, body FROM windows WHERE rowid IN ({marks})", [r[0] for r in top])}
+        return [(rows[r][0], rows[r][1], int(rows[r][2]), rows[r][3], rows[r][4], -float(score)) for r, score in top if r in rows]
 
     def document_frequency(self, term: str) -> int:
         """Number of papers whose title or abstract has the content token ``term`` (see :func:`paper_terms`)."""

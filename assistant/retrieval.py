@@ -241,14 +241,16 @@ class PaperRetriever:
         """``{paper_id: (sentence vectors, window vectors, sentences)}`` from the stored vectors (rows in
         sentence order; the window centred on each sentence derived as in tuning.WINDOW_TITLE_WEIGHT). Papers
         whose windows are not all written yet (another process is re-indexing them) are left out."""
-        pids = [pid for pid in pids if pid in self.papers]
-        sentence_vectors = self._store.window_embeddings(pids)  # each window's vector is its centre sentence's
+        all_sentences = {pid: self._catalog.sentences(pid) for pid in pids if pid in self.papers}
+        pids = [pid for pid in pids if all_sentences.get(pid)]
+        # each window's vector is its centre sentence's
+        sentence_vectors = self._store.sentence_vectors({pid: len(all_sentences[pid]) for pid in pids})
         title_vectors = self._store.title_vectors(pids)
         half_before = (self._settings.window_sentences - 1) // 2
         half_after = self._settings.window_sentences - 1 - half_before
         out = {}
         for pid in pids:
-            sentences = self._catalog.sentences(pid)
+            sentences = all_sentences[pid]
             rows = dict(sentence_vectors.get(pid, []))
             if not sentences or len(rows) < len(sentences):
                 continue

@@ -279,6 +279,19 @@ class PaperStore:
         if ids:
             self.windows.delete(ids=list(ids))
 
+    def sentence_vectors(self, counts: dict[str, int]) -> dict[str, list[tuple[int, list[float]]]]:
+        """``{paper_id: [(sentence, vector), ...]}`` for papers with known sentence counts ``{paper_id: n}``:
+        the windows are read by id (``<paper>:<i:04d>``), which is faster than a metadata filter."""
+        ids = [f"{pid}:{i:04d}" for pid, n in counts.items() for i in range(n)]
+        if not ids:
+            return {}
+        got = self.windows.get(ids=ids, include=["metadatas", "embeddings"])  # type: ignore[list-item]
+        out: dict[str, list[tuple[int, list[float]]]] = {}
+        embeddings = got.get("embeddings")
+        for meta, emb in zip(got["metadatas"] or [], embeddings if embeddings is not None else []):
+            out.setdefault(str(meta["paper_id"]), []).append((int(meta["sentence"]), emb))
+        return out
+
     def window_embeddings(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[int, list[float]]]]:
         """``{paper_id: [(centre_sentence, embedding), ...]}`` for the given papers' windows."""
         if not paper_ids:
