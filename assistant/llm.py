@@ -14,7 +14,6 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol
 
 import httpx
-import openai
 
 from assistant.errors import LLMUnavailableError
 
@@ -53,8 +52,17 @@ class OpenAIChatBackend:
         self._temperature = temperature
         self._max_tokens = max_output_tokens
         self._timeout_s = timeout_s
-        # max_retries=0: a retry after a timeout would double the wait; the answerer falls back instead.
-        self._client = openai.OpenAI(base_url=base_url, api_key=api_key, timeout=timeout_s, max_retries=0)
+        self._api_key = api_key
+        self._openai: object | None = None  # the client, made at the first request (importing openai takes ~0.8 s)
+
+    @property
+    def _client(self):  # type: ignore[no-untyped-def]
+        import openai
+
+        if self._openai is None:
+            # max_retries=0: a retry after a timeout would double the wait; the answerer falls back instead.
+            self._openai = openai.OpenAI(base_url=self.base_url, api_key=self._api_key, timeout=self._timeout_s, max_retries=0)
+        return self._openai
 
     def _timed_out(self, cause: BaseException | None = None) -> LLMUnavailableError:
         err = LLMUnavailableError(f"The LLM at {self.base_url} (model {self.model!r}) timed out after {self._timeout_s:g} s.",
@@ -73,6 +81,8 @@ class OpenAIChatBackend:
                 ``"unreachable"`` (no connection at all), ``"http"`` (an error status) or ``"stream"``
                 (malformed events, anything else).
         """
+        import openai
+
         deadline = time.monotonic() + self._timeout_s
         response = None
         started = False
