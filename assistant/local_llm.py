@@ -212,10 +212,12 @@ class LocalLLMServer:
         return self._proc is not None and self._proc.poll() is None
 
     def ensure_running(self) -> None:
-        """Restart the server if its process died (the port may change)."""
+        """Start the server if it was never started (``build_assistant(start_llm=False)``: at the first answer
+        that calls the model), or restart it if its process died (the port may change)."""
         if not self.is_running():
-            if not self.broken:
-                logger.warning("bundled LLM server is not running (%s); restarting it", self.exit_description() or "not started")
+            died = self.exit_description()
+            if died and not self.broken:
+                logger.warning("bundled LLM server is not running (%s); restarting it", died)
             self.start()
 
     def log_tail(self, n_chars: int = 2000) -> str:

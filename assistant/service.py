@@ -162,6 +162,11 @@ def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None
     """
     import sys
 
+    from assistant.store import require_existing_storage, start_loading_vectors
+
+    require_existing_storage(settings)
+    loading = start_loading_vectors(settings)  # overlaps Chroma's index load with the imports below
+
     from assistant.catalog import open_catalog
     from assistant.embeddings import CachedEmbedder, build_embed_model
     from assistant.retrieval import PaperRetriever
@@ -173,7 +178,10 @@ def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None
     if "torch" in sys.modules:  # the torch runtime: answering embeds short texts (never imported just for this)
         sys.modules["torch"].set_num_threads(ANSWER_TORCH_THREADS)
     embedder = sentence_embedder or CachedEmbedder(embed)
-    return PaperRetriever(store, catalog, embed, settings, sentence_embedder=embedder), embedder
+    retriever = PaperRetriever(store, catalog, embed, settings, sentence_embedder=embedder)
+    if loading is not None:
+        loading.join()
+    return retriever, embedder
 
 
 def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = None,

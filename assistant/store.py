@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -65,6 +66,33 @@ def forget_embedded_client(settings: Settings) -> None:
     system = SharedSystemClient._identifier_to_system.pop(str(settings.storage_dir), None)
     if system is not None:
         system.stop()
+
+
+def start_loading_vectors(settings: Settings) -> threading.Thread | None:
+    """Start loading the vector index of ``settings``' collection in a background thread and return it
+    (None when there is nothing to load). Chroma loads a collection's HNSW index at its first query
+    (~1 s at 100k windows); starting that while the caller imports llama-index and loads the embedding model
+    overlaps the two (Chroma's Rust core releases the GIL). Errors are left for the caller's own open."""
+    import threading
+
+    if not settings.chroma_host and not settings.storage_dir.is_dir():
+        return None
+    try:
+        collection = make_client(settings).get_collection(settings.collection_name(), embedding_function=None)
+    except Exception:  # noqa: BLE001 - no index yet or unreachable: open_for_read says so properly
+        return None
+
+    def load() -> None:
+        try:
+            dims = int((collection.metadata or {}).get("dimensions", 0))
+            if dims:
+                collection.query(query_embeddings=[[1.0] + [0.0] * (dims - 1)], n_results=1, include=[])
+        except Exception as e:  # noqa: BLE001 - a warm-up only
+            logger.debug("vector index preload failed: %s", e)
+
+    thread = threading.Thread(target=load, name="vector-index-load", daemon=True)
+    thread.start()
+    return thread
 
 
 def require_existing_storage(settings: Settings) -> None:
