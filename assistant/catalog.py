@@ -107,9 +107,10 @@ def catalog_path(storage_dir: Path, collection: str) -> Path:
     return storage_dir / f"{collection}.catalog.sqlite3"
 
 
-def open_catalog(settings: Settings, store: PaperStore) -> Catalog:
-    """The catalog of ``store``'s collection under ``settings.storage_dir`` (created empty when missing)."""
-    return Catalog(catalog_path(settings.storage_dir, settings.collection_name()), store.collection_id)
+def open_catalog(settings: Settings, store: PaperStore, *, repair: bool = False) -> Catalog:
+    """The catalog of ``store``'s collection under ``settings.storage_dir`` (created empty when missing;
+    ``repair``: a damaged file is replaced by an empty one, which the next sync fills)."""
+    return Catalog(catalog_path(settings.storage_dir, settings.collection_name()), store.collection_id, repair=repair)
 
 
 class Catalog:
@@ -122,7 +123,7 @@ class Catalog:
             with ``rebuild_if_foreign`` (ingest) or refused (readers).
     """
 
-    def __init__(self, path: Path, collection_id: str) -> None:
+    def __init__(self, path: Path, collection_id: str, *, repair: bool = False) -> None:
         self.path = path
         self.collection_id = collection_id
         self._local = threading.local()
@@ -135,7 +136,10 @@ class Catalog:
             with self._conn() as con:
                 con.executescript(_SCHEMA)
         except sqlite3.DatabaseError as e:
-            raise StoreNotReadyError(f"The catalog {path} is damaged ({e}). Run `assistant ingest` to rebuild it.") from e
+            if not repair:
+                raise StoreNotReadyError(f"The catalog {path} is damaged ({e}). Run `assistant ingest` to rebuild it.") from e
+            logger.warning("catalog %s is damaged (%s); rebuilding it", path, e)
+            self._reset_file()
 
     # --- connection and meta ------------------------------------------------------------------
     def _conn(self) -> sqlite3.Connection:

@@ -53,7 +53,7 @@ def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
             store.set_generation(generation)
             from assistant.catalog import open_catalog
 
-            open_catalog(settings, store).sync(store, rebuild_if_foreign=True)
+            open_catalog(settings, store, repair=True).sync(store, rebuild_if_foreign=True)
     logger.info("deleted %d paper(s): %s", len(known), known)
     return known
 
@@ -225,7 +225,7 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
     t0 = time.perf_counter()
     info = store_info(settings, embed_model.get_text_embedding(PROBE_TEXT))  # model identity, size, probe vector
     store = PaperStore.open_for_write(settings, info)
-    catalog = open_catalog(settings, store)
+    catalog = open_catalog(settings, store, repair=True)
     catalog.sync(store, rebuild_if_foreign=True, progress=progress)  # a stale or damaged catalog is rebuilt here
     count_pieces = word_piece_counter(settings)
     generation = store.generation()
