@@ -5,8 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 PY=.venv/bin/python
 echo "== answer latency (dev questions)"; $PY benchmarks/answer_latency.py --questions eval/dev.jsonl --limit 42
-echo "== retrieval latency"; $PY benchmarks/retrieval_latency.py --sizes 1000,10000
-echo "== ingest throughput"; $PY benchmarks/ingest_throughput.py
+echo "== scale: 38, 1k, 12k, 100k papers (start-up, fused retrieval, RSS, index size)"; $PY benchmarks/scale.py --sizes 38,1000,12000,100000 --keep "${BENCH_DIR:-/tmp/assistant-bench}"
+echo "== real-embedding ingest of 12k abstracts, SIGKILL halfway, resume"; $PY benchmarks/scale.py real-ingest --papers 12000
+echo "== ingest throughput and embedding work"; $PY benchmarks/ingest_throughput.py
+echo "== embedding runtime (onnx vs torch)"; $PY benchmarks/embedding_runtime.py
 echo "== ablations"; $PY benchmarks/ablation.py --questions eval/dev.jsonl
 echo "== scale-out pieces"; $PY benchmarks/scale_out.py
 if [ $# -ge 1 ]; then echo "== load test"; $PY benchmarks/load_test.py --url "$1" --conversations 8 --seconds 120; fi
