@@ -30,7 +30,7 @@ def test_kill_9_mid_ingest_then_resume(tmp_path: Path, embed_model) -> None:  # 
         if not chunk:
             break
         seen += chunk
-        if "embedding windows:" in seen and "/297" in seen and any(f" {n}/297" in seen for n in range(16, 200)):
+        if "embedding sentences:" in seen and "/297" in seen and any(f" {n}/297" in seen for n in range(16, 200)):
             break
     os.kill(proc.pid, signal.SIGKILL)
     proc.wait()
@@ -40,7 +40,9 @@ def test_kill_9_mid_ingest_then_resume(tmp_path: Path, embed_model) -> None:  # 
     store = PaperStore.open_for_read(settings)  # the papers committed before the kill are usable
     partial = store.load_papers()
     assert 0 < len(partial) < 38
-    assert PaperRetriever.open(settings, embed_model).retrieve("graph transformer")
+    retriever = PaperRetriever.open(settings, embed_model)
+    assert retriever.retrieve("graph transformer")
+    assert set(retriever.papers) <= set(partial)  # the catalog holds only committed papers (synced up to the head)
 
     again = subprocess.run([sys.executable, "-m", "assistant", "ingest", "--no-progress", str(REPO / "seeds")], env=env,
                            capture_output=True, text=True, timeout=300)
@@ -49,6 +51,8 @@ def test_kill_9_mid_ingest_then_resume(tmp_path: Path, embed_model) -> None:  # 
     assert len(store.load_papers()) == 38
     ids = store.windows.get()["ids"]
     assert len(ids) == len(set(ids)) == 297  # complete, no duplicates
+    retriever.refresh(force=True)
+    assert len(retriever.papers) == 38  # the catalog caught up too
     third = subprocess.run([sys.executable, "-m", "assistant", "ingest", "--no-progress", str(REPO / "seeds")], env=env,
                            capture_output=True, text=True, timeout=300)
     assert "0 added" in third.stdout  # the summary is a result: stdout
