@@ -343,10 +343,6 @@ class Catalog:
         """Every paper id, in catalog order (the order papers were first added)."""
         return [r[0] for r in self._conn().execute("SELECT id FROM papers ORDER BY rowid")]
 
-    def paper_hashes(self) -> dict[str, str]:
-        """``{paper_id: paper_hash}`` of every paper."""
-        return dict(self._conn().execute("SELECT id, hash FROM papers"))
-
     def _ids(self, rowids: Sequence[int]) -> list[str]:
         if not rowids:
             return []
@@ -449,10 +445,6 @@ class Catalog:
         ids = self._ids(sorted({r[0] // ROWS_PER_PAPER for r in rows}))
         rowid_to_id = dict(zip(sorted({r[0] // ROWS_PER_PAPER for r in rows}), ids))
         return [(rowid_to_id[r[0] // ROWS_PER_PAPER], r[1]) for r in rows if r[0] // ROWS_PER_PAPER in rowid_to_id]
-
-    def size_bytes(self) -> int:
-        """Bytes on disk (file + write-ahead log)."""
-        return sum(Path(f"{self.path}{s}").stat().st_size for s in ("", "-wal") if Path(f"{self.path}{s}").exists())
 
     def close(self) -> None:
         """Close this thread's connection."""

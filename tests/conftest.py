@@ -16,6 +16,17 @@ REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"
 
 enforce_offline()  # before any test imports transformers / chromadb / gradio
+TINY_SEEDS = REPO / "tests" / "fixtures" / "tiny_seeds"
+
+
+@pytest.fixture
+def seeds(tmp_path: Path) -> Path:
+    """A writable copy of the three-paper fixture corpus (``tiny.txt`` + ``papers.jsonl``)."""
+    import shutil
+
+    d = tmp_path / "seeds"
+    shutil.copytree(TINY_SEEDS, d)
+    return d
 
 
 @pytest.fixture(scope="session")

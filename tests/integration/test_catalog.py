@@ -5,7 +5,6 @@ catalog is refused by readers and rebuilt by ingest, and updates apply by paper 
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -18,13 +17,6 @@ from assistant.ingest import drop_index, ingest
 from assistant.retrieval import PaperRetriever
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
-
-
-@pytest.fixture
-def seeds(tmp_path: Path) -> Path:
-    d = tmp_path / "seeds"
-    shutil.copytree(FIXTURES, d)
-    return d
 
 
 def test_ingest_json_reports_papers_and_embedding_work(tmp_path: Path, seeds: Path, capsys) -> None:  # type: ignore[no-untyped-def]

@@ -3,7 +3,6 @@ and an interrupted ingest that leaves the previous index usable and is completed
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -15,13 +14,6 @@ from assistant.retrieval import PaperRetriever
 from assistant.store import PaperStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
-
-
-@pytest.fixture
-def seeds(tmp_path: Path) -> Path:
-    d = tmp_path / "seeds"
-    shutil.copytree(FIXTURES, d)
-    return d
 
 
 def test_reingest_adds_nothing_and_reopens_from_disk(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
