@@ -359,21 +359,27 @@ class Catalog:
         """The ``k`` best windows for ``query`` by BM25 (any query word may match).
 
         Only the query's rarer words are searched: words in more than ``BM25_MAX_DF_SHARE`` of the papers
-        (at least ``BM25_MIN_DF_CUTOFF`` papers) are left out, then at most ``BM25_MAX_TERMS`` of the rarest
-        remain (the two rarest if none is left). Common words add little to BM25 (low idf) but make SQLite
+        (at least ``BM25_MIN_DF_CUTOFF`` papers) are left out, then the rarest are taken while there are at
+        most ``BM25_MAX_TERMS`` and their papers add up to at most ``BM25_MAX_POSTINGS`` (the two rarest if
+        none is left). Common words add little to BM25 (low idf) but make SQLite
         score most of the windows; see tuning.py.
 
         Returns:
             ``(window_id, paper_id, sentence, content_hash, text, score)``, best first; ``score`` is SQLite's
             bm25() negated, so higher is better (> 0).
         """
-        from assistant.tuning import BM25_MAX_DF_SHARE, BM25_MAX_TERMS, BM25_MIN_DF_CUTOFF
+        from assistant.tuning import BM25_MAX_DF_SHARE, BM25_MAX_POSTINGS, BM25_MAX_TERMS, BM25_MIN_DF_CUTOFF
 
         words = {w for t in content_tokens(query) for w in _FTS_WORD.findall(t)}
         df = {w: self.document_frequency(w) for w in words}
         known = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
         cutoff = max(BM25_MAX_DF_SHARE * self.paper_count(), BM25_MIN_DF_CUTOFF)
-        chosen = [w for w in known if df[w] <= cutoff][:BM25_MAX_TERMS] or known[:2]
+        chosen: list[str] = []
+        for w in (w for w in known if df[w] <= cutoff):
+            if len(chosen) >= BM25_MAX_TERMS or (chosen and sum(df[c] for c in chosen) + df[w] > BM25_MAX_POSTINGS):
+                break
+            chosen.append(w)
+        chosen = chosen or known[:2]
         match = fts_query(" ".join(chosen))
         if not match:
             return []

@@ -18,6 +18,9 @@ from __future__ import annotations
 BM25_MAX_DF_SHARE = 0.05
 BM25_MIN_DF_CUTOFF = 100
 BM25_MAX_TERMS = 8
+#: ... and only while the chosen words' document frequencies add up to at most this many papers, which bounds
+#: the windows SQLite must score (no effect below ~1,250 papers: 8 words x all papers).
+BM25_MAX_POSTINGS = 10_000
 #: Weight of a paper's second-best window in its aggregated fused score. Fitted on dev recall@5.
 SECOND_WINDOW_WEIGHT = 0.5
 #: The vector of the window centred on a sentence, derived from stored vectors (nothing re-embedded):
