@@ -156,6 +156,7 @@ def cmd_app(args: argparse.Namespace) -> int:
         t_open = time.perf_counter()
         assistant.ask(questions[0], intent="topic")
         t_first = time.perf_counter()
+        first_at = time.time()
         lat = []
         for q in questions:
             t = time.perf_counter()
@@ -166,32 +167,37 @@ def cmd_app(args: argparse.Namespace) -> int:
         print(json.dumps({
             "imports_s": round(t_imports - t_start, 2), "open_s": round(t_open - t_imports, 2),
             "first_answer_s": round(t_first - t_open, 2), "fused_p50_ms": round(pick(0.5)), "fused_p95_ms": round(pick(0.95)),
-            "papers": assistant.paper_count, "app_rss_mib": round(_rss_mib()),
+            "papers": assistant.paper_count, "app_rss_mib": round(_rss_mib()), "first_answer_at": first_at,
         }), flush=True)
     return 0
 
 
 def _child(*argv: str) -> tuple[dict[str, object], float]:
-    t0 = time.perf_counter()
+    """Run this script's ``argv`` in a fresh process; returns its JSON line and the seconds from launching
+    it to its first answer (``first_answer_at``), or to its exit when it reports none."""
+    t0 = time.time()
     done = subprocess.run([PY, __file__, *argv], capture_output=True, text=True, cwd=ROOT)
-    wall = time.perf_counter() - t0
+    end = time.time()
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(argv)} failed:\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1]), wall
+    out = json.loads(done.stdout.strip().splitlines()[-1])
+    return out, float(out.get("first_answer_at", end)) - t0
 
 
 def cmd_sizes(args: argparse.Namespace) -> int:
     sizes = [int(x) for x in args.sizes.split(",")]
-    print("| papers | windows | ingest s | ingest RSS MiB | index MiB | start-up s (imports + open + 1st answer) | fused p50 ms | fused p95 ms | app RSS MiB |")
+    print("| papers | windows | ingest s | ingest RSS MiB | index MiB | start-up s: launch to 1st answer (imports + open + answer) | fused p50 ms | fused p95 ms | app RSS MiB |")
     print("|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
         keep = Path(args.keep) / f"index-{n}" if args.keep else None
         with tempfile.TemporaryDirectory() as tmp:
             d = keep or Path(tmp) / "index"
+            record = d / "build.json"  # a kept index keeps what its build measured
             if not (keep and keep.exists()):
                 built, _ = _child("build", "--papers", str(n), "--dir", str(d))
+                record.write_text(json.dumps(built))
             else:
-                built = {"ingest_s": "(kept)", "windows": "?", "ingest_rss_mib": "-"}
+                built = json.loads(record.read_text()) if record.exists() else {"ingest_s": "-", "windows": 0, "ingest_rss_mib": "-"}
             app, wall = _child("app", "--dir", str(d))
             print(f"| {n:,} | {built['windows']:,} | {built['ingest_s']} | {built['ingest_rss_mib']} | {_du(d) / 2**20:.0f} | "
                   f"{wall:.1f} ({app['imports_s']} + {app['open_s']} + {app['first_answer_s']}) | {app['fused_p50_ms']} | "
