@@ -232,6 +232,9 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
 
     stored_papers = store.paper_hashes()
     stored_windows = store.window_hashes()
+    windows_of: dict[str, list[str]] = {}  # paper id -> its stored window ids (ids are "<paper id>:<NNNN>")
+    for wid in stored_windows:
+        windows_of.setdefault(wid.rsplit(":", 1)[0], []).append(wid)
     plan = plan_sync(store.load_papers(), papers)  # removed, moved and old-scheme ids: assistant/identity.py
     gone = list(plan.gone)
     if gone:
@@ -267,7 +270,7 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
         stale: list[str] = []
         for p, _, windows, sentences in group:
             ids = {w.id for w in windows}
-            stale += [wid for wid in stored_windows if wid.startswith(p.id + ":") and wid not in ids]
+            stale += [wid for wid in windows_of.get(p.id, ()) if wid not in ids]
             for w in windows:
                 old = stored_windows.get(w.id)
                 if old != w.content_hash:
