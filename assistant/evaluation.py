@@ -78,7 +78,7 @@ class PaperRanker(Protocol):
 
     papers: Mapping[str, Paper]
 
-    def retrieve(self, query: str, top_k: int | None = None) -> list[PaperHit]: ...
+    def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]: ...
 
 
 def _str_list(obj: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -186,10 +186,14 @@ def _warn_unknown_gold(items: Sequence[EvalItem], papers: Mapping[str, object]) 
         logger.warning("%d gold id(s) are not in the index (recall for them is 0): %s", len(unknown), ", ".join(unknown[:10]))
 
 
-def _ranked(ranker: PaperRanker, query: str, max_k: int) -> tuple[list[str], float]:
-    """Paper ids ranked for ``query`` (up to ``max_k``) and the time taken in ms."""
+def _ranked(ranker: PaperRanker, query: str, max_k: int, intent: str) -> tuple[list[str], float]:
+    """Paper ids ranked for ``query`` (up to ``max_k``) as the strategy of ``intent`` searches (with aspect
+    coverage for one-paper intents), and the time taken in ms."""
+    from assistant.strategies import STRATEGIES
+
     t0 = time.perf_counter()
-    hits = ranker.retrieve(query, top_k=max_k)
+    strategy = STRATEGIES.get(intent)
+    hits = ranker.retrieve(query, top_k=max_k, aspects=bool(strategy and strategy.one_paper))
     return [h.paper.id for h in hits], (time.perf_counter() - t0) * 1000
 
 
@@ -213,11 +217,13 @@ def evaluate_retrieval(retriever: PaperRanker, items: Sequence[EvalItem], ks: Se
         the report dict (module docstring) with only ``recall@k`` metrics and ``retrieve`` latency (ms
         for ``retrieve(query, top_k=max(ks))``).
     """
+    from assistant.intents import detect_intent
+
     _warn_unknown_gold(items, retriever.papers)
     records = []
     for item in _progress(items, progress, "retrieval eval"):
         query = retrieval_only_query(item)
-        ids, ms = _ranked(retriever, query, max(ks))
+        ids, ms = _ranked(retriever, query, max(ks), detect_intent(item.question))
         records.append({
             "id": item.id, "type": item.type, "question": item.question, "turns": list(item.turns), "query": query,
             "gold_ids": list(item.gold_ids), "retrieved_ids": ids, "timings_ms": {"retrieve": round(ms, 1)},
@@ -261,7 +267,8 @@ def evaluate_answers(assistant: Assistant, items: Sequence[EvalItem], ks: Sequen
     """Ask every item through a fresh chat session (as the UI does) and score the last turn.
 
     Recall@k uses ``assistant.retriever.retrieve(q, top_k=max(ks))`` where ``q`` is the query the
-    session resolved for the scored turn (for follow-ups: after the earlier turns were answered).
+    session resolved for the scored turn (for follow-ups: after the earlier turns were answered), searched
+    as the answer's intent searches (aspect coverage for lookups and summaries).
 
     Args:
         support_threshold: faithfulness cut-off; default: the assistant's ``settings.support_threshold``.
@@ -282,7 +289,7 @@ def evaluate_answers(assistant: Assistant, items: Sequence[EvalItem], ks: Sequen
                 session.ask(turn)
             answer = session.ask(item.question)
             query = answer.resolved_query or clean_question(item.question)
-            ids, _ = _ranked(assistant.retriever, query, max(ks))
+            ids, _ = _ranked(assistant.retriever, query, max(ks), answer.intent)
             record = score_answer(item, answer, ids, ks, threshold)
             record["query"] = query
         except Exception as e:  # noqa: BLE001 - one broken item is recorded as failed; the run goes on

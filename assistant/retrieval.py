@@ -26,9 +26,9 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.references import MetadataIndex
-from assistant.text import content_tokens, is_boilerplate, states_contribution
+from assistant.text import clauses, content_tokens, is_boilerplate, states_contribution
 from assistant.types import Evidence, Paper, PaperHit
-from assistant.tuning import METADATA_WEIGHT, RRF_K, EVIDENCE_BOILERPLATE_PENALTY, EVIDENCE_CONTRIBUTION_PRIOR, EVIDENCE_LEXICAL_WEIGHT, RARE_TERM_MAX_DF, SECOND_WINDOW_WEIGHT, SENTENCE_WEIGHT, WINDOW_RANK_CANDIDATES, WINDOW_RANK_WEIGHT, WINDOW_TITLE_WEIGHT
+from assistant.tuning import ASPECT_MAX_CLAUSES, ASPECT_WEIGHT, METADATA_WEIGHT, RRF_K, EVIDENCE_BOILERPLATE_PENALTY, EVIDENCE_CONTRIBUTION_PRIOR, EVIDENCE_LEXICAL_WEIGHT, RARE_TERM_MAX_DF, SECOND_WINDOW_WEIGHT, SENTENCE_WEIGHT, WINDOW_RANK_CANDIDATES, WINDOW_RANK_WEIGHT, WINDOW_TITLE_WEIGHT
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
@@ -197,8 +197,10 @@ class PaperRetriever:
 
         return all(known(t) or all(known(part) for part in t.split("-") if part) for t in tokens)
 
-    def retrieve(self, query: str, top_k: int | None = None) -> list[PaperHit]:
-        """Rank papers for ``query``.
+    def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]:
+        """Rank papers for ``query``; ``aspects=True`` for a question that asks for one paper (lookup,
+        summary): the candidates are also ranked by how well each covers every clause of the question
+        (tuning.ASPECT_WEIGHT; costs one query embedding per clause, at most ASPECT_MAX_CLAUSES).
 
         Returns:
             up to ``top_k`` (default ``settings.top_k``) :class:`PaperHit`, best first; ``score`` is the
@@ -230,6 +232,13 @@ class PaperRetriever:
         best_window = {pid: float((v[1] @ q).max()) for pid, v in vectors.items()}
         for rank, pid in enumerate(sorted(best_window, key=lambda pid: best_window[pid], reverse=True), start=1):
             scored[pid] += WINDOW_RANK_WEIGHT / (RRF_K + rank)  # whole windows with their title (tuning.py)
+        parts = clauses(query)[:ASPECT_MAX_CLAUSES] if aspects else []
+        if parts and vectors:
+            aspect_q = np.asarray([self._embed.get_query_embedding(p) for p in parts], dtype=np.float32).T
+            coverage = {pid: float(np.maximum((v[0] @ aspect_q).max(axis=0), (v[1] @ aspect_q).max(axis=0)).mean())
+                        for pid, v in vectors.items()}
+            for rank, pid in enumerate(sorted(coverage, key=lambda pid: coverage[pid], reverse=True), start=1):
+                scored[pid] += ASPECT_WEIGHT / (RRF_K + rank)  # every aspect of the question (tuning.py)
         ranked = sorted(candidates, key=lambda pid: scored[pid], reverse=True)[:top_k]
         return self._hits(query, q_emb, ranked, scored, vectors)
 

@@ -109,12 +109,14 @@ class IntentStrategy:
     intent: ClassVar[str] = ""
     #: The task sentence of the system prompt for this intent (prompts.SYSTEM_PROMPT ``{task}``).
     task: ClassVar[str] = DEFAULT_TASK
+    #: The question asks for one paper: search with aspect coverage (PaperRetriever.retrieve ``aspects``).
+    one_paper: ClassVar[bool] = False
 
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
         """Papers to consider, best first: the papers in focus, else a search for ``req.query``."""
         if req.focus_ids:
             return tools.retriever.hits_for(req.query, list(req.focus_ids))
-        return tools.retriever.retrieve(req.query)
+        return tools.retriever.retrieve(req.query, aspects=self.one_paper)
 
     def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
         """An answer decided before any model call, or None (default) to go on."""
@@ -211,6 +213,7 @@ class LookupStrategy(IntentStrategy):
 
     intent = "lookup"
     task = "Write one to three short sentences that answer the question."
+    one_paper = True
 
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
         """The search, with the paper the question names moved first (extractive.refocus)."""
@@ -275,6 +278,7 @@ class SummaryStrategy(IntentStrategy):
 
     intent = "summary"
     task = "Summarize the paper in two or three short sentences: its problem, its method and its main result."
+    one_paper = True
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         context = hits if req.focus_ids else _by_named_author(tools, req, hits)[:1]

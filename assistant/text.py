@@ -38,6 +38,22 @@ SENTENCE_END = (".", "!", "?", '"', "'", ")", "]", "”")
 _ABBREV_GLUE = re.compile(r"\b(?:e\.g|i\.e|et al|etc|vs|Fig|Eq|cf)\.$")
 
 
+#: Where a question's aspects split: punctuation and the words that start a new clause or qualifier.
+_CLAUSE_BREAK = re.compile(r"[,;:?!()]|\b(?:and|or|where|whereby|which|that|while|whose|by|with|without|using|via|"
+                           r"instead of|rather than|so that|such that|treating|in order to)\b", re.I)
+#: A clause needs this many content words to be an aspect of its own.
+_CLAUSE_MIN_WORDS = 2
+
+
+def clauses(text: str) -> list[str]:
+    """The aspects of a question: ``text`` split at punctuation and clause words (_CLAUSE_BREAK), keeping
+    the parts with at least two content words (content_tokens), in order. Returns [] when fewer than two
+    such parts exist (the question is one aspect)."""
+    parts = [" ".join(p.split()) for p in _CLAUSE_BREAK.split(text) if p]
+    parts = [p for p in parts if len(content_tokens(p)) >= _CLAUSE_MIN_WORDS]
+    return parts if len(parts) >= 2 else []
+
+
 def content_tokens(text: str) -> set[str]:
     """Lower-cased word tokens of ``text`` minus :data:`STOPWORDS` (hyphen/period-joined names kept whole:
     ``"gpt-4o"``, ``"3.5"``); thousands separators removed first (``2,864`` -> ``2864``)."""

@@ -36,6 +36,15 @@ WINDOW_TITLE_WEIGHT = 1.0
 #: Fitted on dev (recall@1 and the paraphrase items).
 WINDOW_RANK_CANDIDATES = 20
 WINDOW_RANK_WEIGHT = 2.0
+#: A question that asks for one paper often describes it by several aspects in other words ("made-up
+#: portraits ... pushed apart on a ball-shaped surface"); one query vector blurs them, so a paper that
+#: matches one aspect strongly can beat the paper that matches all. For such questions (lookup and summary
+#: intents) the same candidates are ranked by aspect coverage, the mean over the question's clauses
+#: (text.clauses, at most ASPECT_MAX_CLAUSES, each embedded) of the paper's best sentence-or-window cosine,
+#: fused in as one more reciprocal-rank list with weight ASPECT_WEIGHT. Fitted on dev (the paraphrase items
+#: rank 2 -> 1) with the other intents left out: for lists and comparisons it lowered recall@3.
+ASPECT_WEIGHT = 3.0
+ASPECT_MAX_CLAUSES = 6
 #: Evidence score of a sentence = SENTENCE_WEIGHT x cos(query, sentence) + (1 - SENTENCE_WEIGHT) x
 #: cos(query, window centred on it) + EVIDENCE_LEXICAL_WEIGHT x share of query words in the sentence
 #: (+ the prior/penalty below). Roughly 0.2-1.0; ``topic_min_evidence`` (0.44) is on this scale.

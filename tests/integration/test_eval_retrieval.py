@@ -41,3 +41,16 @@ def test_dev_report_shape(retrieval_report: dict[str, Any]) -> None:
         assert all("#" in pid for pid in item["retrieved_ids"])
     recalls = [retrieval_report["overall"][f"recall@{k}"] for k in (1, 3, 5, 10)]
     assert recalls == sorted(recalls)  # recall@k never decreases with k
+
+
+def test_one_paper_questions_rank_their_paper_first_with_aspect_coverage(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+    """Paraphrased "which paper" questions describe their paper by several aspects in other words; with
+    aspect coverage (what lookups and summaries search with) each ranks its paper first."""
+    from assistant.evaluation import load_items
+    from assistant.retrieval import PaperRetriever
+
+    retriever = PaperRetriever.open(seeded_settings, embed_model)
+    items = [it for it in load_items(DEV) if it.type == "paraphrase"]
+    assert len(items) == 3
+    firsts = {it.id: retriever.retrieve(it.question, top_k=1, aspects=True)[0].paper.id for it in items}
+    assert firsts == {it.id: it.gold_ids[0] for it in items}

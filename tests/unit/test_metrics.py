@@ -218,7 +218,7 @@ class FakeRanker:
         self.papers = {pid: paper(pid) for pid in ranking}
         self.calls: list[tuple[str, int | None]] = []
 
-    def retrieve(self, query: str, top_k: int | None = None) -> list[PaperHit]:
+    def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]:
         self.calls.append((query, top_k))
         return [PaperHit(self.papers[p], 1.0, 0.5, (), ()) for p in list(self.papers)[: top_k or 5]]
 

@@ -76,3 +76,16 @@ def test_premises_are_checkable_claims_only() -> None:
     assert premises("Which paper proposes DUALFormer?") == []
     f = premise_facts("LeReT improved retrieval accuracy by 42%.")
     assert f.quantity and "accuracy" in f.measured
+
+
+def test_clauses_split_a_question_into_its_aspects() -> None:
+    from assistant.text import clauses
+
+    q = ("Is there work on teaching face-verification systems with made-up portraits, where the invented "
+         "people are pushed far apart on a ball-shaped surface?")
+    assert clauses(q) == ["Is there work on teaching face-verification systems", "made-up portraits",
+                          "the invented people are pushed far apart on a ball-shaped surface"]
+    assert clauses("What is SPA?") == []  # one aspect: nothing to cover separately
+    assert clauses("Which paper uses graphs and trains transformers?") == []  # "paper uses graphs": one content word
+    assert clauses("Which paper scales graph transformers, and which benchmark does it release?") == [
+        "paper scales graph transformers", "benchmark does it release"]
