@@ -173,7 +173,8 @@ def store_info(settings: Settings, probe_vector: Sequence[float]) -> StoreInfo:
 
 def _describe(meta: dict[str, Any] | None) -> str:
     m = meta or {}
-    return f"embedding model {m.get('embed_model', '?')}, {m.get('window_sentences', '?')}-sentence windows"
+    return (f"embedding model {m.get('embed_model', '?')}, {m.get('window_sentences', '?')}-sentence windows, "
+            f"index layout v{m.get('schema', 1)}")
 
 
 class PaperStore:
@@ -238,16 +239,28 @@ class PaperStore:
             raise StoreNotReadyError(f"Cannot read the index at {cls._location(settings)}: {e}. Run `assistant ingest --rebuild`.") from e
         if name not in existing or f"{name}_papers" not in existing or f"{name}_log" not in existing:
             others = sorted(c for c in existing if c.startswith(settings.collection_prefix) and not c.endswith(("_papers", "_log")))
-            found = []
+            found, older = [], []
             for c in others:
                 try:
-                    found.append(f"{c} ({_describe(client.get_collection(c, embedding_function=None).metadata)})")
+                    meta = client.get_collection(c, embedding_function=None).metadata or {}
                 except Exception:  # noqa: BLE001 - a collection dropped meanwhile: list it by name
                     found.append(c)
-            wanted = f"{settings.embed_identity()}, {settings.window_sentences}-sentence windows"
-            hint = (f"; found indexes built with other settings: {'; '.join(found)}. Set ASSISTANT_EMBED_MODEL / "
-                    "ASSISTANT_EMBED_BASE_URL / ASSISTANT_WINDOW_SENTENCES to those of the index, or run `assistant ingest` "
-                    "to build one for these settings." if found else ". Run `assistant ingest` first.")
+                    continue
+                found.append(f"{c} ({_describe(meta)})")
+                if (meta.get("embed_model") == settings.embed_identity() and meta.get("window_sentences") == settings.window_sentences
+                        and int(meta.get("schema", 1)) < SCHEMA_VERSION):
+                    older.append(c)
+            wanted = f"{settings.embed_identity()}, {settings.window_sentences}-sentence windows, index layout v{SCHEMA_VERSION}"
+            if older:
+                hint = (f"; found {', '.join(older)}, built for the same model by an older version of the assistant "
+                        f"(an older index layout). Run `assistant ingest` to build the index this version reads "
+                        "(the old one is left in place, unused).")
+            elif found:
+                hint = (f"; found indexes built with other settings: {'; '.join(found)}. Set ASSISTANT_EMBED_MODEL / "
+                        "ASSISTANT_EMBED_BASE_URL / ASSISTANT_WINDOW_SENTENCES to those of the index, or run `assistant ingest` "
+                        "to build one for these settings.")
+            else:
+                hint = ". Run `assistant ingest` first."
             raise StoreNotReadyError(f"No index for the current settings (embedding model {wanted}) at "
                                      f"{cls._location(settings)}{hint}")
         store = cls(client.get_collection(name, embedding_function=None),

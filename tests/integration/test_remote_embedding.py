@@ -231,9 +231,9 @@ def test_a_local_index_and_a_remote_index_live_side_by_side(embed_model, minilm,
     with pytest.raises(StoreNotReadyError) as e:
         PaperStore.open_for_read(remote_settings("http://127.0.0.1:1/v1", index, embed_model="BAAI/bge-small-en-v1.5"))
     msg = str(e.value)
-    assert "No index for the current settings (embedding model remote:BAAI/bge-small-en-v1.5, 3-sentence windows)" in msg
-    assert f"{local.collection_name()} (embedding model bundled:all-MiniLM-L6-v2, 3-sentence windows)" in msg
-    assert f"{settings.collection_name()} (embedding model remote:{MODEL}, 3-sentence windows)" in msg
+    assert "No index for the current settings (embedding model remote:BAAI/bge-small-en-v1.5, 3-sentence windows, index layout v2)" in msg
+    assert f"{local.collection_name()} (embedding model bundled:all-MiniLM-L6-v2, 3-sentence windows, index layout v2)" in msg
+    assert f"{settings.collection_name()} (embedding model remote:{MODEL}, 3-sentence windows, index layout v2)" in msg
     assert "other settings" in msg and "ASSISTANT_EMBED_BASE_URL" in msg
 
 

@@ -58,6 +58,23 @@ def test_missing_index_and_other_settings_give_clear_errors(tmp_path: Path, seed
         PaperStore.open_for_read(other)
 
 
+def test_an_index_of_an_older_layout_is_named_as_such(tmp_path: Path) -> None:
+    """Storage left by an older version (same model and windows, layout v1: no ``schema`` in its metadata):
+    the reader says so and how to build the index this version reads, instead of "other settings"."""
+    from assistant.store import make_client
+
+    settings = Settings(storage_dir=tmp_path / "index")
+    settings.storage_dir.mkdir()
+    old = f"{settings.collection_prefix}_0123456789"
+    make_client(settings).create_collection(old, metadata={"embed_model": settings.embed_identity(), "window_sentences": 3},
+                                            embedding_function=None)
+    with pytest.raises(StoreNotReadyError) as e:
+        PaperStore.open_for_read(settings)
+    msg = str(e.value)
+    assert f"found {old}, built for the same model by an older version of the assistant" in msg
+    assert "Run `assistant ingest` to build the index this version reads" in msg and "other settings" not in msg
+
+
 def test_bad_input_writes_nothing_and_keeps_index(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
