@@ -360,9 +360,9 @@ class Catalog:
 
         Only the query's rarer words are searched: words in more than ``BM25_MAX_DF_SHARE`` of the papers
         (at least ``BM25_MIN_DF_CUTOFF`` papers) are left out, then the rarest are taken while there are at
-        most ``BM25_MAX_TERMS`` and their papers add up to at most ``BM25_MAX_POSTINGS`` (the two rarest if
-        none is left). Common words add little to BM25 (low idf) but make SQLite
-        score most of the windows; see tuning.py.
+        most ``BM25_MAX_TERMS`` and their papers add up to at most ``BM25_MAX_POSTINGS`` (if none is left, the
+        rarest word alone when it is in at most that many papers, else nothing: ``[]``). Common words add little
+        to BM25 (low idf) but make SQLite score most of the windows; see tuning.py.
 
         Returns:
             ``(window_id, paper_id, sentence, content_hash, text, score)``, best first; ``score`` is SQLite's
@@ -379,7 +379,7 @@ class Catalog:
             if len(chosen) >= BM25_MAX_TERMS or (chosen and sum(df[c] for c in chosen) + df[w] > BM25_MAX_POSTINGS):
                 break
             chosen.append(w)
-        chosen = chosen or known[:2]
+        chosen = chosen or [w for w in known[:1] if df[w] <= BM25_MAX_POSTINGS]
         match = fts_query(" ".join(chosen))
         if not match:
             return []

@@ -19,8 +19,10 @@ BM25_MAX_DF_SHARE = 0.05
 BM25_MIN_DF_CUTOFF = 100
 BM25_MAX_TERMS = 8
 #: ... and only while the chosen words' document frequencies add up to at most this many papers, which bounds
-#: the windows SQLite must score (no effect below ~1,250 papers: 8 words x all papers).
-BM25_MAX_POSTINGS = 10_000
+#: the windows SQLite must score (no effect below 7,500 papers: 8 words x the cutoff). A question whose every
+#: word is in more papers than this gets no BM25 list (its words have idf < 3.5; the dense ranking decides):
+#: on the 100k-paper benchmark corpus such questions made SQLite score 50-100k windows (~250 ms).
+BM25_MAX_POSTINGS = 3_000
 #: Weight of a paper's second-best window in its aggregated fused score. Fitted on dev recall@5.
 SECOND_WINDOW_WEIGHT = 0.5
 #: The vector of the window centred on a sentence, derived from stored vectors (nothing re-embedded):

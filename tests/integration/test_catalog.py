@@ -101,3 +101,19 @@ def test_bm25_and_metadata_follow_updates_by_paper_id(tmp_path: Path, seeds: Pat
     retriever.refresh(force=True)
     assert "tiny.txt#1" in {pid for _, pid, *_ in catalog.bm25("graph transformer self-attention", 40)}
     assert retriever.metadata.by_name("DUALFormer") == ["tiny.txt#1"]
+
+
+def test_bm25_searches_only_words_within_the_postings_budget(tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A question whose every word is in more papers than BM25_MAX_POSTINGS gets no BM25 list (the dense
+    ranking decides) instead of SQLite scoring most windows; a rare word is still searched."""
+    import assistant.tuning as tuning
+
+    settings = Settings(storage_dir=tmp_path / "index")
+    ingest(settings, [seeds], embed_model, progress=False)
+    catalog = PaperRetriever.open(settings, embed_model)._catalog
+    common = next(w for w in ("graph", "graphs", "learning", "data") if catalog.document_frequency(w) >= 2)
+    assert catalog.bm25(common, 5)  # within the default budget
+    monkeypatch.setattr(tuning, "BM25_MIN_DF_CUTOFF", 0)
+    monkeypatch.setattr(tuning, "BM25_MAX_POSTINGS", 1)
+    assert catalog.bm25(common, 5) == []
+    assert {pid for _, pid, *_ in catalog.bm25(f"{common} dualformer", 5)} == {"tiny.txt#1"}  # the rare word alone
