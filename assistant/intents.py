@@ -12,9 +12,13 @@ from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT, CUE_MAX, CUE_WEIGHT
 
 Embedder = Callable[[list[str]], list[list[float]]]
 
-_COMPARE = re.compile(r"\b(compare|comparison|compared|differ|differs|difference|differences|versus|vs\.?|"
+_COMPARE = re.compile(r"\b(compare|comparison|differ|differs|difference|differences|versus|vs\.?|"
                       r"which of (?:them|these|those|the two|the three|both)|contrast|both|in each|"
                       r"(?:two|three|both|these|those) (?:papers|abstracts|works|methods|approaches))\b", re.I)
+#: "compared to/with" asks for a comparison of papers only when a paper follows ("compared with LeReT", "compared
+#: to it", "compared to the KV-cache paper"), not a concept ("how large is it compared to traditional codecs?").
+_COMPARED_TO_PAPER = re.compile(r"\bcompared (?:to|with)\s+(?:(?:the|this|that|its|their)\s+)?(?:[A-Z][\w-]*|it\b|them\b|"
+                                r"(?:[\w-]+\s+){0,4}(?:paper|abstract|work|study)s?\b)")
 _TOPIC = re.compile(r"\b(which|what|any|list|all|find|show)\b.{0,30}\b(papers|abstracts|works|studies|articles)\b|"
                     r"\blist (?:all|every)\b|\bare there (?:any )?papers\b", re.I)
 _SUMMARY = re.compile(r"\b(summari[sz]e|summary|overview|tl;?dr|tell me about|describe|explain the paper|"
@@ -47,7 +51,7 @@ def detect_intent(question: str) -> Intent:
     """The intent of a question from its wording (choice > compare > summary > topic > lookup)."""
     if _CHOICE.search(question) and "?" in question and not _SUMMARY.search(question):
         return "choice"
-    if _COMPARE.search(question):
+    if _COMPARE.search(question) or _COMPARED_TO_PAPER.search(question):
         return "compare"
     if _SUMMARY.search(question):
         return "summary"

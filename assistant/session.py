@@ -58,12 +58,15 @@ class Turn:
 class Resolution:
     """How a question is run: ``query`` to search, ``focus_ids`` papers it points back to (may be empty);
     ``clarify``: a question to ask back instead of answering (nothing to refer to); ``switched_from``: the
-    paper a pronoun pointed to when the question clearly matched another one (the answer says so)."""
+    paper a pronoun pointed to when the question clearly matched another one (the answer says so); ``intent``:
+    the intent the question's references imply ("" = detect it from the wording): a question that names two
+    or more papers and would otherwise be a one-paper lookup compares them."""
 
     query: str
     focus_ids: tuple[str, ...]
     clarify: str = ""
     switched_from: str = ""
+    intent: str = ""
 
 
 class ChatSession:
@@ -124,7 +127,10 @@ class ChatSession:
                 focus.append(pair[0] if m.group(1).lower() == "former" else pair[-1])
         plural, singular = bool(_PLURAL_REF.search(question)), bool(_SINGULAR_REF.search(question))
         several = self._last_cited(at_least=2)
-        if named and not last and not (len(named) >= 2 and detect_intent(question) in ("compare", "choice")):
+        intent = ""
+        if len(named) >= 2 and detect_intent(question) == "lookup":
+            intent = "compare"  # "What do the ControlAR and LucidPPN papers propose?": both, side by side
+        if named and not last and not (len(named) >= 2 and (intent or detect_intent(question)) in ("compare", "choice")):
             named = []  # a first question: the search ranks named papers first (metadata fusion), nothing more
         switched_from = ""
         if named:
@@ -149,7 +155,7 @@ class ChatSession:
         elif self.turns and (len(question.split()) <= ELLIPTIC_MAX_WORDS
                              or question.lower().startswith(("and ", "what about", "how about"))):
             query = f"{question} ({self.turns[-1].resolved_query})"
-        return Resolution(query, tuple(focus), switched_from=switched_from)
+        return Resolution(query, tuple(focus), switched_from=switched_from, intent=intent)
 
     def _title(self, pid: str) -> str:
         paper = self.papers.get(pid) or self._known.get(pid)
@@ -190,7 +196,7 @@ class ChatSession:
                     self.turns.append(Turn(question, res.query, (), event.answer))
                 yield event
             return
-        for event in self._answerer.stream(question, query=res.query, intent=intent, focus_ids=res.focus_ids):
+        for event in self._answerer.stream(question, query=res.query, intent=intent or res.intent or None, focus_ids=res.focus_ids):
             if event.answer is None:
                 yield event
                 continue

@@ -31,6 +31,9 @@ def scripted(scripted_assistant):  # type: ignore[no-untyped-def]
         ("Which papers work with molecules or proteins?", "topic"),
         ("What accuracy did LeReT reach?", "lookup"),
         ("Grokking comes up in two abstracts. What role does it play in each?", "compare"),
+        ("How large is it compared to traditional codecs?", "lookup"),  # a concept, not a paper
+        ("How accurate is it compared with LeReT?", "compare"),
+        ("How does it fare compared to the KV-cache compression paper?", "compare"),
     ],
 )
 def test_detect_intent(question: str, intent: str) -> None:
@@ -59,6 +62,18 @@ def test_followup_pronoun_resolves_to_cited_paper_and_labels_stay(scripted) -> N
         for cell in row.cells:
             assert cell is None or (cell.text in paper_text and cell.citations == (row.n,))
     assert [n for n, _ in session.cited_papers()] == [1, 2]
+
+
+def test_a_question_naming_two_papers_compares_them_and_a_followup_picks_one(scripted) -> None:  # type: ignore[no-untyped-def]
+    """No comparison word, two papers named: both are answered side by side (not a lookup of one that
+    then says the other is not mentioned), and "the second one" then means the second of them."""
+    session = scripted.new_session()
+    answer = session.ask("What do the ControlAR and LucidPPN papers propose?")
+    assert answer.intent == "compare" and answer.mode != "not_stated"
+    titles = {c.n: c.paper.title for c in answer.citations}
+    assert titles[1].startswith("ControlAR") and titles[2].startswith("LucidPPN")
+    follow = session.ask("For the second one, what are its two reasoning branches?")
+    assert [c.paper.title[:9] for c in follow.citations] == ["LucidPPN:"] and follow.citations[0].n == 2
 
 
 def test_ordinal_reference_picks_that_paper(scripted) -> None:  # type: ignore[no-untyped-def]
