@@ -23,7 +23,7 @@ from assistant.question import analyze
 from assistant.references import References, author_phrase, find_references
 from assistant.strategies import STRATEGIES, IntentStrategy, Plan, Request, Settled, Tools
 from assistant.text import SENTENCE_END, split_sentences
-from assistant.tuning import ABSTAIN_TOP_PAPERS, FOCUS_DISAGREEMENT_MARGIN
+from assistant.tuning import ABSTAIN_TOP_PAPERS, FOCUS_DISAGREEMENT_MARGIN, SMALL_MODEL_MIN_SUPPORT
 from assistant.types import Answer, AnswerMode, Intent, PaperHit
 
 if TYPE_CHECKING:
@@ -251,7 +251,10 @@ class Answerer:
         t_gen = time.perf_counter()
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
-            attributor = Attributor(plan.context, self._tools.embed, self.settings.support_threshold, req.question)
+            threshold = self.settings.support_threshold
+            if self._tools.small_model:  # the bundled model's loose paraphrases must be near-restatements (tuning.py)
+                threshold = max(threshold, SMALL_MODEL_MIN_SUPPORT)
+            attributor = Attributor(plan.context, self._tools.embed, threshold, req.question)
 
             def verify(raw: str) -> bool:
                 verdict = attributor.attribute(raw)

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from assistant.question import QuestionFacts, has_number, mentions, missing_entities, negates, states_quantity
 from assistant.text import content_tokens, states_contribution
 from assistant.types import Evidence, PaperHit
-from assistant.tuning import CONTRIBUTION_BONUS, ENTITY_BONUS, ENTITY_BONUS_MAX_NAMES, EXPANSION_BONUS, NEGATION_BONUS, NUMBER_BONUS, QUANTITY_BONUS, REFOCUS_DEPTH
+from assistant.tuning import CONTRIBUTION_BONUS, DEFINITION_BONUS, ENTITY_BONUS, ENTITY_BONUS_MAX_NAMES, EXPANSION_BONUS, NEGATION_BONUS, NUMBER_BONUS, QUANTITY_BONUS, REFOCUS_DEPTH
 
 
 
@@ -32,6 +32,14 @@ def _introduces(hit: PaperHit, entity: str) -> bool:
     return mentions(hit.paper.title, entity) or any(
         (states_contribution(s) and mentions(s, entity)) or f"({e})" in s.lower() or f"our proposed {e}" in s.lower()
         or f"our {e}" in s.lower() for s in hit.sentences)
+
+
+def introduces_in(sentence: str, entity: str) -> bool:
+    """True when ``sentence`` introduces ``entity``: a contribution sentence naming it ("we propose X"),
+    an acronym it defines ("... (X)"), or "dubbed/called/named X"."""
+    low, e = sentence.lower(), entity.lower()
+    return ((states_contribution(sentence) and mentions(sentence, entity)) or f"({e})" in low
+            or any(f"{w} {e}" in low for w in ("dubbed", "called", "named", "coined")))
 
 
 def refocus(hits: Sequence[PaperHit], facts: QuestionFacts) -> list[PaperHit]:
@@ -108,6 +116,8 @@ def score_sentences(hit: PaperHit, facts: QuestionFacts, question: str) -> list[
             bonus += NEGATION_BONUS
         if facts.which_paper and states_contribution(sent):
             bonus += CONTRIBUTION_BONUS
+        if facts.definition and any(introduces_in(sent, e) for e in facts.entities):
+            bonus += DEFINITION_BONUS
         picks.append(Pick(Evidence(hit.paper.id, i, sent, base), base + bonus))
     return picks
 

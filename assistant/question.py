@@ -8,6 +8,7 @@ answers it, and whether the abstracts state the requested detail at all (issue 1
   the measured noun when the wording gives one (``parameters``, ``accuracy``).
 * ``which_paper``: it asks which paper/abstract does something (lead the answer with the title).
 * ``expansion``: it asks what an acronym stands for.
+* ``definition``: it asks what a named thing is or does ("What is HComP-Net?", "What does LiMAC do?").
 * ``papers_wanted``: how many papers it asks about when it says so ("compare the three papers"), else None.
 
 Also here: :func:`clean_question`, the check every entry point runs before anything else.
@@ -48,6 +49,8 @@ _WHICH_PAPER = re.compile(r"\b(?:which|what|is there an?|any)\s+(?:\w+[\s-]+){0,
 #: a paper's method, unless it asks about a paper already in focus ("which models did *it* beat?").
 _WHICH_THING = re.compile(r"^\s*which\b(?!.*\b(?:did|do|does|is|are|was|were|has|have)\s+(?:it|they|its|their|the authors|this|these|those)\b)"
                           r"(?!\s+of\b)", re.I)
+_DEFINITION = re.compile(r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:the\s+|an?\s+)?['\"“]?[\w\-]+['\"”]?\s*(?:\?|$|,|\band\b|\bin\b)|"
+                         r"^\s*what\s+(?:does|do|did)\s+(?:the\s+)?[\w\-]+\s+(?:do|propose|introduce|offer)\b", re.I)
 _EXPANSION = re.compile(r"\bstand(?:s)? for\b|\bshort for\b|\bacronym\b", re.I)
 _NEGATION = re.compile(r"\b(?:no|not|without|never|none|neither|nor|free of|does not|doesn't|do not|don't|cannot|can't)\b", re.I)
 
@@ -72,6 +75,7 @@ class QuestionFacts:
     which_paper: bool
     expansion: bool
     papers_wanted: int | None = None
+    definition: bool = False
 
 
 #: Longest question accepted, in characters; longer input is cut (prompt budget, see prompts.py).
@@ -128,7 +132,8 @@ def analyze(question: str) -> QuestionFacts:
     wanted = _PAPERS_WANTED.search(question)
     return QuestionFacts(tuple(dict.fromkeys(entities)), quantity, tuple(dict.fromkeys(measured)),
                          bool(_WHICH_PAPER.search(question) or _WHICH_THING.search(question)), bool(_EXPANSION.search(question)),
-                         _COUNT_WORDS[(wanted.group(1) or wanted.group(2)).lower()] if wanted else None)
+                         _COUNT_WORDS[(wanted.group(1) or wanted.group(2)).lower()] if wanted else None,
+                         bool(entities) and bool(_DEFINITION.search(question)))
 
 
 _PREMISE_LEAD = re.compile(r"^\s*(?:since|given that|as|because|now that|considering that|assuming that)\s+(.+?),\s+\w", re.I)

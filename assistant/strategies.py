@@ -26,7 +26,7 @@ from assistant.builder import AnswerBuilder, with_evidence
 from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
 from assistant.intents import comparison_table, topic_members, topic_query
 from assistant.prompts import DEFAULT_TASK
-from assistant.question import QuestionFacts, premise_facts, premises
+from assistant.question import QuestionFacts, missing_entities, premise_facts, premises
 from assistant.references import author_phrase
 from assistant.text import content_tokens
 from assistant.tuning import (
@@ -253,6 +253,9 @@ class LookupStrategy(IntentStrategy):
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         context = hits if req.focus_ids else select_context(tools.settings, _by_named_author(tools, req, hits))
+        if req.facts.entities and not req.focus_ids and not missing_entities(req.facts, context[0].paper):
+            # "What is HComP-Net?": the paper that names it, not also a neighbour that never does
+            context = [context[0]] + [h for h in context[1:] if len(missing_entities(req.facts, h.paper)) < len(req.facts.entities)]
         if tools.small_model and not req.focus_ids:  # prompt time is most of the first-token wait on a laptop CPU
             context = context[:SMALL_MODEL_CONTEXT_PAPERS]
         return Plan(_profile_evidence(tools, context), use_model=True,

@@ -83,6 +83,12 @@ SMALL_MODEL_MAX_TOKENS = 64
 #: Papers in a lookup prompt in the ``small`` profile: the 135M model's verified sentences cite the top
 #: paper in nearly every dev answer, and each extra paper adds ~100 prompt tokens (~0.5 s on 2 cores).
 SMALL_MODEL_CONTEXT_PAPERS = 2
+#: Minimum support (attribution.py scale) of a sentence the model writes in the ``small`` profile; the
+#: ``capable`` profile uses ``Settings.support_threshold`` (0.55, fitted on claims). The 135M model paraphrases
+#: loosely: of its 17 sentences verified at 0.55 on dev, the fresh checks of docs/evaluation.md and 15 short
+#: "what is X" questions, every one at or below 0.72 was vague, reversed a comparison or blended two papers,
+#: every one at or above 0.745 restated its abstract correctly. Below this, the answer quotes the abstract.
+SMALL_MODEL_MIN_SUPPORT = 0.74
 #: Evidence sentences per paper in the prompt in the ``capable`` profile (scripted capable-model tests).
 CAPABLE_EVIDENCE_SENTENCES = 4
 
@@ -109,6 +115,9 @@ NEGATION_BONUS = 0.3
 EXPANSION_BONUS = 0.4
 #: The contribution sentence ("we propose ...") in "which paper" questions.
 CONTRIBUTION_BONUS = 0.3
+#: For "what is X" / "what does X do": the sentence that introduces X ("we introduce X, a ...", "... (X)",
+#: "dubbed X"), which says what X is; without it the answer quoted X's results or components.
+DEFINITION_BONUS = 0.3
 #: How many of the top-ranked papers ``refocus`` looks through for the paper a question names.
 REFOCUS_DEPTH = 3
 

@@ -9,6 +9,7 @@ from tests.support.fake_openai_server import FakeOpenAIServer
 
 CODEC = "000_43469673d6f8aaa0.txt#19"
 CONTROLAR = "004_c45bebc30e22eceb.txt#5"
+HCOMP = "000_43469673d6f8aaa0.txt#4"
 
 
 def _ask(scripted_assistant, question: str, reply: str):  # type: ignore[no-untyped-def]
@@ -50,3 +51,42 @@ def test_true_premise_goes_on_to_a_normal_answer(scripted_assistant) -> None:  #
                      "Nothing verifiable.")
     assert "assumes" not in answer.notice
     assert CONTROLAR in [c.paper.id for c in answer.citations]
+
+
+LOOSE = ("The horizon generalization paper is a theoretical work in the field of machine learning, specifically "
+         "focused on planning and reinforcement learning. [1]")
+
+
+def test_the_small_profile_keeps_only_near_restatements(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """A loose, vague sentence (support ~0.63: above Settings.support_threshold, below SMALL_MODEL_MIN_SUPPORT)
+    is kept from a capable model but dropped from the small one, whose answer then quotes the abstract."""
+    from assistant.tuning import SMALL_MODEL_MIN_SUPPORT
+
+    question = "What is the horizon generalization paper about?"
+    with FakeOpenAIServer([LOOSE]) as server, scripted_assistant(server, llm_profile="capable") as assistant:
+        capable = assistant.new_session().ask(question)
+    assert capable.mode == "generated" and "theoretical work" in capable.text
+    support = capable.sentences[0].support
+    assert 0.55 <= support < SMALL_MODEL_MIN_SUPPORT, support
+    with FakeOpenAIServer([LOOSE] * 3) as server, scripted_assistant(server, llm_profile="small") as assistant:
+        small = assistant.new_session().ask(question)
+    assert "theoretical work" not in small.text and small.citations  # quoted from the abstract instead
+    assert all(s.text in small.citations[0].paper.text for s in small.sentences if s.support < 1.0)
+
+
+def test_what_is_x_quotes_the_sentence_that_introduces_x(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    answer, _ = _ask(scripted_assistant, "What is HComP-Net?", "Nothing verifiable here.")
+    assert answer.mode == "extractive"
+    assert "we introduce the framework of Hierarchy aligned Commonality through Prototypical Networks (HComP-Net)" in answer.text
+    assert {c.paper.id for c in answer.citations} == {HCOMP}
+
+
+def test_a_question_naming_a_paper_reads_only_papers_that_name_it(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """The model is given the paper that names HComP-Net, not a neighbour that never does, so a true sentence
+    about the neighbour (what the 135M model wrote for this question) cannot be cited as the answer."""
+    with FakeOpenAIServer(["The Lightweight Multi-modal App Control (LiMAC) is for efficient interactions and control "
+                           "across various Android apps. [2]"]) as server, scripted_assistant(server) as assistant:
+        answer = assistant.new_session().ask("What is HComP-Net?")
+        prompt = server.requests[0]["messages"][-1]["content"]
+    assert "LiMAC" not in answer.text and {c.paper.id for c in answer.citations} == {HCOMP}
+    assert "Lightweight Neural App Control" not in prompt

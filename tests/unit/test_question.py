@@ -89,3 +89,14 @@ def test_clauses_split_a_question_into_its_aspects() -> None:
     assert clauses("Which paper uses graphs and trains transformers?") == []  # "paper uses graphs": one content word
     assert clauses("Which paper scales graph transformers, and which benchmark does it release?") == [
         "paper scales graph transformers", "benchmark does it release"]
+
+
+def test_definition_questions_ask_what_a_named_thing_is_or_does() -> None:
+    from assistant.question import analyze
+
+    for q in ("What is HComP-Net?", "What does LiMAC do?", "What is GIMF, and what problems does it solve?",
+              "What is SPA in the LLM alignment paper?"):
+        assert analyze(q).definition, q
+    for q in ("What accuracy did LeReT reach?", "What is the Fourier head?", "Which paper introduces A-Bench?",
+              "What is the main finding of the grokking paper?"):
+        assert not analyze(q).definition, q
