@@ -8,7 +8,7 @@ from collections.abc import Callable, Sequence
 
 from assistant.text import content_tokens, is_boilerplate, states_contribution
 from assistant.types import AnswerSentence, Comparison, ComparisonRow, Intent, PaperHit
-from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT, CUE_MAX, CUE_WEIGHT
+from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT, CUE_MAX, CUE_WEIGHT, TOPIC_EVIDENCE_MARGIN
 
 Embedder = Callable[[list[str]], list[list[float]]]
 
@@ -144,8 +144,12 @@ def comparison_table(hits: Sequence[PaperHit], embed: Embedder, question: str) -
     return Comparison(tuple(c for c, _, _ in COLUMNS), tuple(rows))
 
 
-def topic_members(hits: Sequence[PaperHit], min_evidence: float) -> list[PaperHit]:
-    """Papers whose best evidence sentence scores at least ``min_evidence`` (the top paper always)."""
+def topic_members(hits: Sequence[PaperHit], min_evidence: float, margin: float = TOPIC_EVIDENCE_MARGIN) -> list[PaperHit]:
+    """Papers whose best evidence sentence scores at least ``min_evidence`` and at most ``margin`` below the
+    best paper's (the top paper always): a paper that shares only a broad word with the topic scores well
+    below the papers that are about it."""
     if not hits:
         return []
-    return [hits[0]] + [h for h in hits[1:] if h.evidence and max(e.score for e in h.evidence) >= min_evidence]
+    best = [max((e.score for e in h.evidence), default=float("-inf")) for h in hits]
+    floor = max(min_evidence, best[0] - margin)
+    return [hits[0]] + [h for h, b in zip(hits[1:], best[1:]) if b >= floor]

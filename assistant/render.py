@@ -150,7 +150,8 @@ def answer_schema() -> dict[str, Any]:
 
 
 def answer_to_text(answer: Answer, width: int = 100) -> str:
-    """Answer (and comparison table), then numbered references (title, authors, link, supporting sentences)."""
+    """Answer (and comparison table; a topic list one paper per line, ``[n] title`` over its sentence), then
+    numbered references (title, authors, link, supporting sentences)."""
     lines = []
     if answer.comparison is not None:
         titles = {c.n: c.paper.title for c in answer.citations}
@@ -160,7 +161,15 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
                 text = f"{cell.text} [{row.n}]" if cell is not None else NOT_STATED
                 lines.append(textwrap.fill(f"{col}: {text}", width, initial_indent="    ", subsequent_indent="      "))
         lines.append("")
-    lines.append(textwrap.fill(answer.text, width) if answer.text else "")
+    if answer.intent == "topic" and answer.comparison is None and answer.sentences and not answer.abstained:
+        titles = {c.n: c.paper.title for c in answer.citations}  # one paper per line, as the chat shows it
+        for sentence in answer.sentences:
+            n = sentence.citations[0] if sentence.citations else 0
+            lines.append(f"[{n}] {titles.get(n, '')}" if n else "")
+            lines.append(textwrap.fill(f"{sentence.text} [{n}]" if n else sentence.text, width,
+                                       initial_indent="    ", subsequent_indent="    "))
+    else:
+        lines.append(textwrap.fill(answer.text, width) if answer.text else "")
     if answer.notice and not answer.abstained:
         lines += ["", f"Note: {answer.notice}"]
     if answer.dropped and answer.model_used:

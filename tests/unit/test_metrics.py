@@ -232,3 +232,19 @@ def test_evaluate_retrieval_report() -> None:
     assert report["by_type"]["unanswerable"]["recall@3"] is None
     assert report["items"][0]["retrieved_ids"] == ["b#2", "a#1", "c#3"]
     assert set(report["latency_ms"]) == {"retrieve"}
+
+
+def test_topic_members_are_near_the_best_paper() -> None:
+    """A topic list keeps papers within TOPIC_EVIDENCE_MARGIN of the best paper's evidence (and above the
+    floor): one that shares only a broad word scores far below and is left out."""
+    from assistant.intents import topic_members
+    from assistant.types import Evidence
+
+    def hit(pid: str, best: float) -> PaperHit:
+        return PaperHit(paper(pid), 1.0, 0.5, (Evidence(pid, 0, "s", best), Evidence(pid, 1, "t", best - 0.2)), ("s", "t"))
+
+    hits = [hit("a#1", 0.88), hit("b#2", 0.77), hit("c#3", 0.62), hit("d#4", 0.5), hit("e#5", 0.3)]
+    assert [h.paper.id for h in topic_members(hits, 0.44, margin=0.3)] == ["a#1", "b#2", "c#3"]
+    assert [h.paper.id for h in topic_members(hits, 0.44, margin=1.0)] == ["a#1", "b#2", "c#3", "d#4"]  # the floor only
+    assert [h.paper.id for h in topic_members(hits[3:], 0.44)] == ["d#4"]  # the top paper always
+    assert topic_members([], 0.44) == []

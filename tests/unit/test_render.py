@@ -46,6 +46,16 @@ def test_json_shape() -> None:
     assert "[1] XNet" in answer_to_text(_answer())
 
 
+def test_a_topic_list_in_the_terminal_is_one_titled_paper_per_line() -> None:
+    other = Paper("f.txt#3", "V", "YNet for graphs", (), "", "YNet works on graphs.", "f.txt", 3)
+    hits = (PaperHit(PAPER, 0.03, 0.7, (), ("XNet is fast.",)), PaperHit(other, 0.02, 0.6, (), ("YNet works on graphs.",)))
+    answer = Answer("Which papers are fast?", (AnswerSentence("XNet is fast.", (1,), 0.9), AnswerSentence("YNet works on graphs.", (2,), 0.6)),
+                    (Citation(1, PAPER, ("XNet is fast.",)), Citation(2, other, ("YNet works on graphs.",))), hits, "extractive",
+                    "m", intent="topic")
+    text = answer_to_text(answer)
+    assert text.startswith("[1] XNet <b>bold</b>\n    XNet is fast. [1]\n[2] YNet for graphs\n    YNet works on graphs. [2]\n")
+
+
 # --- conversation rendering: meta line, comparison table, cards, references panel -------------------
 import ast  # noqa: E402
 from dataclasses import replace  # noqa: E402
