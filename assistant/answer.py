@@ -132,6 +132,11 @@ class Answerer:
         """The papers ``question`` names or describes (references.find_references)."""
         return find_references(question, self._retriever, self.settings.min_similarity)
 
+    def papers_named(self, name: str) -> list[str]:
+        """Ids of the papers that have the name ``name`` (``DUALFormer``) in their title or introduce it
+        (references.MetadataIndex.by_name); [] when none, or when too many share it to be a paper's name."""
+        return self._retriever.metadata.by_name(name)
+
     def question_disagrees(self, question: str, paper_id: str) -> bool:
         """True when ``question`` on its own clearly matches another paper than ``paper_id`` (the one a
         pronoun would point to): its best paper's dense similarity is above ``min_similarity`` and at least

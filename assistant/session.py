@@ -95,8 +95,9 @@ class ChatSession:
     def _by_label(self, n: int) -> str | None:
         return next((pid for pid, label in self.labels.items() if label == n), None)
 
-    def resolve(self, question: str) -> Resolution:
-        """Which papers ``question`` is about, and what to search for.
+    def resolve(self, question: str, forced: str | None = None) -> Resolution:
+        """Which papers ``question`` is about, and what to search for; ``forced``: the intent the user chose
+        (no intent is implied then).
 
         What wins, in order: papers the question names or describes (an author, a title name such as
         "the DUALFormer paper", title words, "the paper about X": references.py) — combined with the
@@ -128,7 +129,7 @@ class ChatSession:
         plural, singular = bool(_PLURAL_REF.search(question)), bool(_SINGULAR_REF.search(question))
         several = self._last_cited(at_least=2)
         intent = ""
-        if len(named) >= 2 and detect_intent(question) == "lookup":
+        if not forced and detect_intent(question) == "lookup" and len(self._named_by_name(question)) >= 2:
             intent = "compare"  # "What do the ControlAR and LucidPPN papers propose?": both, side by side
         if named and not last and not (len(named) >= 2 and (intent or detect_intent(question)) in ("compare", "choice")):
             named = []  # a first question: the search ranks named papers first (metadata fusion), nothing more
@@ -156,6 +157,16 @@ class ChatSession:
                              or question.lower().startswith(("and ", "what about", "how about"))):
             query = f"{question} ({self.turns[-1].resolved_query})"
         return Resolution(query, tuple(focus), switched_from=switched_from, intent=intent)
+
+    def _named_by_name(self, question: str) -> set[str]:
+        """Papers the question names each by a name of its own (``ControlAR``, ``LucidPPN``): a name that only
+        one indexed paper has (a word shared by titles, like ``Multi-Objective``, names none)."""
+        found = set()
+        for entity in analyze(question).entities:
+            ids = self._answerer.papers_named(entity)
+            if len(ids) == 1:
+                found.add(ids[0])
+        return found
 
     def _title(self, pid: str) -> str:
         paper = self.papers.get(pid) or self._known.get(pid)
@@ -189,7 +200,7 @@ class ChatSession:
             EmptyQuestionError: nothing to answer (before any model call).
         """
         question = clean_question(question)
-        res = self.resolve(question)
+        res = self.resolve(question, intent)
         if res.clarify:
             for event in self._answerer.clarification(question, res.clarify, intent):
                 if event.kind == "final" and event.answer is not None:

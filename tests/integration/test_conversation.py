@@ -76,6 +76,15 @@ def test_a_question_naming_two_papers_compares_them_and_a_followup_picks_one(scr
     assert [c.paper.title[:9] for c in follow.citations] == ["LucidPPN:"] and follow.citations[0].n == 2
 
 
+def test_a_title_whose_words_other_titles_share_is_one_paper(scripted) -> None:  # type: ignore[no-untyped-def]
+    """"Multi-Objective" is in two titles: it names neither, so a title asked about (or summarised, the
+    intent chosen by the user) stays one paper, not a comparison."""
+    title = "Neural Multi-Objective Combinatorial Optimization via Graph-Image Multimodal Fusion"
+    for intent in (None, "summary"):
+        answer = scripted.new_session().ask(title, intent=intent)
+        assert answer.intent != "compare" and {c.paper.title for c in answer.citations} == {title}, intent
+
+
 def test_ordinal_reference_picks_that_paper(scripted) -> None:  # type: ignore[no-untyped-def]
     session = scripted.new_session()
     answer = session.ask("How does HComP-Net differ from LucidPPN?")
