@@ -45,6 +45,8 @@ SOURCE_DELIMITER = re.compile(r"</?\s*source\s*>", re.IGNORECASE)
 PROMPT_MARKUP = re.compile(r"</?\s*source\s*>|\bSources:|\bQuestion:", re.IGNORECASE)
 _ECHO = re.compile(r"</?\s*source\s*>|^\s*\[(?!\d)|\bSources:\s*|\bQuestion:\s*", re.IGNORECASE)
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
+#: A small model's lead-in before its answer ("The answer to this question is: X", "Answer: X", "The source: X").
+_PREAMBLE = re.compile(r"^\s*(?:the\s+)?(?:answer(?:\s+to\s+(?:this|the|your)\s+question)?(?:\s+is)?|source)\s*:\s*", re.I)
 
 
 def format_citations(labels: Iterable[int]) -> str:
@@ -53,7 +55,8 @@ def format_citations(labels: Iterable[int]) -> str:
 
 
 def strip_citations(sentence: str) -> tuple[str, tuple[int, ...]]:
-    """Remove ``[n]`` / ``[n, m]`` markers and echoed prompt markup from a model sentence.
+    """Remove ``[n]`` / ``[n, m]`` markers, echoed prompt markup and a lead-in ("The answer to this question
+    is:") from a model sentence.
 
     Returns:
         ``(the sentence as a user would read it, the labels the model wrote, in order)``.
@@ -62,6 +65,11 @@ def strip_citations(sentence: str) -> tuple[str, tuple[int, ...]]:
     clean = CITATION_MARKER.sub("", sentence)
     clean = _ECHO.sub(" ", clean)
     clean = " ".join(clean.split()).strip(" [")
+    lead = _PREAMBLE.match(clean)
+    if lead and len(clean) > lead.end():
+        clean = clean[lead.end():]
+        if clean.split()[0].islower():  # "it works" -> "It works"; a name such as "qNBO" stays
+            clean = clean[0].upper() + clean[1:]
     return _SPACE_BEFORE_PUNCT.sub(r"\1", clean), cited
 
 
