@@ -129,6 +129,34 @@ def pick_sentences(hit: PaperHit, facts: QuestionFacts, question: str, k: int) -
     return [p.evidence for p in sorted(picks, key=lambda p: p.evidence.sentence_index)]
 
 
+#: The roles a summary's sentences take, in order of preference, by how many sentences it has room for: the
+#: problem, the approach and the key result (what the summary task asks of a model, prompts/strategies.py).
+SUMMARY_ROLES = {1: ("approach",), 2: ("approach", "result"), 3: ("problem", "approach", "result")}
+
+
+def summary_sentences(hit: PaperHit, k: int) -> list[Evidence]:
+    """``k`` sentences that summarise ``hit``: for each role of :data:`SUMMARY_ROLES` (intents.sentence_roles)
+    the sentence of that role that scores best for the question, then the best-scoring others; in abstract
+    order. Without per-sentence scores, its evidence sentences are used as they are."""
+    from assistant.intents import sentence_roles
+
+    if not hit.sentence_scores:
+        best = sorted(hit.evidence, key=lambda e: e.score, reverse=True)[:k]
+        return sorted(best, key=lambda e: e.sentence_index)
+    scores, roles = hit.sentence_scores, sentence_roles(hit.sentences)
+    chosen: list[int] = []
+    for role in SUMMARY_ROLES.get(k, SUMMARY_ROLES[3]):
+        of_role = [i for i, r in enumerate(roles) if r == role]
+        if of_role and len(chosen) < k:
+            chosen.append(max(of_role, key=lambda i: scores[i]))
+    for i in sorted(range(len(hit.sentences)), key=lambda i: scores[i], reverse=True):
+        if len(chosen) >= k:
+            break
+        if i not in chosen:
+            chosen.append(i)
+    return [Evidence(hit.paper.id, i, hit.sentences[i], scores[i]) for i in sorted(chosen)]
+
+
 def answers_request(facts: QuestionFacts, texts: Sequence[str]) -> bool:
     """True when the shown ``texts`` contain what the question asks for: the number (quantity questions)
     or, for an acronym, its expansion. Other questions: True."""

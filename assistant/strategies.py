@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from assistant.builder import AnswerBuilder, with_evidence
-from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
+from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus, summary_sentences
 from assistant.intents import comparison_table, topic_members, topic_query
 from assistant.prompts import DEFAULT_TASK
 from assistant.question import QuestionFacts, missing_entities, premise_facts, premises
@@ -288,12 +288,12 @@ class SummaryStrategy(IntentStrategy):
         return Plan([with_evidence(h, SUMMARY_SENTENCES) for h in context], use_model=not tools.small_model)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """Each paper's best evidence sentences, in abstract order: one summary per paper in focus
-        ("Summarize them"), three sentences for one paper, two each for several."""
+        """Each paper's summary sentences (extractive.summary_sentences: its problem, approach and key result
+        as the abstract states them), in abstract order: one summary per paper in focus ("Summarize them"),
+        three sentences for one paper, two each for several."""
         k = SUMMARY_SENTENCES - 1 if len(plan.context) == 1 else EXTRACTIVE_SENTENCES
         for n, hit in enumerate(plan.context, start=1):
-            best = sorted(hit.evidence, key=lambda e: e.score, reverse=True)[:k]
-            for ev in sorted(best, key=lambda e: e.sentence_index):
+            for ev in summary_sentences(hit, k):
                 builder.quote(ev, n)
 
 

@@ -248,3 +248,19 @@ def test_topic_members_are_near_the_best_paper() -> None:
     assert [h.paper.id for h in topic_members(hits, 0.44, margin=1.0)] == ["a#1", "b#2", "c#3", "d#4"]  # the floor only
     assert [h.paper.id for h in topic_members(hits[3:], 0.44)] == ["d#4"]  # the top paper always
     assert topic_members([], 0.44) == []
+
+
+def test_an_extractive_summary_states_problem_approach_and_result() -> None:
+    """The best-scoring sentence is background; the summary still takes the problem, the contribution and the
+    key result (each the best of its role), in abstract order."""
+    from assistant.extractive import summary_sentences
+
+    sentences = ("Graphs are everywhere in science.",                         # other (background)
+                 "However, existing models struggle with long-range edges.",  # problem
+                 "We propose LongNet, a transformer for long-range edges.",   # approach
+                 "LongNet outperforms baselines by 5 points on 3 benchmarks.",  # result
+                 "Code is available at https://example.org.")                 # other
+    hit = PaperHit(paper("g#1"), 1.0, 0.5, (), sentences, (0.9, 0.5, 0.6, 0.4, 0.8))
+    assert [e.sentence_index for e in summary_sentences(hit, 3)] == [1, 2, 3]
+    assert [e.sentence_index for e in summary_sentences(hit, 2)] == [2, 3]
+    assert [e.sentence_index for e in summary_sentences(hit, 4)] == [0, 1, 2, 3]  # then the best-scoring other
