@@ -33,6 +33,7 @@ from assistant.tuning import (
     CAPABLE_EVIDENCE_SENTENCES,
     COMPARE_CANDIDATES,
     COMPARE_PAPERS,
+    CONFIDENT_MATCH_SIMILARITY,
     EXTRACTIVE_SENTENCES,
     SMALL_MODEL_CONTEXT_PAPERS,
     SMALL_MODEL_MAX_TOKENS,
@@ -268,10 +269,15 @@ class LookupStrategy(IntentStrategy):
                 builder.quote(ev)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """A "which paper" question is answered with the title first; then the sentences that answer it."""
+        """A "which paper" question is answered with the title first ("The closest match ..." when the paper
+        is neither named nor similar enough to be sure: tuning.CONFIDENT_MATCH_SIMILARITY); then the sentences
+        that answer it."""
         hit = plan.context[0]
         if req.facts.which_paper:
-            builder.add(AnswerSentence(f"The paper is “{hit.paper.title}”.", (1,), 1.0), hit.paper.title)
+            named = bool(req.facts.entities) and not missing_entities(req.facts, hit.paper)
+            sure = named or hit.dense_similarity >= CONFIDENT_MATCH_SIMILARITY
+            lead = "The paper is" if sure else "The closest match in the abstracts is"  # the reader judges
+            builder.add(AnswerSentence(f"{lead} “{hit.paper.title}”.", (1,), 1.0), hit.paper.title)
         super().answer_by_code(tools, req, plan, builder)
 
 

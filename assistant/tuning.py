@@ -87,6 +87,11 @@ SMALL_MODEL_MAX_TOKENS = 64
 #: Papers in a lookup prompt in the ``small`` profile: the 135M model's verified sentences cite the top
 #: paper in nearly every dev answer, and each extra paper adds ~100 prompt tokens (~0.5 s on 2 cores).
 SMALL_MODEL_CONTEXT_PAPERS = 2
+#: A "which paper" answer built from the abstract says "The paper is X" when the question names X or X's
+#: best window similarity is at least this, else "The closest match in the abstracts is X". Below it, answerable
+#: paraphrases (0.33-0.52 on dev + fresh) and off-corpus questions (0.34, 0.60) cannot be told apart by
+#: similarity, so the answer does not claim more than it knows; the quotes that follow let the reader judge.
+CONFIDENT_MATCH_SIMILARITY = 0.45
 #: Minimum support (attribution.py scale) of a sentence the model writes in the ``small`` profile; the
 #: ``capable`` profile uses ``Settings.support_threshold`` (0.55, fitted on claims). The 135M model paraphrases
 #: loosely: of its 17 sentences verified at 0.55 on dev, the fresh checks of docs/evaluation.md and 15 short

@@ -90,3 +90,14 @@ def test_a_question_naming_a_paper_reads_only_papers_that_name_it(scripted_assis
         prompt = server.requests[0]["messages"][-1]["content"]
     assert "LiMAC" not in answer.text and {c.paper.id for c in answer.citations} == {HCOMP}
     assert "Lightweight Neural App Control" not in prompt
+
+
+def test_an_unsure_which_paper_answer_says_closest_match(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """No abstract is about federated learning; the nearest paper is offered as the closest match, not as
+    "the paper"; a question that clearly matches its paper still gets "The paper is"."""
+    far, _ = _ask(scripted_assistant, "Which paper proposes a federated learning method with differential privacy guarantees?",
+                  "Nothing verifiable here.")
+    assert far.text.startswith("The closest match in the abstracts is “"), far.text[:120]
+    near, _ = _ask(scripted_assistant, "Which paper makes a graph transformer scale to large graphs by running its global "
+                   "self-attention over the feature dimension instead of across nodes?", "Nothing verifiable here.")
+    assert near.text.startswith("The paper is “DUALFormer: Dual Graph Transformer”."), near.text[:120]
