@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from assistant.builder import AnswerBuilder, with_evidence
 from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus, summary_sentences
-from assistant.intents import comparison_table, topic_members, topic_query
+from assistant.intents import comparison_table, sentence_roles, topic_members, topic_query
 from assistant.prompts import DEFAULT_TASK
 from assistant.question import QuestionFacts, missing_entities, premise_facts, premises
 from assistant.references import author_phrase
@@ -330,14 +330,19 @@ class CompareStrategy(IntentStrategy):
         return Plan(context, use_model=not tools.small_model, comparison=comparison_table(context, tools.embed, req.question))
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """Each paper's "approach" cell, cited."""
+        """Each paper's contribution sentence (the first of its "approach" role: what the paper does, which
+        the comparison is about), cited; the "approach" cell when the abstract has no such sentence."""
         if plan.comparison is None:
             return super().answer_by_code(tools, req, plan, builder)
         approach = plan.comparison.columns.index("approach")
-        for row in plan.comparison.rows:
-            cell = row.cells[approach]
-            if cell is not None:
-                builder.add(cell, cell.text)
+        for hit, row in zip(plan.context, plan.comparison.rows):
+            roles = sentence_roles(hit.sentences)
+            first = next((i for i, role in enumerate(roles) if role == "approach"), None)
+            if first is not None:
+                score = hit.sentence_scores[first] if hit.sentence_scores else 1.0
+                builder.quote(Evidence(hit.paper.id, first, hit.sentences[first], score), row.n)
+            elif row.cells[approach] is not None:
+                builder.add(row.cells[approach], row.cells[approach].text)
 
 
 class TopicStrategy(IntentStrategy):

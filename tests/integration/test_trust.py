@@ -101,3 +101,12 @@ def test_an_unsure_which_paper_answer_says_closest_match(scripted_assistant) -> 
     near, _ = _ask(scripted_assistant, "Which paper makes a graph transformer scale to large graphs by running its global "
                    "self-attention over the feature dimension instead of across nodes?", "Nothing verifiable here.")
     assert near.text.startswith("The paper is “DUALFormer: Dual Graph Transformer”."), near.text[:120]
+
+
+def test_a_comparison_by_code_quotes_what_each_paper_contributes(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """Without model sentences, a comparison's text is each paper's contribution sentence (what it does),
+    not a later sentence of the approach part that happens to fit the question's words."""
+    answer, _ = _ask(scripted_assistant, "The conformal prediction paper and the average-treatment-effect paper both aim at "
+                     "more precise uncertainty quantification. What technique does each use?", "Nothing verifiable here.")
+    assert answer.intent == "compare" and len(answer.citations) == 2
+    assert "combines Bayesian model averaging (BMA) with" in answer.text and "we propose a new method that estimates the ATE" in answer.text
