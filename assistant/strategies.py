@@ -114,9 +114,11 @@ class IntentStrategy:
     one_paper: ClassVar[bool] = False
 
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
-        """Papers to consider, best first: the papers in focus, else a search for ``req.query``."""
+        """Papers to consider, best first: the papers in focus (their evidence scored for the question as
+        asked: the titles the resolved query adds would pull every paper's title-like sentence up), else a
+        search for ``req.query``."""
         if req.focus_ids:
-            return tools.retriever.hits_for(req.query, list(req.focus_ids))
+            return tools.retriever.hits_for(req.question, list(req.focus_ids))
         return tools.retriever.retrieve(req.query, aspects=self.one_paper)
 
     def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:

@@ -85,6 +85,16 @@ def test_a_title_whose_words_other_titles_share_is_one_paper(scripted) -> None: 
         assert answer.intent != "compare" and {c.paper.title for c in answer.citations} == {title}, intent
 
 
+def test_a_followup_quotes_the_sentence_that_answers_it(scripted) -> None:  # type: ignore[no-untyped-def]
+    """The paper "it" means is fixed; its sentences are scored for the follow-up as asked, not for the
+    follow-up plus the paper's title (which pulled the title-like contribution sentence up every time)."""
+    session = scripted.new_session()
+    session.ask("Which paper introduces LucidPPN?")
+    answer = session.ask("How do they evaluate it?")
+    assert "Our experiments demonstrate" in answer.text and len(answer.citations) == 1
+    assert "Prototypical parts networks combine the power" not in answer.text  # the opening sentence, before
+
+
 def test_ordinal_reference_picks_that_paper(scripted) -> None:  # type: ignore[no-untyped-def]
     session = scripted.new_session()
     answer = session.ask("How does HComP-Net differ from LucidPPN?")
