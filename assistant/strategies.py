@@ -28,7 +28,7 @@ from assistant.intents import comparison_table, sentence_roles, topic_members, t
 from assistant.prompts import DEFAULT_TASK
 from assistant.question import QuestionFacts, missing_entities, premise_facts, premises
 from assistant.references import author_phrase
-from assistant.text import content_tokens
+from assistant.text import content_tokens, states_contribution
 from assistant.tuning import (
     CAPABLE_EVIDENCE_SENTENCES,
     COMPARE_CANDIDATES,
@@ -39,6 +39,7 @@ from assistant.tuning import (
     SMALL_MODEL_MAX_TOKENS,
     SUMMARY_SENTENCES,
     TOPIC_CANDIDATES,
+    TOPIC_CONTRIBUTION_MARGIN,
 )
 from assistant.types import AnswerMode, AnswerSentence, Comparison, Evidence, PaperHit
 
@@ -364,10 +365,17 @@ class TopicStrategy(IntentStrategy):
         return Plan(members, use_model=False, sources=members or hits[: tools.settings.top_k])
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """Each listed paper's best evidence sentence, cited to it."""
+        """Each listed paper's best evidence sentence, cited to it; its contribution sentence instead (which
+        names what the paper does) when that scores within ``TOPIC_CONTRIBUTION_MARGIN`` of the best."""
         for n, hit in enumerate(plan.context, start=1):
-            if hit.evidence:
-                builder.quote(max(hit.evidence, key=lambda e: e.score), n)
+            if not hit.evidence:
+                continue
+            best = max(hit.evidence, key=lambda e: e.score)
+            scores = hit.sentence_scores or ()
+            own = next((i for i, s in enumerate(hit.sentences) if states_contribution(s)), None)
+            if own is not None and own < len(scores) and scores[own] >= best.score - TOPIC_CONTRIBUTION_MARGIN:
+                best = Evidence(hit.paper.id, own, hit.sentences[own], scores[own])
+            builder.quote(best, n)
 
 
 class ChoiceStrategy(IntentStrategy):

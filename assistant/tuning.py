@@ -76,6 +76,9 @@ TOPIC_CANDIDATES = 15
 #: ``Settings.topic_min_evidence``). On the 8 topic questions of dev + fresh, precision 0.658 -> 0.731 at
 #: unchanged recall 0.833 (0.2 reached 0.812, judged too tight for topics with many members).
 TOPIC_EVIDENCE_MARGIN = 0.3
+#: A listed paper is shown by its contribution sentence ("we propose X ...", which names what it does) when
+#: that scores within this of its best evidence sentence, else by the best one.
+TOPIC_CONTRIBUTION_MARGIN = 0.15
 #: Papers in a comparison unless the question names a number ("the three papers").
 COMPARE_PAPERS = 2
 #: Papers ranked when looking for the ones a comparison question speaks of by a shared word (strategies.py

@@ -113,6 +113,13 @@ def test_topic_lists_several_papers_each_cited(scripted) -> None:  # type: ignor
     assert len({s.citations[0] for s in answer.sentences}) == len(answer.citations)
 
 
+def test_a_topic_list_names_what_each_paper_does(scripted) -> None:  # type: ignore[no-untyped-def]
+    """A listed paper is shown by its contribution sentence when that is about as relevant as its best one:
+    the line then names the method, not just the topic's words."""
+    answer = scripted.new_session().ask("Which abstracts use or evaluate large multimodal models (LMMs)?")
+    assert answer.intent == "topic" and "we introduce **A-Bench** in this paper" in answer.text
+
+
 def test_session_save_and_load(scripted, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     path = tmp_path / "chat.json"
     s1 = scripted.new_session()
