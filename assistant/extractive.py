@@ -34,6 +34,25 @@ def _introduces(hit: PaperHit, entity: str) -> bool:
         or f"our {e}" in s.lower() for s in hit.sentences)
 
 
+#: A question needs this many content words besides its paper's title words to be searched without them.
+_DETAIL_MIN_WORDS = 2
+
+
+def detail_query(question: str, title: str) -> str:
+    """``question`` without the words of its paper's ``title`` ("On which real-world tasks is the quasi-Newton
+    bilevel optimization framework evaluated?" -> "On which real-world tasks is the framework evaluated?"):
+    what it asks of the paper, not how it names it; ``question`` itself when fewer than two content words
+    would be left or none was removed."""
+    import re
+
+    title_words = content_tokens(title)
+    kept = [w for w in question.split() if not (content_tokens(w) and content_tokens(w) <= title_words)]
+    detail = " ".join(kept)
+    if len(kept) == len(question.split()) or len(content_tokens(detail)) < _DETAIL_MIN_WORDS:
+        return question
+    return re.sub(r"\s+([?.,])", r"\1", detail)
+
+
 def introduces_in(sentence: str, entity: str) -> bool:
     """True when ``sentence`` introduces ``entity``: a contribution sentence naming it ("we propose X"),
     an acronym it defines ("... (X)"), or "dubbed/called/named X"."""

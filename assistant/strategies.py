@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, ClassVar
 
 from assistant.builder import AnswerBuilder, with_evidence
-from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus, summary_sentences
+from assistant.extractive import answers_request, detail_query, missing_detail, pick_sentences, refocus, summary_sentences
 from assistant.intents import comparison_table, sentence_roles, topic_members, topic_query
 from assistant.prompts import DEFAULT_TASK
 from assistant.question import QuestionFacts, missing_entities, premise_facts, premises
@@ -139,9 +139,19 @@ class IntentStrategy:
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """The answer from abstract sentences (no model, or the model failed): by default the sentences of
-        source 1 that answer the question (extractive.pick_sentences)."""
-        for ev in pick_sentences(plan.context[0], req.facts, req.question, EXTRACTIVE_SENTENCES):
+        source 1 that answer the question (extractive.pick_sentences), scored for what it asks of that paper."""
+        for ev in pick_sentences(_asked_of(tools, req, plan.context[0]), req.facts, req.question, EXTRACTIVE_SENTENCES):
             builder.quote(ev)
+
+
+def _asked_of(tools: Tools, req: Request, hit: PaperHit) -> PaperHit:
+    """``hit`` with its sentences scored for what the question asks of the paper (extractive.detail_query:
+    the question without the paper's title words), so the sentences that answer it outrank those that
+    only match how the question names the paper; ``hit`` unchanged when nothing is removed."""
+    detail = detail_query(req.question, hit.paper.title)
+    if detail == req.question:
+        return hit
+    return next(iter(tools.retriever.hits_for(detail, [hit.paper.id])), hit)
 
 
 def _by_named_author(tools: Tools, req: Request, hits: list[PaperHit]) -> list[PaperHit]:
@@ -268,7 +278,7 @@ class LookupStrategy(IntentStrategy):
     def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """When the verified sentences lack the number/expansion asked for, add the sentence that has it."""
         if not answers_request(req.facts, [s.text for s in builder.sentences]):
-            for ev in pick_sentences(plan.context[0], req.facts, req.question, 1):
+            for ev in pick_sentences(_asked_of(tools, req, plan.context[0]), req.facts, req.question, 1):
                 builder.quote(ev)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:

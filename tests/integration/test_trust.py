@@ -110,3 +110,12 @@ def test_a_comparison_by_code_quotes_what_each_paper_contributes(scripted_assist
                      "more precise uncertainty quantification. What technique does each use?", "Nothing verifiable here.")
     assert answer.intent == "compare" and len(answer.citations) == 2
     assert "combines Bayesian model averaging (BMA) with" in answer.text and "we propose a new method that estimates the ATE" in answer.text
+
+
+def test_an_answer_by_code_quotes_what_is_asked_not_how_the_paper_is_named(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """The question names the paper by its title's words; the quoted sentences are chosen for what it asks
+    (the number of objects), not for those words (the opening sentence repeats the title)."""
+    answer, _ = _ask(scripted_assistant, "How many objects does the universal dexterous grasping paper test on?",
+                     "Nothing verifiable here.")
+    assert "3,200 objects" in answer.text
+    assert "Universal dexterous grasping across diverse objects presents" not in answer.text

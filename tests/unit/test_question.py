@@ -100,3 +100,13 @@ def test_definition_questions_ask_what_a_named_thing_is_or_does() -> None:
     for q in ("What accuracy did LeReT reach?", "What is the Fourier head?", "Which paper introduces A-Bench?",
               "What is the main finding of the grokking paper?"):
         assert not analyze(q).definition, q
+
+
+def test_detail_query_drops_the_words_that_name_the_paper() -> None:
+    from assistant.extractive import detail_query
+
+    title = "qNBO: quasi-Newton Meets Bilevel Optimization"
+    assert detail_query("On which real-world tasks is the quasi-Newton bilevel optimization framework evaluated?", title) == \
+        "On which real-world tasks is the framework evaluated?"
+    assert detail_query("What is qNBO?", title) == "What is qNBO?"  # nothing would be left to ask
+    assert detail_query("How fast is it?", title) == "How fast is it?"  # no title word in it
