@@ -280,7 +280,6 @@ def evaluate_answers(assistant: Assistant, items: Sequence[EvalItem], ks: Sequen
 
     threshold = assistant.settings.support_threshold if support_threshold is None else support_threshold
     _warn_unknown_gold(items, assistant.retriever.papers)
-    assistant.wait_until_warm()  # latency of a warm process, not of the start-up embedding work
     records = []
     for item in _progress(items, progress, "answer eval"):
         try:

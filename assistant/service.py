@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import logging
-import threading
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -102,8 +101,6 @@ class Assistant:
         self.settings = settings
         self.model_label = model_label
         self._llm_server = llm_server
-        self._stop = threading.Event()
-        self._threads: list[threading.Thread] = []
 
     def stream(self, question: str, intent: Intent | None = None) -> Iterator[AnswerEvent]:
         """Stream the answer to one stand-alone question. Raises EmptyQuestionError before any model call."""
@@ -122,25 +119,8 @@ class Assistant:
         """Number of indexed papers."""
         return len(self.retriever.papers)
 
-    def start_background(self, work: Callable[[threading.Event], None]) -> None:
-        """Run ``work(stop_event)`` in a thread that :meth:`close` stops and joins (and so does interpreter
-        exit: the thread is not a daemon, so torch is never torn down mid-call)."""
-        thread = threading.Thread(target=work, args=(self._stop,), name="assistant-background")
-        self._threads.append(thread)
-        thread.start()
-
-    def wait_until_warm(self, timeout_s: float = 120.0) -> None:
-        """Block until the start-up background work (embedding every sentence once) is done, at most
-        ``timeout_s`` seconds; used by ``eval`` and benchmarks so latency is measured in a warm process."""
-        deadline = time.monotonic() + timeout_s
-        for thread in self._threads:
-            thread.join(max(0.0, deadline - time.monotonic()))
-
     def close(self) -> None:
-        """Stop background work and the bundled model server, if this assistant started one."""
-        self._stop.set()
-        for thread in self._threads:
-            thread.join()
+        """Stop the bundled model server, if this assistant started one."""
         if self._llm_server is not None:
             self._llm_server.stop()
 
