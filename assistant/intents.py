@@ -12,13 +12,15 @@ from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT, CUE_MAX, CUE_WEIGHT, T
 
 Embedder = Callable[[list[str]], list[list[float]]]
 
-_COMPARE = re.compile(r"\b(compare|comparison|differ|differs|difference|differences|versus|vs\.?|"
+_COMPARE = re.compile(r"\b(compare|comparison|differ|differs|difference|differences|"
                       r"which of (?:them|these|those|the two|the three|both)|contrast|both|in each|"
                       r"(?:two|three|both|these|those) (?:papers|abstracts|works|methods|approaches))\b", re.I)
-#: "compared to/with" asks for a comparison of papers only when a paper follows ("compared with LeReT", "compared
-#: to it", "compared to the KV-cache paper"), not a concept ("how large is it compared to traditional codecs?").
-_COMPARED_TO_PAPER = re.compile(r"\bcompared (?:to|with)\s+(?:(?:the|this|that|its|their)\s+)?(?:[A-Z][\w-]*|it\b|them\b|"
-                                r"(?:[\w-]+\s+){0,4}(?:paper|abstract|work|study)s?\b)")
+#: "compared to/with", "versus", "vs" ask for a comparison of papers only when a paper follows ("compared with
+#: LeReT", "vs it", "versus the KV-cache paper"), not a concept ("how large is it compared to traditional
+#: codecs?", "how much did it cut the distance vs prior work?").
+_COMPARED_TO_PAPER = re.compile(r"(?:\bcompared (?:to|with)|\bversus|\bvs\.?)\s+(?:(?:(?:the|this|that|its|their)\s+)?(?:[A-Z][\w-]*|it\b|"
+                                r"them\b|(?:[\w-]+\s+){0,4}(?:paper|abstract)s?\b)|(?:the|this|that)\s+(?!(?:prior|previous|existing|"
+                                r"related|earlier|other)\b)(?:[\w-]+\s+){1,4}(?:work|study)\b)")
 _TOPIC = re.compile(r"\b(which|what|any|list|all|find|show)\b.{0,30}\b(papers|abstracts|works|studies|articles)\b|"
                     r"\blist (?:all|every)\b|\bare there (?:any )?papers\b", re.I)
 _SUMMARY = re.compile(r"\b(summari[sz]e|summary|overview|tl;?dr|tell me about|describe|explain the paper|"

@@ -193,6 +193,11 @@ def has_number(sentence: str) -> bool:
 
 
 
+#: Measured nouns (stems) whose number is a percentage or a factor, and how such a number is written.
+_RELATIVE_MEASURES = ("percent", "share", "fraction", "proportion", "gain", "improvement", "reduction", "speed")
+_RELATIVE_NUMBER = re.compile(r"\d(?:[.,]\d+)?\s?(?:%|percent\b|[x×](?![\w-]))")
+
+
 def states_quantity(facts: QuestionFacts, sentence: str) -> bool:
     """True when ``sentence`` gives the number the question asks for: a number within
     :data:`QUANTITY_WINDOW_WORDS` words of the measured noun or, when no noun is known, any number."""
@@ -201,6 +206,8 @@ def states_quantity(facts: QuestionFacts, sentence: str) -> bool:
     if not facts.measured:
         return True
     words = sentence.split()
+    if any(m.startswith(_RELATIVE_MEASURES) for m in facts.measured) and _RELATIVE_NUMBER.search(sentence):
+        return True  # "what percentage / how large a gain": "3.3%", "2.19%", "5x" is that number whatever noun is near
     nums = [i for i, w in enumerate(words) if NUMBER_TOKEN.search(w)]
     nouns = [i for i, w in enumerate(words) if any(m in w.lower() for m in facts.measured)]
     return any(abs(i - j) <= QUANTITY_WINDOW_WORDS for i in nums for j in nouns)

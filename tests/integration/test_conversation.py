@@ -34,6 +34,9 @@ def scripted(scripted_assistant):  # type: ignore[no-untyped-def]
         ("How large is it compared to traditional codecs?", "lookup"),  # a concept, not a paper
         ("How accurate is it compared with LeReT?", "compare"),
         ("How does it fare compared to the KV-cache compression paper?", "compare"),
+        ("How much did CADCodeVerify cut the point cloud distance vs prior work?", "lookup"),  # a concept again
+        ("LeReT vs SPA, in two sentences", "compare"),
+        ("How is it compared with the episodic memory work?", "compare"),
     ],
 )
 def test_detect_intent(question: str, intent: str) -> None:

@@ -110,3 +110,13 @@ def test_detail_query_drops_the_words_that_name_the_paper() -> None:
         "On which real-world tasks is the framework evaluated?"
     assert detail_query("What is qNBO?", title) == "What is qNBO?"  # nothing would be left to ask
     assert detail_query("How fast is it?", title) == "How fast is it?"  # no title word in it
+
+
+def test_a_percentage_or_gain_is_the_number_asked_for_whatever_noun_is_near() -> None:
+    from assistant.question import analyze, states_quantity
+
+    asked = analyze("What percentage of the ground-truth labels does SPA use?")
+    assert states_quantity(asked, "We achieve this with only 3.3% of the ground-truth preference labels.")
+    assert not states_quantity(asked, "We use 10 seed prompts from the dataset.")  # a count, not a share
+    gain = analyze("What CLIPScore gain does CMLoRA report?")
+    assert states_quantity(gain, "CMLoRA achieves an average improvement of 2.19% in CLIPScore over baselines.")
