@@ -158,6 +158,19 @@ def premises(question: str) -> list[str]:
     return [_HEDGES.sub("", p).strip().rstrip(".") + "." for p in out]
 
 
+#: Where one question asks a second thing: ", and what/how/which ..." or a second question after "?".
+_SECOND_ASK = re.compile(r"(?:,\s*|\s+)and\s+(?=(?:(?:over|in|on|for|with|at|by|from|to|of)\s+)?(?:what|how|which|who|where|when|why|"
+                         r"does|do|did|is|are|was|were|can)\b)|(?<=\?)\s+(?=\S)",
+                         re.I)
+
+
+def question_parts(question: str) -> list[str]:
+    """The things ``question`` asks, in order ("What success rate does ResDex reach, and how long does its
+    training take?" -> two parts); ``[question]`` when it asks one."""
+    parts = [p.strip(" ,") for p in _SECOND_ASK.split(question) if p and p.strip(" ,")]
+    return parts if len(parts) >= 2 else [question]
+
+
 def premise_facts(premise: str) -> QuestionFacts:
     """:class:`QuestionFacts` for finding the sentence that corrects ``premise``: its names, and when it
     states a number, the words just before that number as the measured thing ("accuracy by 42%")."""

@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
 from assistant.builder import AnswerBuilder, with_evidence
 from assistant.extractive import answers_request, detail_query, missing_detail, pick_sentences, refocus, summary_sentences
 from assistant.intents import comparison_table, sentence_roles, topic_members, topic_query
 from assistant.prompts import DEFAULT_TASK
-from assistant.question import QuestionFacts, missing_entities, premise_facts, premises
+from assistant.question import QuestionFacts, analyze, missing_entities, premise_facts, premises, question_parts
 from assistant.references import author_phrase
 from assistant.text import content_tokens, states_contribution
 from assistant.tuning import (
@@ -139,9 +139,23 @@ class IntentStrategy:
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """The answer from abstract sentences (no model, or the model failed): by default the sentences of
-        source 1 that answer the question (extractive.pick_sentences), scored for what it asks of that paper."""
-        for ev in pick_sentences(_asked_of(tools, req, plan.context[0]), req.facts, req.question, EXTRACTIVE_SENTENCES):
-            builder.quote(ev)
+        source 1 that answer the question (extractive.pick_sentences), scored for what it asks of that paper;
+        a question that asks two things ("..., and how long does its training take?") gets the best sentence
+        for each part first."""
+        hit = _asked_of(tools, req, plan.context[0])
+        chosen: dict[int, Evidence] = {}
+        parts = question_parts(req.question)
+        if len(parts) > 1:
+            for part in parts[:EXTRACTIVE_SENTENCES]:
+                part_req = replace(req, question=part, facts=analyze(part))
+                for ev in pick_sentences(_asked_of(tools, part_req, hit), part_req.facts, part, 1):
+                    chosen.setdefault(ev.sentence_index, ev)
+        for ev in pick_sentences(hit, req.facts, req.question, EXTRACTIVE_SENTENCES):
+            if len(chosen) >= EXTRACTIVE_SENTENCES:
+                break
+            chosen.setdefault(ev.sentence_index, ev)
+        for i in sorted(chosen):
+            builder.quote(chosen[i])
 
 
 def _asked_of(tools: Tools, req: Request, hit: PaperHit) -> PaperHit:

@@ -119,3 +119,9 @@ def test_an_answer_by_code_quotes_what_is_asked_not_how_the_paper_is_named(scrip
                      "Nothing verifiable here.")
     assert "3,200 objects" in answer.text
     assert "Universal dexterous grasping across diverse objects presents" not in answer.text
+
+
+def test_a_question_that_asks_two_things_gets_a_sentence_for_each(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    answer, _ = _ask(scripted_assistant, "Which paper finds transformers less sensitive to token perturbations than LSTMs, and "
+                     "what does it say low sensitivity correlates with?", "Nothing verifiable here.")
+    assert "We show that transformers have lower sensitivity than MLPs" in answer.text and "robustness" in answer.text

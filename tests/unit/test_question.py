@@ -120,3 +120,14 @@ def test_a_percentage_or_gain_is_the_number_asked_for_whatever_noun_is_near() ->
     assert not states_quantity(asked, "We use 10 seed prompts from the dataset.")  # a count, not a share
     gain = analyze("What CLIPScore gain does CMLoRA report?")
     assert states_quantity(gain, "CMLoRA achieves an average improvement of 2.19% in CLIPScore over baselines.")
+
+
+def test_question_parts_split_a_second_ask() -> None:
+    from assistant.question import question_parts
+
+    assert question_parts("What success rate does ResDex reach, and how long does its training take?") == [
+        "What success rate does ResDex reach", "how long does its training take?"]
+    assert question_parts("Which benchmarks is EM-LLM evaluated on, and over how many tokens?") == [
+        "Which benchmarks is EM-LLM evaluated on", "over how many tokens?"]
+    assert question_parts("Which paper introduces A-Bench? How big is it?") == ["Which paper introduces A-Bench?", "How big is it?"]
+    assert question_parts("Which paper uses graphs and images for MOCO?") == ["Which paper uses graphs and images for MOCO?"]
