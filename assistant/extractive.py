@@ -14,6 +14,7 @@ answers"); each is added to a sentence's evidence score (retrieval.py, roughly 0
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -43,8 +44,6 @@ def detail_query(question: str, title: str) -> str:
     bilevel optimization framework evaluated?" -> "On which real-world tasks is the framework evaluated?"):
     what it asks of the paper, not how it names it; ``question`` itself when fewer than two content words
     would be left or none was removed."""
-    import re
-
     title_words = content_tokens(title)
     kept = [w for w in question.split() if not (content_tokens(w) and content_tokens(w) <= title_words)]
     detail = " ".join(kept)

@@ -129,9 +129,10 @@ class ChatSession:
         plural, singular = bool(_PLURAL_REF.search(question)), bool(_SINGULAR_REF.search(question))
         several = self._last_cited(at_least=2)
         intent = ""
-        if not forced and detect_intent(question) == "lookup" and len(self._named_by_name(question)) >= 2:
-            intent = "compare"  # "What do the ControlAR and LucidPPN papers propose?": both, side by side
-        if named and not last and not (len(named) >= 2 and (intent or detect_intent(question)) in ("compare", "choice")):
+        detected = detect_intent(question)
+        if not forced and detected == "lookup" and len(self._named_by_name(question)) >= 2:
+            intent = detected = "compare"  # "What do the ControlAR and LucidPPN papers propose?": both, side by side
+        if named and not last and not (len(named) >= 2 and detected in ("compare", "choice")):
             named = []  # a first question: the search ranks named papers first (metadata fusion), nothing more
         switched_from = ""
         if named:
