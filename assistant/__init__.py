@@ -14,13 +14,19 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from assistant.config import Settings, load_settings
-    from assistant.ingest import ingest
+    from assistant.ingest.pipeline import ingest
     from assistant.service import Assistant, build_assistant
     from assistant.types import Answer, Citation
 
-_WHERE = {"Settings": "assistant.config", "load_settings": "assistant.config", "ingest": "assistant.ingest",
-          "Assistant": "assistant.service", "build_assistant": "assistant.service",
-          "Answer": "assistant.types", "Citation": "assistant.types"}
+_WHERE = {
+    "Settings": "assistant.config",
+    "load_settings": "assistant.config",
+    "ingest": "assistant.ingest.pipeline",
+    "Assistant": "assistant.service",
+    "build_assistant": "assistant.service",
+    "Answer": "assistant.types",
+    "Citation": "assistant.types",
+}
 
 __all__ = ["Answer", "Assistant", "Citation", "Settings", "build_assistant", "ingest", "load_settings"]
 

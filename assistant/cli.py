@@ -30,17 +30,19 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from assistant.config import FOREIGN_PREFIXES, OTHER_VARIABLES, Settings, env_names, load_settings, unknown_variables
 from assistant.errors import AssistantError, ConfigError
-from assistant.store import require_existing_storage
+from assistant.index.store import require_existing_storage
 from assistant.types import INTENTS
 
 if TYPE_CHECKING:
-    from assistant.identity import Resolution
+    from assistant.ingest.identity import Resolution
     from assistant.types import IngestReport
 
 logger = logging.getLogger(__name__)
 
 #: Commands that moved to another entry point: what to type instead.
-MOVED = {"serve": "the chat UI has its own command: `assistant-ui [--host H --port P] [--no-ingest]` (or `python -m ui`)"}
+MOVED = {
+    "serve": "the chat UI has its own command: `assistant-ui [--host H --port P] [--no-ingest]` (or `python -m ui`)"
+}
 _INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 
@@ -70,50 +72,119 @@ def global_options() -> argparse.ArgumentParser:
     given is absent from the namespace, so a later default never hides an earlier value)."""
     g = argparse.ArgumentParser(add_help=False)
     opts = g.add_argument_group("settings (anywhere on the command line; override ASSISTANT_* variables)")
-    opts.add_argument("--storage-dir", type=Path, default=argparse.SUPPRESS, metavar="DIR", help="Chroma index directory (ASSISTANT_STORAGE_DIR).")
-    opts.add_argument("--llm-base-url", default=argparse.SUPPRESS, metavar="URL", help="OpenAI-compatible endpoint (ASSISTANT_LLM_BASE_URL); unset = bundled model.")
-    opts.add_argument("--llm-model", default=argparse.SUPPRESS, metavar="NAME", help="Model name (ASSISTANT_LLM_MODEL).")
-    opts.add_argument("--log-level", choices=["DEBUG", "INFO", "WARNING", "ERROR"], default=argparse.SUPPRESS, help="Logging level on stderr (ASSISTANT_LOG_LEVEL, default WARNING).")
-    opts.add_argument("-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="Log progress (INFO) on stderr.")
+    opts.add_argument(
+        "--storage-dir",
+        type=Path,
+        default=argparse.SUPPRESS,
+        metavar="DIR",
+        help="Chroma index directory (ASSISTANT_STORAGE_DIR).",
+    )
+    opts.add_argument(
+        "--llm-base-url",
+        default=argparse.SUPPRESS,
+        metavar="URL",
+        help="OpenAI-compatible endpoint (ASSISTANT_LLM_BASE_URL); unset = bundled model.",
+    )
+    opts.add_argument(
+        "--llm-model", default=argparse.SUPPRESS, metavar="NAME", help="Model name (ASSISTANT_LLM_MODEL)."
+    )
+    opts.add_argument(
+        "--log-level",
+        choices=["DEBUG", "INFO", "WARNING", "ERROR"],
+        default=argparse.SUPPRESS,
+        help="Logging level on stderr (ASSISTANT_LOG_LEVEL, default WARNING).",
+    )
+    opts.add_argument(
+        "-v", "--verbose", action="store_true", default=argparse.SUPPRESS, help="Log progress (INFO) on stderr."
+    )
     return g
 
 
 def _parser() -> CLIParser:
     common = global_options()
-    p = CLIParser(prog="assistant", parents=[common],
-                  description="Cited answers about research-paper abstracts, offline by default. Settings come from "
-                              "ASSISTANT_* environment variables (see README); flags override them. The chat UI is `assistant-ui`.")
+    p = CLIParser(
+        prog="assistant",
+        parents=[common],
+        description="Cited answers about research-paper abstracts, offline by default. Settings come from "
+        "ASSISTANT_* environment variables (see README); flags override them. The chat UI is `assistant-ui`.",
+    )
     sub = p.add_subparsers(dest="command", required=True, metavar="{ingest,delete,ask,eval,eval-claims}")
 
     ing = sub.add_parser("ingest", parents=[common], help="Index seed files (default: the seeds directory).")
-    ing.add_argument("paths", nargs="*", type=Path, help="Seed .txt files, JSONL/CSV exports, or directories of them (default: ASSISTANT_SEEDS_DIR).")
+    ing.add_argument(
+        "paths",
+        nargs="*",
+        type=Path,
+        help="Seed .txt files, JSONL/CSV exports, or directories of them (default: ASSISTANT_SEEDS_DIR).",
+    )
     ing.add_argument("--rebuild", action="store_true", help="Drop the index for the current settings first.")
     ing.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
-    ing.add_argument("--json", action="store_true", help="Print the report as one JSON object (papers, added, updated, removed, "
-                     "unchanged, seconds, embedded_tokens, corpus_tokens, windows...) instead of the summary lines.")
+    ing.add_argument(
+        "--json",
+        action="store_true",
+        help="Print the report as one JSON object (papers, added, updated, removed, "
+        "unchanged, seconds, embedded_tokens, corpus_tokens, windows...) instead of the summary lines.",
+    )
 
-    rm = sub.add_parser("delete", parents=[common], help="Remove papers from the index by id (e.g. '000_43469673d6f8aaa0.txt#3', "
-                                                          "an export's own id such as 'bat-002', an arXiv id or DOI).")
-    rm.add_argument("ids", nargs="+", help="Paper ids as shown in references and --json; for export rows also the "
-                                           "row's own id, arXiv id, DOI or OpenReview id.")
+    rm = sub.add_parser(
+        "delete",
+        parents=[common],
+        help="Remove papers from the index by id (e.g. '000_43469673d6f8aaa0.txt#3', "
+        "an export's own id such as 'bat-002', an arXiv id or DOI).",
+    )
+    rm.add_argument(
+        "ids",
+        nargs="+",
+        help="Paper ids as shown in references and --json; for export rows also the "
+        "row's own id, arXiv id, DOI or OpenReview id.",
+    )
 
     ask = sub.add_parser("ask", parents=[common], help="Answer one question and print it with references.")
     ask.add_argument("question", help="The question, in quotes.")
     ask.add_argument("--json", action="store_true", help="Print the answer as JSON (schema: docs/answer.schema.json).")
-    ask.add_argument("--session", type=Path, metavar="FILE", help="Conversation file: continue the conversation saved there, then save it.")
+    ask.add_argument(
+        "--session",
+        type=Path,
+        metavar="FILE",
+        help="Conversation file: continue the conversation saved there, then save it.",
+    )
     ask.add_argument("--intent", choices=list(INTENTS), help="Force an intent (default: detected from the wording).")
 
-    ev = sub.add_parser("eval", parents=[common], help="Score answers (or retrieval only) on a gold question file (docs/evaluation.md).")
-    ev.add_argument("--questions", type=Path, required=True, metavar="FILE", help="JSON Lines gold file, e.g. eval/dev.jsonl.")
-    ev.add_argument("--k", default="1,3,5,10", metavar="K1,K2,...", help="Comma-separated cut-offs for recall@k (default 1,3,5,10).")
-    ev.add_argument("--json", type=Path, dest="json_out", metavar="OUT", help="Also write the full report (per item) to this JSON file.")
+    ev = sub.add_parser(
+        "eval", parents=[common], help="Score answers (or retrieval only) on a gold question file (docs/evaluation.md)."
+    )
+    ev.add_argument(
+        "--questions", type=Path, required=True, metavar="FILE", help="JSON Lines gold file, e.g. eval/dev.jsonl."
+    )
+    ev.add_argument(
+        "--k", default="1,3,5,10", metavar="K1,K2,...", help="Comma-separated cut-offs for recall@k (default 1,3,5,10)."
+    )
+    ev.add_argument(
+        "--json",
+        type=Path,
+        dest="json_out",
+        metavar="OUT",
+        help="Also write the full report (per item) to this JSON file.",
+    )
     ev.add_argument("--retrieval-only", action="store_true", help="Rank papers only: recall@k, no LLM (seconds).")
     ev.add_argument("--limit", type=int, metavar="N", help="Evaluate only the first N items.")
     ev.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
 
-    ec = sub.add_parser("eval-claims", parents=[common], help="Score the citation verifier on labelled claims (no LLM; docs/evaluation.md).")
-    ec.add_argument("--claims", type=Path, required=True, metavar="FILE", help="JSON Lines claims file, e.g. eval/claims-dev.jsonl.")
-    ec.add_argument("--json", type=Path, dest="json_out", metavar="OUT", help="Also write the full report (per claim) to this JSON file.")
+    ec = sub.add_parser(
+        "eval-claims",
+        parents=[common],
+        help="Score the citation verifier on labelled claims (no LLM; docs/evaluation.md).",
+    )
+    ec.add_argument(
+        "--claims", type=Path, required=True, metavar="FILE", help="JSON Lines claims file, e.g. eval/claims-dev.jsonl."
+    )
+    ec.add_argument(
+        "--json",
+        type=Path,
+        dest="json_out",
+        metavar="OUT",
+        help="Also write the full report (per claim) to this JSON file.",
+    )
     ec.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
     return p
 
@@ -142,11 +213,17 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
         ConfigError: a value is invalid (names the field and its variable).
     """
     level = getattr(args, "log_level", None) or ("INFO" if getattr(args, "verbose", False) else None)
-    return load_settings(storage_dir=getattr(args, "storage_dir", None), log_level=level,
-                         llm_base_url=getattr(args, "llm_base_url", None), llm_model=getattr(args, "llm_model", None))
+    return load_settings(
+        storage_dir=getattr(args, "storage_dir", None),
+        log_level=level,
+        llm_base_url=getattr(args, "llm_base_url", None),
+        llm_model=getattr(args, "llm_model", None),
+    )
 
 
-def start(args: argparse.Namespace, *, known_env: Iterable[str] = (), ignore_prefixes: Sequence[str] = FOREIGN_PREFIXES) -> Settings:
+def start(
+    args: argparse.Namespace, *, known_env: Iterable[str] = (), ignore_prefixes: Sequence[str] = FOREIGN_PREFIXES
+) -> Settings:
     """What every entry point does first: offline switches, settings, logging, and one ``warning:`` line
     on stderr per ``ASSISTANT_*`` variable that nothing reads (with a "did you mean").
 
@@ -187,7 +264,11 @@ def _silence_stdout() -> None:
 
 
 def _thread_failed(hook: threading.ExceptHookArgs) -> None:
-    logger.debug("thread %s failed", getattr(hook.thread, "name", "?"), exc_info=(hook.exc_type, hook.exc_value, hook.exc_traceback))  # type: ignore[arg-type]
+    logger.debug(
+        "thread %s failed",
+        getattr(hook.thread, "name", "?"),
+        exc_info=(hook.exc_type, hook.exc_value, hook.exc_traceback),
+    )  # type: ignore[arg-type]
     if hook.exc_type is not SystemExit:
         print(f"error: background work failed: {hook.exc_type.__name__}: {hook.exc_value}", file=sys.stderr)
 
@@ -218,7 +299,9 @@ def guarded(body: Callable[[], int]) -> int:
             _silence_stdout()
             print(f"error: could not write the output to stdout ({e.strerror or e}).", file=sys.stderr)
         else:
-            print(f"error: unexpected {type(e).__name__}: {e} (run with --log-level DEBUG for details)", file=sys.stderr)
+            print(
+                f"error: unexpected {type(e).__name__}: {e} (run with --log-level DEBUG for details)", file=sys.stderr
+            )
         return 1
     finally:
         threading.excepthook = previous_hook
@@ -232,7 +315,7 @@ def _stdout_broken() -> bool:
     return False
 
 
-# --- cheap checks (no model, no Chroma); the index folder: assistant.store.require_existing_storage --------
+# --- cheap checks (no model, no Chroma); the index folder: assistant.index.store.require_existing_storage --------
 def check_output_file(path: Path, flag: str) -> None:
     """``path`` can be written: not a folder, and its folder exists (or can be made).
 
@@ -262,7 +345,9 @@ def check_session_file(path: Path) -> dict[str, Any] | None:
     if path.exists():
         return read_saved_session(path)
     if not path.parent.is_dir():
-        raise ConfigError(f"--session {path}: the folder {path.parent} does not exist. Create it first or pass another path.")
+        raise ConfigError(
+            f"--session {path}: the folder {path.parent} does not exist. Create it first or pass another path."
+        )
     if not os.access(path.parent, os.W_OK):
         raise ConfigError(f"--session {path}: cannot write in {path.parent}.")
     return None
@@ -271,15 +356,19 @@ def check_session_file(path: Path) -> dict[str, Any] | None:
 # --- commands ------------------------------------------------------------------------------------
 def ingest_summary(report: IngestReport) -> str:
     """The lines ``assistant ingest`` prints: counts, skipped rows (file:line: why) and flagged abstracts."""
-    lines = [f"Indexed {report.papers} papers as {report.windows} windows: {report.added} added, {report.updated} updated, "
-             f"{report.removed} removed, {report.skipped} unchanged in {report.seconds:.1f} s ({report.collection})."]
+    lines = [
+        f"Indexed {report.papers} papers as {report.windows} windows: {report.added} added, {report.updated} updated, "
+        f"{report.removed} removed, {report.skipped} unchanged in {report.seconds:.1f} s ({report.collection})."
+    ]
     if report.skipped_rows:
         n = len(report.skipped_rows)
         lines.append(f"Skipped {n} row{'s' if n != 1 else ''} (not indexed):")
         lines += [f"  {row}" for row in report.skipped_rows]
     if report.flagged:
-        lines.append(f"Flagged {len(report.flagged)} abstract(s) whose text looks like instructions to the assistant "
-                     f"(indexed as quoted data only): {', '.join(report.flagged)}")
+        lines.append(
+            f"Flagged {len(report.flagged)} abstract(s) whose text looks like instructions to the assistant "
+            f"(indexed as quoted data only): {', '.join(report.flagged)}"
+        )
     return "\n".join(lines)
 
 
@@ -289,35 +378,56 @@ def ingest_report_dict(report: IngestReport) -> dict[str, object]:
     see :class:`IngestReport`) and their ratio ``embedding_work``, and the window-level counts."""
     unchanged = report.papers - report.papers_added - report.papers_updated
     return {
-        "papers": report.papers, "added": report.papers_added, "updated": report.papers_updated,
-        "removed": report.papers_removed, "unchanged": unchanged, "seconds": round(report.seconds, 3),
-        "embedded_tokens": report.embedded_tokens, "corpus_tokens": report.corpus_tokens,
+        "papers": report.papers,
+        "added": report.papers_added,
+        "updated": report.papers_updated,
+        "removed": report.papers_removed,
+        "unchanged": unchanged,
+        "seconds": round(report.seconds, 3),
+        "embedded_tokens": report.embedded_tokens,
+        "corpus_tokens": report.corpus_tokens,
         "embedding_work": round(report.embedded_tokens / report.corpus_tokens, 4) if report.corpus_tokens else 0.0,
-        "windows": {"total": report.windows, "added": report.added, "updated": report.updated,
-                    "removed": report.removed, "unchanged": report.skipped},
-        "collection": report.collection, "skipped_rows": list(report.skipped_rows), "flagged": list(report.flagged),
+        "windows": {
+            "total": report.windows,
+            "added": report.added,
+            "updated": report.updated,
+            "removed": report.removed,
+            "unchanged": report.skipped,
+        },
+        "collection": report.collection,
+        "skipped_rows": list(report.skipped_rows),
+        "flagged": list(report.flagged),
     }
 
 
-def ingest_command(settings: Settings, paths: Sequence[Path], *, rebuild: bool, progress: bool, embed_model: object = None,
-                   as_json: bool = False) -> object:
+def ingest_command(
+    settings: Settings,
+    paths: Sequence[Path],
+    *,
+    rebuild: bool,
+    progress: bool,
+    embed_model: object = None,
+    as_json: bool = False,
+) -> object:
     """Read and check every input file, then load the embedding model, index, and print the summary.
     Returns the embedding model (the UI reuses it).
 
     Raises:
         CorpusFormatError: a file is unreadable, malformed or holds no abstract (before any model loads).
-        StoreNotReadyError: see :func:`assistant.ingest.ingest_papers`.
+        StoreNotReadyError: see :func:`assistant.ingest.pipeline.ingest_papers`.
     """
-    from assistant.corpus import read_papers
+    from assistant.ingest.corpus import read_papers
 
     skipped: list[str] = []
-    papers = read_papers(list(paths) or [settings.seeds_dir], skipped=skipped)  # every file parsed before the model loads
-    from assistant.embeddings import build_embed_model
-    from assistant.ingest import drop_index, ingest_papers
+    papers = read_papers(
+        list(paths) or [settings.seeds_dir], skipped=skipped
+    )  # every file parsed before the model loads
+    from assistant.index.embeddings import build_embed_model
+    from assistant.ingest.pipeline import drop_index, ingest_papers
 
     embed = embed_model or build_embed_model(settings)
     if rebuild:
-        from assistant.store import PROBE_TEXT
+        from assistant.index.store import PROBE_TEXT
 
         embed.get_text_embedding(PROBE_TEXT)  # type: ignore[attr-defined]  # the model answers (e.g. an embedding server is up) before anything is dropped
         drop_index(settings)
@@ -327,13 +437,13 @@ def ingest_command(settings: Settings, paths: Sequence[Path], *, rebuild: bool, 
 
 
 def _ask(settings: Settings, args: argparse.Namespace) -> int:
-    from assistant.question import clean_question
+    from assistant.understand.question import clean_question
 
     question = clean_question(args.question)
     saved = check_session_file(args.session) if args.session else None
     require_existing_storage(settings)
 
-    from assistant.render import answer_to_dict, answer_to_text
+    from assistant.answer.render import answer_to_dict, answer_to_text
     from assistant.service import build_assistant
 
     with build_assistant(settings, start_llm=False) as assistant:
@@ -348,8 +458,9 @@ def _ask(settings: Settings, args: argparse.Namespace) -> int:
             except Exception as e:  # noqa: BLE001 - whatever went wrong, say what and where
                 logger.debug("saving the session failed", exc_info=True)
                 reason = e.strerror if isinstance(e, OSError) and e.strerror else f"{type(e).__name__}: {e}"
-                raise AssistantError(f"the answer above was not saved to {args.session} ({reason}); "
-                                     "the conversation file is unchanged.") from e
+                raise AssistantError(
+                    f"the answer above was not saved to {args.session} ({reason}); the conversation file is unchanged."
+                ) from e
     return 0
 
 
@@ -369,9 +480,9 @@ def delete_summary(removed: Sequence[str], resolution: Resolution) -> str:
 
 def _delete(settings: Settings, typed: Sequence[str]) -> int:
     require_existing_storage(settings)
-    from assistant.identity import resolve_ids
-    from assistant.ingest import delete_papers
-    from assistant.store import PaperStore
+    from assistant.index.store import PaperStore
+    from assistant.ingest.identity import resolve_ids
+    from assistant.ingest.pipeline import delete_papers
 
     resolution = resolve_ids(typed, PaperStore.open_for_read(settings).load_papers())
     removed = delete_papers(settings, resolution.ids) if resolution.ids else []
@@ -388,15 +499,22 @@ def _run(args: argparse.Namespace) -> int:
         require_existing_storage(settings)
         if args.json_out:
             check_output_file(args.json_out, "--json")
-        from assistant.evaluation import run_eval_command  # lazy: only `eval` needs it
+        from assistant.eval.evaluation import run_eval_command  # lazy: only `eval` needs it
 
-        return run_eval_command(settings, args.questions, ks_text=args.k, json_out=args.json_out,
-                                retrieval_only=args.retrieval_only, limit=args.limit, progress=not args.no_progress)
+        return run_eval_command(
+            settings,
+            args.questions,
+            ks_text=args.k,
+            json_out=args.json_out,
+            retrieval_only=args.retrieval_only,
+            limit=args.limit,
+            progress=not args.no_progress,
+        )
     if args.command == "eval-claims":
         require_existing_storage(settings)
         if args.json_out:
             check_output_file(args.json_out, "--json")
-        from assistant.claims_eval import run_claims_command  # lazy: only `eval-claims` needs it
+        from assistant.eval.claims_eval import run_claims_command  # lazy: only `eval-claims` needs it
 
         return run_claims_command(settings, args.claims, json_out=args.json_out, progress=not args.no_progress)
     if args.command == "delete":

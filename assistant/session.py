@@ -11,36 +11,50 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from assistant.answer import AnswerEvent, final_answer
+from assistant.answer.answerer import AnswerEvent, final_answer
 from assistant.errors import AssistantError
-from assistant.intents import detect_intent
-from assistant.prompts import CITATION_LABEL
-from assistant.question import analyze, clean_question
-from assistant.types import Answer, Citation, Intent, Paper, relabel
-from assistant.text import content_tokens
+from assistant.lang.text import content_tokens
+from assistant.llm.prompts import CITATION_LABEL
 from assistant.tuning import CLARIFY_MAX_CONTENT_WORDS, ELLIPTIC_MAX_WORDS
+from assistant.types import Answer, Citation, Intent, Paper, relabel
+from assistant.understand.intents import detect_intent
+from assistant.understand.question import analyze, clean_question
 
 if TYPE_CHECKING:
-    from assistant.answer import Answerer
+    from assistant.answer.answerer import Answerer
 
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
 _ORDINAL_REF = re.compile(r"\bthe (first|1st|second|2nd|third|3rd|fourth|4th)(?: one| paper| abstract| work)?\b", re.I)
 _LABEL_REF = re.compile(rf"(?:{CITATION_LABEL.pattern}|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.I)
-_PLURAL_REF = re.compile(r"\b(they|them|their|theirs|these|those|both|each|either|the two|the three|all of them|"
-                         r"which of them|these papers|those papers|the papers)\b", re.I)
-_SINGULAR_REF = re.compile(r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
-                           r"the approach|the authors|he|she|his|her)\b", re.I)
+_PLURAL_REF = re.compile(
+    r"\b(they|them|their|theirs|these|those|both|each|either|the two|the three|all of them|"
+    r"which of them|these papers|those papers|the papers)\b",
+    re.I,
+)
+_SINGULAR_REF = re.compile(
+    r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
+    r"the approach|the authors|he|she|his|her)\b",
+    re.I,
+)
 #: Pronouns and phrases that point back to a paper already discussed.
-_BACK_REF = re.compile(r"\b(it|its|they|them|their|this paper|that paper|the paper|this work|these papers|those papers|"
-                       r"the authors|both|the two|the three)\b", re.I)
+_BACK_REF = re.compile(
+    r"\b(it|its|they|them|their|this paper|that paper|the paper|this work|these papers|those papers|"
+    r"the authors|both|the two|the three)\b",
+    re.I,
+)
 #: A follow-up that names a paper and refers back to another asks about the two ("compare it with X",
 #: "how does it differ from the episodic memory one?"): a comparison word plus a pronoun.
-_TWO_PAPER_QUESTION = re.compile(r"\b(?:compare|compared|comparison|differ|differs|difference|versus|vs\.?|than|against|"
-                                 r"contrast|between|relate|relates)\b", re.I)
+_TWO_PAPER_QUESTION = re.compile(
+    r"\b(?:compare|compared|comparison|differ|differs|difference|versus|vs\.?|than|against|"
+    r"contrast|between|relate|relates)\b",
+    re.I,
+)
 _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this one|that one)\b", re.I)
-_CLARIFY = ("Which paper do you mean? Nothing earlier in this conversation is cited for it to refer to. "
-            "Name the paper by its title, its method or an author, or ask about a topic.")
+_CLARIFY = (
+    "Which paper do you mean? Nothing earlier in this conversation is cited for it to refer to. "
+    "Name the paper by its title, its method or an author, or ask about a topic."
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,8 +168,10 @@ class ChatSession:
         query = question
         if focus:
             query = f"{question} ({'; '.join(self._title(p) for p in focus)})"
-        elif self.turns and (len(question.split()) <= ELLIPTIC_MAX_WORDS
-                             or question.lower().startswith(("and ", "what about", "how about"))):
+        elif self.turns and (
+            len(question.split()) <= ELLIPTIC_MAX_WORDS
+            or question.lower().startswith(("and ", "what about", "how about"))
+        ):
             query = f"{question} ({self.turns[-1].resolved_query})"
         return Resolution(query, tuple(focus), switched_from=switched_from, intent=intent)
 
@@ -208,7 +224,9 @@ class ChatSession:
                     self.turns.append(Turn(question, res.query, (), event.answer))
                 yield event
             return
-        for event in self._answerer.stream(question, query=res.query, intent=intent or res.intent or None, focus_ids=res.focus_ids):
+        for event in self._answerer.stream(
+            question, query=res.query, intent=intent or res.intent or None, focus_ids=res.focus_ids
+        ):
             if event.answer is None:
                 yield event
                 continue
@@ -216,8 +234,10 @@ class ChatSession:
                 answer = self._stable(event.answer)
                 if res.switched_from and answer.citations:  # say which paper is answered, and that it changed
                     first = min(answer.citations, key=lambda c: c.n)
-                    about = (f"About “{first.paper.title}” [{first.n}], which the question describes, not "
-                             f"“{self._title(res.switched_from)}” from before.")
+                    about = (
+                        f"About “{first.paper.title}” [{first.n}], which the question describes, not "
+                        f"“{self._title(res.switched_from)}” from before."
+                    )
                     answer = replace(answer, notice=f"{about} {answer.notice}".strip())
                 self.turns.append(Turn(question, res.query, res.focus_ids, answer))
             else:  # partial: preview labels without committing new ones
@@ -247,8 +267,13 @@ class ChatSession:
             "version": 1,
             "labels": self.labels,
             "turns": [
-                {"question": t.question, "resolved_query": t.resolved_query, "focus_ids": list(t.focus_ids),
-                 "answer": t.answer.text, "cited": [c.paper.id for c in t.answer.citations]}
+                {
+                    "question": t.question,
+                    "resolved_query": t.resolved_query,
+                    "focus_ids": list(t.focus_ids),
+                    "answer": t.answer.text,
+                    "cited": [c.paper.id for c in t.answer.citations],
+                }
                 for t in self.turns
             ],
         }
@@ -273,9 +298,18 @@ class ChatSession:
         self.turns = []
         for t in turns:
             cited = [known[p] for p in t.get("cited", []) if p in known]
-            answer = Answer(t.get("question", ""), (), tuple(Citation(self.labels[p.id], p, ()) for p in cited if p.id in self.labels),
-                            (), "generated", "", resolved_query=t.get("resolved_query", ""))
-            self.turns.append(Turn(t.get("question", ""), t.get("resolved_query", ""), tuple(t.get("focus_ids", [])), answer))
+            answer = Answer(
+                t.get("question", ""),
+                (),
+                tuple(Citation(self.labels[p.id], p, ()) for p in cited if p.id in self.labels),
+                (),
+                "generated",
+                "",
+                resolved_query=t.get("resolved_query", ""),
+            )
+            self.turns.append(
+                Turn(t.get("question", ""), t.get("resolved_query", ""), tuple(t.get("focus_ids", [])), answer)
+            )
 
 
 def read_saved_session(path: Path) -> dict[str, Any]:
@@ -295,5 +329,7 @@ def read_saved_session(path: Path) -> dict[str, Any]:
         if not isinstance(turns, list) or not all(isinstance(t, dict) for t in turns):
             raise TypeError("'turns' must be a list of objects")
     except (OSError, ValueError, KeyError, TypeError, AttributeError) as e:
-        raise AssistantError(f"{path}: not a saved conversation ({e}). Delete it or pass another --session file.") from e
+        raise AssistantError(
+            f"{path}: not a saved conversation ({e}). Delete it or pass another --session file."
+        ) from e
     return {"labels": labels, "turns": turns}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from assistant.prompts import format_citations
+from assistant.llm.prompts import format_citations
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,7 +16,7 @@ class Paper:
         id: for a seed file ``"<seed file name>#<position>"``, position 1-based after the header line,
             e.g. ``"000_43469673d6f8aaa0.txt#1"`` (format from eval/README.md); for a JSONL/CSV export row
             an id that does not depend on the file name: the row's own id (``"bat-001"``), else
-            ``"openreview:…"``, ``"arxiv:…"``, ``"doi:…"`` or ``"abstract:<hash>"`` (assistant/identity.py).
+            ``"openreview:…"``, ``"arxiv:…"``, ``"doi:…"`` or ``"abstract:<hash>"`` (assistant/ingest/identity.py).
         venue: the collection name from the file's header line, e.g. ``"ICLR 2025 Papers"``.
         title: from papers.jsonl, else derived from the abstract's first sentence.
         authors: author names, possibly empty.
@@ -174,8 +174,13 @@ def relabel(answer: Answer, mapping: dict[int, int]) -> Answer:
 
     comparison = None
     if answer.comparison is not None:
-        comparison = replace(answer.comparison, rows=tuple(
-            ComparisonRow(mapping[r.n], tuple(sent(c) if c else None for c in r.cells)) for r in answer.comparison.rows))
+        comparison = replace(
+            answer.comparison,
+            rows=tuple(
+                ComparisonRow(mapping[r.n], tuple(sent(c) if c else None for c in r.cells))
+                for r in answer.comparison.rows
+            ),
+        )
     return replace(
         answer,
         sentences=tuple(sent(s) for s in answer.sentences),

@@ -35,13 +35,13 @@ def main() -> int:
     args = ap.parse_args()
     enforce_offline()
     logging.basicConfig(level=logging.WARNING)
-    from assistant.answer import Answerer
+    from assistant.answer.answerer import Answerer
     from assistant.config import load_settings
-    from assistant.embeddings import CachedEmbedder, build_embed_model
-    from assistant.evaluation import load_items, retrieval_only_query
-    from assistant.ingest import ingest
-    from assistant.metrics import recall_at_k
-    from assistant.retrieval import PaperRetriever
+    from assistant.index.embeddings import CachedEmbedder, build_embed_model
+    from assistant.eval.evaluation import load_items, retrieval_only_query
+    from assistant.ingest.pipeline import ingest
+    from assistant.eval.metrics import recall_at_k
+    from assistant.retrieve.retrieval import PaperRetriever
 
     items = load_items(args.questions)
     embed = build_embed_model(load_settings())

@@ -17,9 +17,9 @@ import json
 from collections import defaultdict
 from pathlib import Path
 
-from assistant.corpus import read_papers
-from assistant.intents import COLUMN_ROLES, sentence_roles
-from assistant.text import split_sentences
+from assistant.ingest.corpus import read_papers
+from assistant.understand.intents import COLUMN_ROLES, sentence_roles
+from assistant.lang.text import split_sentences
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -1,4 +1,4 @@
-"""Embedding runtime: ONNX (onnxruntime, assistant/onnx_embedding.py) vs torch (sentence-transformers via
+"""Embedding runtime: ONNX (onnxruntime, assistant/index/onnx_embedding.py) vs torch (sentence-transformers via
 llama-index ``HuggingFaceEmbedding``), same bundled MiniLM. Prints, per runtime:
 
 * cold start in a fresh process: importing llama-index's embedding base (shared by both), importing the
@@ -36,11 +36,11 @@ t0 = time.perf_counter()
 import llama_index.core.base.embeddings.base
 t1 = time.perf_counter()
 from assistant.config import load_settings
-from assistant.embeddings import resolve_model_path
+from assistant.index.embeddings import resolve_model_path
 s = load_settings()
 path = resolve_model_path(s.embed_model)
 if sys.argv[1] == "onnx":
-    from assistant.onnx_embedding import OnnxEmbedding, export_dir
+    from assistant.index.onnx_embedding import OnnxEmbedding, export_dir
     t2 = time.perf_counter()
     m = OnnxEmbedding(export_dir(path, s.model_cache_dir), threads=int(sys.argv[2]))
 else:
@@ -57,12 +57,12 @@ print(json.dumps({"llama_index": t1 - t0, "import": t2 - t1, "load": t3 - t2, "f
 def _worker(runtime: str, threads: int, questions: list[str], texts: list[str], busy: bool) -> dict[str, float]:
     """Latency and throughput of one runtime, in this (fresh) process."""
     from assistant.config import load_settings
-    from assistant.embeddings import resolve_model_path
+    from assistant.index.embeddings import resolve_model_path
 
     settings = load_settings()
     path = resolve_model_path(settings.embed_model)
     if runtime == "onnx":
-        from assistant.onnx_embedding import OnnxEmbedding, export_dir
+        from assistant.index.onnx_embedding import OnnxEmbedding, export_dir
 
         model = OnnxEmbedding(export_dir(path, settings.model_cache_dir), threads=threads, embed_batch_size=64)
     else:
@@ -97,9 +97,9 @@ def _worker(runtime: str, threads: int, questions: list[str], texts: list[str], 
 
 
 def _inputs() -> tuple[list[str], list[str]]:
-    from assistant.chunking import make_windows, split_sentences
+    from assistant.ingest.chunking import make_windows, split_sentences
     from assistant.config import load_settings
-    from assistant.corpus import read_papers
+    from assistant.ingest.corpus import read_papers
 
     settings = load_settings()
     questions = [q for line in (REPO / "eval" / "dev.jsonl").read_text().splitlines() if line.strip()
@@ -123,8 +123,8 @@ def main() -> int:
         return 0
 
     from assistant.config import load_settings
-    from assistant.embeddings import resolve_model_path
-    from assistant.onnx_embedding import ensure_export, read_valid_export
+    from assistant.index.embeddings import resolve_model_path
+    from assistant.index.onnx_embedding import ensure_export, read_valid_export
 
     settings = load_settings()
     path = resolve_model_path(settings.embed_model)

@@ -23,10 +23,10 @@ def main() -> int:
 
     logging.basicConfig(level=logging.WARNING)
     from assistant.config import load_settings
-    from assistant.corpus import read_papers
-    from assistant.embeddings import build_embed_model
-    from assistant.ingest import ingest
-    from assistant.text import split_sentences
+    from assistant.ingest.corpus import read_papers
+    from assistant.index.embeddings import build_embed_model
+    from assistant.ingest.pipeline import ingest
+    from assistant.lang.text import split_sentences
 
     settings = load_settings()
     paths = [Path(p) for p in sys.argv[1:]] or [settings.seeds_dir]

@@ -37,7 +37,7 @@ def main() -> int:
     if args.model:
         model = args.model
     else:
-        from assistant.local_llm import bundled_gguf_path
+        from assistant.llm.local import bundled_gguf_path
 
         model = str(bundled_gguf_path())
     llm = llama_cpp.Llama(model_path=model, n_ctx=2048, n_threads=args.threads,

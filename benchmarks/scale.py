@@ -50,8 +50,8 @@ def _du(path: Path) -> int:
 
 def _seed_material():  # type: ignore[no-untyped-def]
     from assistant.config import load_settings
-    from assistant.corpus import read_papers
-    from assistant.text import split_sentences
+    from assistant.ingest.corpus import read_papers
+    from assistant.lang.text import split_sentences
 
     papers = read_papers([load_settings().seeds_dir])
     sentences = sorted({s for p in papers for s in split_sentences(p.text)})
@@ -120,8 +120,8 @@ def cmd_build(args: argparse.Namespace) -> int:
 
     enforce_offline()
     from assistant.config import load_settings
-    from assistant.embeddings import build_embed_model
-    from assistant.ingest import ingest, ingest_papers
+    from assistant.index.embeddings import build_embed_model
+    from assistant.ingest.pipeline import ingest, ingest_papers
 
     settings = load_settings(storage_dir=Path(args.dir))
     model = build_embed_model(settings)
@@ -146,7 +146,7 @@ def cmd_app(args: argparse.Namespace) -> int:
 
     enforce_offline()
     from assistant.config import load_settings
-    from assistant.evaluation import load_items
+    from assistant.eval.evaluation import load_items
     from assistant.service import build_assistant
 
     t_imports = time.perf_counter()
@@ -260,7 +260,7 @@ def cmd_real_ingest(args: argparse.Namespace) -> int:
     print(f"total ingest wall time {first_s + resume_s:.0f} s ({first_s:.0f} s before the kill + {resume_s:.0f} s resumed)")
 
     from assistant.config import load_settings
-    from assistant.store import PaperStore
+    from assistant.index.store import PaperStore
 
     store = PaperStore.open_for_read(load_settings(storage_dir=folder / "index"))
     windows = store.windows.count()

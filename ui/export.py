@@ -15,10 +15,44 @@ from assistant.types import Answer, Paper
 from ui.text import markdown_text, split_math
 
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
-_LATEX_SPECIAL = {"\\": r"\textbackslash{}", "{": r"\{", "}": r"\}", "%": r"\%", "&": r"\&", "$": r"\$",
-                  "#": r"\#", "_": r"\_", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "{": r"\{",
+    "}": r"\}",
+    "%": r"\%",
+    "&": r"\&",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+}
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
-_KEY_STOPWORDS = frozenset({"a", "an", "the", "on", "of", "for", "to", "in", "and", "with", "via", "by", "from", "is", "are", "do", "how", "what", "when", "why", "can"})
+_KEY_STOPWORDS = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "on",
+        "of",
+        "for",
+        "to",
+        "in",
+        "and",
+        "with",
+        "via",
+        "by",
+        "from",
+        "is",
+        "are",
+        "do",
+        "how",
+        "what",
+        "when",
+        "why",
+        "can",
+    }
+)
 
 
 class TurnLike(Protocol):
@@ -48,8 +82,10 @@ def _md_table(answer: Answer) -> list[str]:
     if comp is None or not comp.rows:
         return []
     titles = {c.n: c.paper.title for c in answer.citations}
-    lines = ["| paper | " + " | ".join(_md_inline(c) for c in comp.columns) + " |",
-             "|---" * (len(comp.columns) + 1) + "|"]
+    lines = [
+        "| paper | " + " | ".join(_md_inline(c) for c in comp.columns) + " |",
+        "|---" * (len(comp.columns) + 1) + "|",
+    ]
     for row in comp.rows:
         cells = [f"{_md_inline(c.text)} [{row.n}]" if c is not None else "—" for c in row.cells]
         lines.append(f"| [{row.n}] {_md_inline(titles.get(row.n, ''))} | " + " | ".join(cells) + " |")
@@ -63,8 +99,12 @@ def _md_answer(answer: Answer) -> str:
     return " ".join(f"{_md_inline(s.text)} {''.join(f'[{n}]' for n in s.citations)}".strip() for s in answer.sentences)
 
 
-def conversation_markdown(turns: Sequence[TurnLike], cited: Sequence[tuple[int, Paper]],
-                          *, title: str = "Conversation with the paper assistant") -> str:
+def conversation_markdown(
+    turns: Sequence[TurnLike],
+    cited: Sequence[tuple[int, Paper]],
+    *,
+    title: str = "Conversation with the paper assistant",
+) -> str:
     """The conversation as Markdown: each question as a heading, the answer with its ``[n]`` markers
     (and comparison table), then every cited paper as ``[n] title`` with authors, link and id."""
     lines = [f"# {_md_inline(title)}", ""]
@@ -96,8 +136,10 @@ def conversation_markdown(turns: Sequence[TurnLike], cited: Sequence[tuple[int, 
 def latex_escape(text: str) -> str:
     """Escape LaTeX/BibTeX special characters (``{ } % & $ # _ ~ ^ \\``) outside math; math found by
     ``ui.text.split_math`` (``$\\ell_1$``) is kept as ``$…$``; whitespace collapsed."""
-    return "".join(f"${seg.text}$" if seg.math else _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], seg.text)
-                   for seg in split_math(text))
+    return "".join(
+        f"${seg.text}$" if seg.math else _LATEX_RE.sub(lambda m: _LATEX_SPECIAL[m.group(0)], seg.text)
+        for seg in split_math(text)
+    )
 
 
 def _url_field(url: str) -> str:

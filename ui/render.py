@@ -13,16 +13,22 @@ import html
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qs, urlsplit
 
-from assistant.intents import NOT_STATED
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
+from assistant.understand.intents import NOT_STATED
 from ui.text import highlight_html, html_text
 
 #: Authors shown before "et al." on a reference card.
 MAX_AUTHORS = 6
 #: Papers listed under "Papers found" while an answer is in progress.
 MAX_FOUND = 8
-_SITES = {"openreview.net": "OpenReview", "arxiv.org": "arXiv", "iclr.cc": "ICLR", "proceedings.iclr.cc": "ICLR proceedings",
-          "scholar.google.com": "Google Scholar", "www.semanticscholar.org": "Semantic Scholar"}
+_SITES = {
+    "openreview.net": "OpenReview",
+    "arxiv.org": "arXiv",
+    "iclr.cc": "ICLR",
+    "proceedings.iclr.cc": "ICLR proceedings",
+    "scholar.google.com": "Google Scholar",
+    "www.semanticscholar.org": "Semantic Scholar",
+}
 _SEARCH_PARAMS = {"term", "q", "query", "search", "search_query"}
 
 
@@ -81,7 +87,11 @@ def _topic_list(answer: Answer, anchor: str) -> str:
     for s in answer.sentences:
         n = s.citations[0] if s.citations else 0
         paper = papers.get(n)
-        head = f"<a href='#{card_id(anchor, n)}' class='ref-n'>[{n}]</a> {paper_link(paper.title, paper.url)}" if paper else ""
+        head = (
+            f"<a href='#{card_id(anchor, n)}' class='ref-n'>[{n}]</a> {paper_link(paper.title, paper.url)}"
+            if paper
+            else ""
+        )
         items.append(f"<li>{head}<br><span class='reason'>{_sentence(s, anchor)}</span></li>")
     return f"<ol class='topic-list'>{''.join(items)}</ol>"
 
@@ -117,8 +127,15 @@ def comparison_html(answer: Answer, anchor: str = "a") -> str:
     rows = []
     for row in comp.rows:
         paper = papers.get(row.n)
-        label = f"<a href='#{card_id(anchor, row.n)}' class='ref-n'>[{row.n}]</a> " + (paper_link(paper.title, paper.url) if paper else "")
-        cells = "".join(f"<td>{_sentence(c, anchor)}</td>" if c is not None else f"<td class='not-stated'><em>{NOT_STATED}</em></td>" for c in row.cells)
+        label = f"<a href='#{card_id(anchor, row.n)}' class='ref-n'>[{row.n}]</a> " + (
+            paper_link(paper.title, paper.url) if paper else ""
+        )
+        cells = "".join(
+            f"<td>{_sentence(c, anchor)}</td>"
+            if c is not None
+            else f"<td class='not-stated'><em>{NOT_STATED}</em></td>"
+            for c in row.cells
+        )
         rows.append(f"<tr data-n='{row.n}'><th scope='row'>{label}</th>{cells}</tr>")
     return f"<table class='compare'><thead><tr><th>paper</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
@@ -133,16 +150,20 @@ def paper_card(citation: Citation, extra_evidence: Sequence[str] = (), anchor: s
     sentences highlighted in place, so each is shown once."""
     paper = citation.paper
     evidence = list(dict.fromkeys([*citation.evidence, *extra_evidence]))
-    item = (f"<li value='{citation.n}' class='card' id='{card_id(anchor, citation.n)}'>"
-            f"<span class='ref-n'>[{citation.n}]</span> {paper_link(paper.title, paper.url)}")
+    item = (
+        f"<li value='{citation.n}' class='card' id='{card_id(anchor, citation.n)}'>"
+        f"<span class='ref-n'>[{citation.n}]</span> {paper_link(paper.title, paper.url)}"
+    )
     if paper.authors:
         item += f"<br><small class='authors'>{authors_line(paper.authors)}</small>"
     if paper.text:
         shown = [e for e in evidence if e and e in paper.text]
         k = len(shown)
         summary = f"Abstract ({k} supporting sentence{'s' if k != 1 else ''} highlighted)" if k else "Abstract"
-        item += (f"<details><summary>{summary}</summary>"
-                 f"<p class='abstract'>{highlight_html(paper.text, shown)}</p></details>")
+        item += (
+            f"<details><summary>{summary}</summary>"
+            f"<p class='abstract'>{highlight_html(paper.text, shown)}</p></details>"
+        )
     return item + "</li>"
 
 
@@ -162,7 +183,9 @@ def found_html(hits: Sequence[PaperHit], limit: int = MAX_FOUND) -> str:
     return f"<div class='found'><small>Papers found:</small><ul class='found-list'>{items}</ul></div>"
 
 
-def progress_markdown(message: str, hits: Sequence[PaperHit] = (), answer: Answer | None = None, anchor: str = "a") -> str:
+def progress_markdown(
+    message: str, hits: Sequence[PaperHit] = (), answer: Answer | None = None, anchor: str = "a"
+) -> str:
     """What the chat shows while an answer is in progress: the status line, the papers found, and what is
     already verified (comparison table, sentences, their cards)."""
     out = [f"<p class='status'><em>{html_text(message)}</em></p>"]
@@ -185,7 +208,9 @@ def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") ->
     out.append(answer_body(answer, anchor))
     if answer.dropped and answer.model_used:
         n = len(answer.dropped)
-        out.append(f"<p class='dropped'><small>{n} sentence{'s' if n != 1 else ''} removed: not supported by the abstracts</small></p>")
+        out.append(
+            f"<p class='dropped'><small>{n} sentence{'s' if n != 1 else ''} removed: not supported by the abstracts</small></p>"
+        )
     out.append(answer_meta(answer))
     if answer.citations:
         cells = _cell_texts(answer)
@@ -194,14 +219,18 @@ def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") ->
         refs.append("</ol>")
         out.append("\n".join(refs))
     elif answer.mode == "not_stated" and answer.sources:
-        out.append(f"<p>The question is about: {paper_link(answer.sources[0].paper.title, answer.sources[0].paper.url)}</p>")
+        out.append(
+            f"<p>The question is about: {paper_link(answer.sources[0].paper.title, answer.sources[0].paper.url)}</p>"
+        )
     elif answer.abstained and answer.sources:
         near = ", ".join(paper_link(h.paper.title, h.paper.url) for h in answer.sources[:3])
         out.append(f"<p class='near'>Closest papers (not matching): {near}</p>")
     if final:
         secs = answer.timings_ms.get("total", 0.0) / 1000
         if not answer.model_used:  # decided by retrieval and code alone
-            out.append(f"<p class='model'><small>answered by retrieval alone (no language model) in {secs:.1f} s</small></p>")
+            out.append(
+                f"<p class='model'><small>answered by retrieval alone (no language model) in {secs:.1f} s</small></p>"
+            )
         else:
             out.append(f"<p class='model'><small>answered by {html_text(answer.model)} in {secs:.1f} s</small></p>")
     return "\n\n".join(o for o in out if o)

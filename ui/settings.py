@@ -19,7 +19,10 @@ class UISettings(BaseSettings):
 
     host: str = Field("127.0.0.1", description="Interface the UI binds to (loopback by default).")
     port: int = Field(7860, ge=1, le=65535, description="Port of the UI.")
-    auth: SecretStr | None = Field(None, description="Require a login for the UI, as `user:password` (never logged). Set it whenever the host is not loopback.")
+    auth: SecretStr | None = Field(
+        None,
+        description="Require a login for the UI, as `user:password` (never logged). Set it whenever the host is not loopback.",
+    )
 
     @field_validator("auth")
     @classmethod

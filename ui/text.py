@@ -25,15 +25,29 @@ from dataclasses import dataclass
 
 #: What the chat's KaTeX renders (gradio ``latex_delimiters``): only the delimiters :func:`html_text`
 #: emits, never ``$``, so a dollar sign in the text can never start math on the page.
-LATEX_DELIMITERS = [{"left": "\\(", "right": "\\)", "display": False},
-                    {"left": "\\[", "right": "\\]", "display": True}]
+LATEX_DELIMITERS = [{"left": "\\(", "right": "\\)", "display": False}, {"left": "\\[", "right": "\\]", "display": True}]
 
-_HTML = str.maketrans({
-    "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;",
-    # Markdown control characters, and the backslash (Markdown escapes; KaTeX delimiters)
-    "[": "&#91;", "]": "&#93;", "!": "&#33;", "*": "&#42;", "_": "&#95;", "`": "&#96;", "#": "&#35;",
-    "|": "&#124;", "~": "&#126;", "\\": "&#92;", "$": "&#36;",
-})
+_HTML = str.maketrans(
+    {
+        "&": "&amp;",
+        "<": "&lt;",
+        ">": "&gt;",
+        '"': "&quot;",
+        "'": "&#39;",
+        # Markdown control characters, and the backslash (Markdown escapes; KaTeX delimiters)
+        "[": "&#91;",
+        "]": "&#93;",
+        "!": "&#33;",
+        "*": "&#42;",
+        "_": "&#95;",
+        "`": "&#96;",
+        "#": "&#35;",
+        "|": "&#124;",
+        "~": "&#126;",
+        "\\": "&#92;",
+        "$": "&#36;",
+    }
+)
 _TEX_PERCENT = re.compile(r"(?<!\\)%")
 _MD_ESCAPE = re.compile(r"([\\`*_\[\]<>|~$])")
 _MD_LINE_START = re.compile(r"^(?:(?P<mark>[#>]|[-+](?=\s))|(?P<num>\d+)(?P<dot>[.)])(?=\s))")
@@ -77,7 +91,7 @@ def split_math(text: str) -> list[Segment]:
     pos = 0
     for m in _MATH.finditer(text):
         if m.start() > pos:
-            out.append(Segment(text[pos:m.start()]))
+            out.append(Segment(text[pos : m.start()]))
         tex = next(g for g in m.groups() if g is not None).strip()
         out.append(Segment(tex, True, m.group("dd") is not None or m.group("db") is not None))
         pos = m.end()
@@ -123,8 +137,9 @@ def html_text(text: str, *, katex: bool = True) -> str:
 
 def plain_text(text: str) -> str:
     """What a reader sees, as plain text: display markup dropped, math as ``$…$`` source."""
-    return "".join((f"$${s.text}$$" if s.display else f"${s.text}$") if s.math else display_text(s.text)
-                   for s in split_math(text))
+    return "".join(
+        (f"$${s.text}$$" if s.display else f"${s.text}$") if s.math else display_text(s.text) for s in split_math(text)
+    )
 
 
 def markdown_text(text: str) -> str:
@@ -150,7 +165,7 @@ def highlight_html(text: str, phrases: Iterable[str], *, katex: bool = True) -> 
             continue
         start = text.find(phrase)
         while start >= 0:
-            marked[start:start + len(phrase)] = [True] * len(phrase)
+            marked[start : start + len(phrase)] = [True] * len(phrase)
             start = text.find(phrase, start + len(phrase))
     out: list[str] = []
     pos = 0
@@ -169,6 +184,6 @@ def highlight_html(text: str, phrases: Iterable[str], *, katex: bool = True) -> 
             break
         seg = split_math(m.group(0))[0]
         piece = _math_html(seg, katex)
-        out.append(f"<mark>{piece}</mark>" if any(marked[m.start():m.end()]) else piece)
+        out.append(f"<mark>{piece}</mark>" if any(marked[m.start() : m.end()]) else piece)
         pos = m.end()
     return "".join(out).replace("</mark><mark>", "")

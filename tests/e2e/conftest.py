@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.local_llm import free_port
+from assistant.llm.local import free_port
 from tests.support.servers import wait_for_http
 
 UI_START_TIMEOUT_S = 120
@@ -129,7 +129,7 @@ def special_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Ite
     LLM (:func:`scripted_reply`): fast, unsupported replies (so answers are the cited extractive ones), and a
     slow one and a broken one for watching an answer grow."""
     from assistant.config import Settings
-    from assistant.ingest import ingest
+    from assistant.ingest.pipeline import ingest
     from tests.conftest import SEEDS
     from tests.support.fake_openai_server import FakeOpenAIServer
 

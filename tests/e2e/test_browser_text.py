@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from assistant.corpus import read_papers
+from assistant.ingest.corpus import read_papers
 from tests.conftest import SEEDS
 from tests.e2e.conftest import (
     BROKEN_QUESTION,

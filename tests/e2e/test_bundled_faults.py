@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from assistant.llm import OpenAIChatBackend
+from assistant.llm.client import OpenAIChatBackend
 from assistant.service import Assistant, build_assistant
 
 pytestmark = pytest.mark.llm

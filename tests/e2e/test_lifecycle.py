@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.local_llm import free_port
+from assistant.llm.local import free_port
 from tests.support.servers import wait_for_http
 
 pytestmark = pytest.mark.llm

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from assistant.config import Settings
-from assistant.ingest import ingest
-from assistant.retrieval import REFRESH_INTERVAL_S, PaperRetriever
+from assistant.ingest.pipeline import ingest
+from assistant.retrieve.retrieval import REFRESH_INTERVAL_S, PaperRetriever
 from tests.support.servers import chroma_server as run_chroma_server
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"

@@ -46,7 +46,7 @@ def test_llm_http_error_falls_back_with_notice(scripted_assistant, failure: int)
 
 
 def test_unreachable_llm_falls_back(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    from assistant.local_llm import free_port
+    from assistant.llm.local import free_port
 
     with scripted_assistant(f"http://127.0.0.1:{free_port()}/v1", timeout_s=3) as assistant:
         answer = assistant.ask(Q)
@@ -62,7 +62,7 @@ def test_off_corpus_question_abstains_without_calling_the_llm(scripted_assistant
 
 def test_injected_instructions_in_abstract_are_quoted_not_obeyed(tmp_path, embed_model, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     from assistant.config import Settings
-    from assistant.ingest import ingest
+    from assistant.ingest.pipeline import ingest
 
     seeds = tmp_path / "seeds"
     seeds.mkdir()

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from assistant.catalog import catalog_path
+from assistant.index.catalog import catalog_path
 from assistant.cli import main as cli_main
 from assistant.config import Settings
 from assistant.errors import StoreNotReadyError
-from assistant.ingest import drop_index, ingest
-from assistant.retrieval import PaperRetriever
+from assistant.ingest.pipeline import drop_index, ingest
+from assistant.retrieve.retrieval import PaperRetriever
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 
@@ -40,7 +40,7 @@ def test_ingest_json_reports_papers_and_embedding_work(tmp_path: Path, seeds: Pa
 
 
 def test_start_up_reads_no_window(tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import assistant.store as store_module
+    import assistant.index.store as store_module
 
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
@@ -85,7 +85,7 @@ def test_a_catalog_of_another_index_is_never_used(tmp_path: Path, seeds: Path, e
 
 
 def test_bm25_and_metadata_follow_updates_by_paper_id(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    from assistant.ingest import delete_papers
+    from assistant.ingest.pipeline import delete_papers
 
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 
 from assistant.config import Settings
-from assistant.ingest import ingest
-from assistant.local_llm import free_port
-from assistant.llm import OpenAIChatBackend
+from assistant.ingest.pipeline import ingest
+from assistant.llm.local import free_port
+from assistant.llm.client import OpenAIChatBackend
 from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.servers import chroma_server as run_chroma_server
@@ -49,7 +49,7 @@ def test_unreachable_chroma_server_is_a_clear_error(embed_model) -> None:  # typ
 
 
 def test_a_new_replica_builds_its_catalog_from_the_server(chroma_server: int, embed_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    from assistant.retrieval import PaperRetriever
+    from assistant.retrieve.retrieval import PaperRetriever
 
     writer = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "writer")
     ingest(writer, [FIXTURES], embed_model, progress=False)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.intents import detect_intent, topic_query
+from assistant.understand.intents import detect_intent, topic_query
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 A_BENCH = "000_43469673d6f8aaa0.txt#8"

@@ -131,7 +131,7 @@ def test_follow_ups_answer_what_they_ask(server: FakeOpenAIServer, scripted_assi
 
 
 def test_a_sentence_that_only_restates_a_title_answers_only_which_paper(embed_model, seeded_settings) -> None:  # type: ignore[no-untyped-def]
-    from assistant.attribution import Attributor
+    from assistant.verify.attribution import Attributor
     from assistant.service import build_retriever
 
     retriever, embedder = build_retriever(seeded_settings, embed_model)
@@ -144,7 +144,7 @@ def test_a_sentence_that_only_restates_a_title_answers_only_which_paper(embed_mo
 
 
 def test_a_sentence_crediting_the_wrong_author_is_dropped(embed_model, seeded_settings) -> None:  # type: ignore[no-untyped-def]
-    from assistant.attribution import Attributor
+    from assistant.verify.attribution import Attributor
     from assistant.service import build_retriever
 
     retriever, embedder = build_retriever(seeded_settings, embed_model)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assistant.evaluation import evaluate_answers, load_items
-from assistant.llm import OpenAIChatBackend
+from assistant.eval.evaluation import evaluate_answers, load_items
+from assistant.llm.client import OpenAIChatBackend
 from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
 

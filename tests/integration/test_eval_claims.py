@@ -1,7 +1,7 @@
 """CI gate for the citation verifier: ``eval/claims-dev.jsonl`` through the answerer's own Attributor must reach
 supported_kept >= 0.90, unsupported_dropped >= 0.95 and no citation of a paper outside a claim's paper_ids.
 
-Uses the session's real index of seeds/ (bundled MiniLM) and runs :func:`assistant.claims_eval.evaluate_claims`
+Uses the session's real index of seeds/ (bundled MiniLM) and runs :func:`assistant.eval.claims_eval.evaluate_claims`
 exactly as ``assistant eval-claims`` does (no LLM).
 """
 
@@ -21,9 +21,9 @@ UNSUPPORTED_DROPPED_GATE = 0.95
 
 @pytest.fixture(scope="module")
 def claims_report(seeded_settings, embed_model) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    from assistant.claims_eval import evaluate_claims, load_claims
-    from assistant.embeddings import CachedEmbedder
-    from assistant.retrieval import PaperRetriever
+    from assistant.eval.claims_eval import evaluate_claims, load_claims
+    from assistant.index.embeddings import CachedEmbedder
+    from assistant.retrieve.retrieval import PaperRetriever
 
     embedder = CachedEmbedder(embed_model)
     retriever = PaperRetriever.open(seeded_settings, embed_model, sentence_embedder=embedder)

@@ -1,7 +1,7 @@
 """CI gate: retrieval-only evaluation of eval/dev.jsonl on a freshly built index must reach recall@5 >= 0.90.
 
 Uses the session's real index of seeds/ (bundled MiniLM, built once in a temporary directory),
-then runs :func:`assistant.evaluation.evaluate_retrieval` exactly as ``assistant eval --retrieval-only``.
+then runs :func:`assistant.eval.evaluation.evaluate_retrieval` exactly as ``assistant eval --retrieval-only``.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ RECALL_AT_5_GATE = 0.90
 
 @pytest.fixture(scope="module")
 def retrieval_report(seeded_settings, embed_model) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    from assistant.evaluation import evaluate_retrieval, load_items
-    from assistant.retrieval import PaperRetriever
+    from assistant.eval.evaluation import evaluate_retrieval, load_items
+    from assistant.retrieve.retrieval import PaperRetriever
 
     retriever = PaperRetriever.open(seeded_settings, embed_model)
     assert len(retriever.papers) == 38
@@ -46,8 +46,8 @@ def test_dev_report_shape(retrieval_report: dict[str, Any]) -> None:
 def test_one_paper_questions_rank_their_paper_first_with_aspect_coverage(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
     """Paraphrased "which paper" questions describe their paper by several aspects in other words; with
     aspect coverage (what lookups and summaries search with) each ranks its paper first."""
-    from assistant.evaluation import load_items
-    from assistant.retrieval import PaperRetriever
+    from assistant.eval.evaluation import load_items
+    from assistant.retrieve.retrieval import PaperRetriever
 
     retriever = PaperRetriever.open(seeded_settings, embed_model)
     items = [it for it in load_items(DEV) if it.type == "paraphrase"]

@@ -9,9 +9,9 @@ import pytest
 
 from assistant.config import Settings
 from assistant.errors import CorpusFormatError, StoreNotReadyError
-from assistant.ingest import ingest
-from assistant.retrieval import PaperRetriever
-from assistant.store import PaperStore
+from assistant.ingest.pipeline import ingest
+from assistant.retrieve.retrieval import PaperRetriever
+from assistant.index.store import PaperStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 
@@ -61,7 +61,7 @@ def test_missing_index_and_other_settings_give_clear_errors(tmp_path: Path, seed
 def test_an_index_of_an_older_layout_is_named_as_such(tmp_path: Path) -> None:
     """Storage left by an older version (same model and windows, layout v1: no ``schema`` in its metadata):
     the reader says so and how to build the index this version reads, instead of "other settings"."""
-    from assistant.store import make_client
+    from assistant.index.store import make_client
 
     settings = Settings(storage_dir=tmp_path / "index")
     settings.storage_dir.mkdir()
@@ -116,7 +116,7 @@ def test_interrupted_ingest_keeps_index_usable_and_next_run_completes(tmp_path: 
 
 
 def test_second_writer_fails_fast_with_clear_message(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    from assistant.ingest import writer_lock
+    from assistant.ingest.pipeline import writer_lock
 
     settings = Settings(storage_dir=tmp_path / "index")
     with writer_lock(settings):  # another process/thread is ingesting
@@ -126,7 +126,7 @@ def test_second_writer_fails_fast_with_clear_message(tmp_path: Path, seeds: Path
 
 
 def test_damaged_storage_gives_clear_error_and_rebuild_recovers(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    from assistant.ingest import drop_index
+    from assistant.ingest.pipeline import drop_index
 
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
@@ -141,7 +141,7 @@ def test_damaged_storage_gives_clear_error_and_rebuild_recovers(tmp_path: Path, 
 
 def test_reads_are_paged(tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """Large collections are read page by page (an unpaged get fails with 'too many SQL variables')."""
-    import assistant.store as store_module
+    import assistant.index.store as store_module
 
     settings = Settings(storage_dir=tmp_path / "index")
     report = ingest(settings, [seeds], embed_model, progress=False)
@@ -166,7 +166,7 @@ def test_delete_paper_by_id(tmp_path: Path, seeds: Path, embed_model, capsys) ->
 
 
 def test_rebuild_leaves_no_folders_of_the_dropped_collections(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    from assistant.ingest import drop_index
+    from assistant.ingest.pipeline import drop_index
 
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
@@ -183,7 +183,7 @@ def test_rebuild_leaves_no_folders_of_the_dropped_collections(tmp_path: Path, se
 
 
 def test_ask_and_delete_never_create_an_index_folder(tmp_path: Path) -> None:
-    from assistant.ingest import delete_papers
+    from assistant.ingest.pipeline import delete_papers
 
     settings = Settings(storage_dir=tmp_path / "nothing-here")
     with pytest.raises(StoreNotReadyError, match="does not exist. Run `assistant ingest`"):

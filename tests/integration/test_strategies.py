@@ -1,11 +1,11 @@
-"""The intent seam (assistant/strategies.py): a new intent is one class plus one registry entry, and the
+"""The intent seam (assistant/answer/strategies.py): a new intent is one class plus one registry entry, and the
 answerer runs it like the built-in ones (real index and embeddings, scripted model)."""
 
 from __future__ import annotations
 
-from assistant.answer import AnswerEvent
-from assistant.builder import AnswerBuilder
-from assistant.strategies import STRATEGIES, IntentStrategy, Plan, Request, Tools
+from assistant.answer.answerer import AnswerEvent
+from assistant.answer.builder import AnswerBuilder
+from assistant.answer.strategies import STRATEGIES, IntentStrategy, Plan, Request, Tools
 from assistant.types import AnswerSentence, PaperHit
 from tests.support.fake_openai_server import FakeOpenAIServer
 

@@ -4,7 +4,7 @@ mentions gets an abstention; a false premise is corrected from the abstract, nev
 
 from __future__ import annotations
 
-from assistant.render import answer_to_dict
+from assistant.answer.render import answer_to_dict
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 CODEC = "000_43469673d6f8aaa0.txt#19"

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from assistant.cli import main
-from assistant.local_llm import free_port
+from assistant.llm.local import free_port
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ def scripted_env(seeded_settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
 
 def test_ingest_and_delete_with_a_full_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     from assistant.config import Settings
-    from assistant.store import PaperStore
+    from assistant.index.store import PaperStore
 
     index = tmp_path / "index"
     monkeypatch.setattr(sys, "stdout", FullDisk())
@@ -106,12 +106,12 @@ def test_ask_session_prints_the_answer_then_says_the_save_failed(scripted_env, m
 
 def test_an_unexpected_exception_after_the_answer_is_one_line(scripted_env, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
                                                               capsys: pytest.CaptureFixture[str]) -> None:
-    import assistant.render
+    import assistant.answer.render
 
     def broken(*a: object, **k: object) -> str:
         raise KeyError("injected")
 
-    monkeypatch.setattr(assistant.render, "answer_to_text", broken)
+    monkeypatch.setattr(assistant.answer.render, "answer_to_text", broken)
     assert main(["ask", Q]) == 1
     assert _one_error_line(capsys.readouterr().err).startswith("error: unexpected KeyError: 'injected'")
 

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from assistant.config import Settings
-from assistant.corpus import suspicious_text
-from assistant.ingest import ingest
+from assistant.ingest.corpus import suspicious_text
+from assistant.ingest.pipeline import ingest
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -30,7 +30,7 @@ def test_steering_text_is_recognised(text: str, reason: str) -> None:
 
 
 def test_real_seed_abstracts_are_not_flagged() -> None:
-    from assistant.corpus import read_papers
+    from assistant.ingest.corpus import read_papers
 
     assert [p.id for p in read_papers([REPO_SEEDS]) if suspicious_text(f"{p.title} {p.text}")] == []
 

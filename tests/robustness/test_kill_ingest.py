@@ -11,13 +11,13 @@ import time
 from pathlib import Path
 
 from assistant.config import Settings
-from assistant.store import PaperStore
+from assistant.index.store import PaperStore
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def test_kill_9_mid_ingest_then_resume(tmp_path: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    from assistant.retrieval import PaperRetriever
+    from assistant.retrieve.retrieval import PaperRetriever
 
     env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(tmp_path / "index"), "ASSISTANT_WRITE_BATCH_SIZE": "8"}
     proc = subprocess.Popen([sys.executable, "-m", "assistant", "ingest", str(REPO / "seeds")], env=env,

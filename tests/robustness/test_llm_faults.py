@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 
-from assistant.llm import OpenAIChatBackend
+from assistant.llm.client import OpenAIChatBackend
 from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
 

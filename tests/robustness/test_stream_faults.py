@@ -17,8 +17,8 @@ import httpx
 import openai
 import pytest
 
-from assistant.llm import OpenAIChatBackend
-from assistant.local_llm import LocalLLMServer
+from assistant.llm.client import OpenAIChatBackend
+from assistant.llm.local import LocalLLMServer
 from assistant.service import build_assistant
 from tests.support.fake_openai_server import CUT, MALFORMED, STALL, WORDS, FakeOpenAIServer
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from assistant.config import Settings
-from assistant.local_llm import free_port
+from assistant.llm.local import free_port
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.servers import wait_for_http
 

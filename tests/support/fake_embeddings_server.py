@@ -143,7 +143,7 @@ def main() -> None:
     import argparse
 
     from assistant.config import Settings
-    from assistant.embeddings import build_embed_model
+    from assistant.index.embeddings import build_embed_model
     from assistant.offline import enforce_offline
 
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])

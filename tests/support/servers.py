@@ -43,7 +43,7 @@ def chroma_server(data: Path) -> Iterator[int]:
     import shutil
     import sys
 
-    from assistant.local_llm import free_port
+    from assistant.llm.local import free_port
 
     chroma = Path(sys.executable).parent / "chroma"
     if not chroma.exists():

@@ -1,4 +1,4 @@
-"""``ask --json`` is a contract: every kind of answer fits :class:`assistant.render.AnswerJSON` (and so
+"""``ask --json`` is a contract: every kind of answer fits :class:`assistant.answer.render.AnswerJSON` (and so
 docs/answer.schema.json), nullable fields are null exactly when documented, and anything else is refused."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from assistant.render import AnswerJSON, answer_to_dict, answer_to_text
+from assistant.answer.render import AnswerJSON, answer_to_dict, answer_to_text
 from assistant.types import Answer, AnswerSentence, Citation, Comparison, ComparisonRow, Paper, PaperHit
 
 REPO = Path(__file__).resolve().parents[2]

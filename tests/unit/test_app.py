@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from assistant.answer import AnswerEvent
+from assistant.answer.answerer import AnswerEvent
 from assistant.service import EmptyQuestionError
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.attribution import Attributor, unmatched_facts
-from assistant.prompts import is_refusal, strip_citations
-from assistant.chunking import split_sentences
-from assistant.corpus import read_papers
+from assistant.verify.attribution import Attributor, unmatched_facts
+from assistant.llm.prompts import is_refusal, strip_citations
+from assistant.ingest.chunking import split_sentences
+from assistant.ingest.corpus import read_papers
 from assistant.types import PaperHit
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from assistant.attribution import Attributor, mismatches, name_occurs, words
-from assistant.chunking import split_sentences
-from assistant.corpus import read_papers
+from assistant.verify.attribution import Attributor, mismatches, name_occurs, words
+from assistant.ingest.chunking import split_sentences
+from assistant.ingest.corpus import read_papers
 from assistant.types import PaperHit
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"

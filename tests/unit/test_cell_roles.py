@@ -6,9 +6,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from assistant.corpus import read_papers
-from assistant.intents import sentence_roles
-from assistant.text import split_sentences
+from assistant.ingest.corpus import read_papers
+from assistant.understand.intents import sentence_roles
+from assistant.lang.text import split_sentences
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from assistant.chunking import make_windows, split_sentences
-from assistant.corpus import read_papers
+from assistant.ingest.chunking import make_windows, split_sentences
+from assistant.ingest.corpus import read_papers
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -21,7 +21,7 @@ def test_sentences_cover_text() -> None:
 def test_windows_cover_every_sentence_and_fit_the_embedder() -> None:
     from transformers import AutoTokenizer
 
-    from assistant.embeddings import BUNDLED_MINILM, resolve_model_path
+    from assistant.index.embeddings import BUNDLED_MINILM, resolve_model_path
 
     tok = AutoTokenizer.from_pretrained(str(resolve_model_path(BUNDLED_MINILM)))
     papers = read_papers([REPO_SEEDS])

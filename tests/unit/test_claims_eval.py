@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.claims_eval import format_claims_report, load_claims, summarize
-from assistant.evaluation import EvalFormatError
+from assistant.eval.claims_eval import format_claims_report, load_claims, summarize
+from assistant.eval.evaluation import EvalFormatError
 
 ROW = {"id": "c1", "question": "Q?", "claim": "A claim.", "paper_ids": ["a.txt#1"], "label": "supported",
        "kind": "paraphrase", "support": "", "notes": ""}

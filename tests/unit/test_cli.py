@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from assistant.cli import _parser, main, parse
-from assistant.corpus import read_papers
+from assistant.ingest.corpus import read_papers
 from assistant.types import IngestReport
 
 REPO = Path(__file__).resolve().parents[2]

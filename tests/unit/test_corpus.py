@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.corpus import derive_title, parse_seed_text, read_papers
+from assistant.ingest.corpus import derive_title, parse_seed_text, read_papers
 from assistant.errors import CorpusFormatError
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"

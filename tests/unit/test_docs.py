@@ -85,14 +85,14 @@ def test_bad_setting_names_field_and_env_var(monkeypatch: pytest.MonkeyPatch, ca
 
 
 def test_answer_schema_file_is_generated_from_the_model() -> None:
-    from assistant.render import answer_schema
+    from assistant.answer.render import answer_schema
 
     assert json.loads((REPO / "docs" / "answer.schema.json").read_text()) == answer_schema(), \
-        "regenerate: python -c 'import json; from assistant.render import answer_schema; print(json.dumps(answer_schema(), indent=2))' > docs/answer.schema.json"
+        "regenerate: python -c 'import json; from assistant.answer.render import answer_schema; print(json.dumps(answer_schema(), indent=2))' > docs/answer.schema.json"
 
 
 def test_readme_lists_every_json_field() -> None:
-    from assistant.render import AnswerJSON, TimingsJSON
+    from assistant.answer.render import AnswerJSON, TimingsJSON
 
     start = README.index("`ask --json` prints one object")
     described = README[start:README.index("Intents are detected", start)]

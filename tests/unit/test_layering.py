@@ -19,11 +19,20 @@ def _type_checking_block(node: ast.AST) -> bool:
 
 def import_graph(package_dir: Path) -> dict[str, set[str]]:
     """Module -> modules of the same package it imports, at module level or inside functions (a lazy
-    import is still a dependency). Imports under ``if TYPE_CHECKING:`` are annotations only: not edges."""
+    import is still a dependency). Names are dotted below the package (``answer.answerer``, ``cli``);
+    a package's ``__init__`` is the package's own name. Imports under ``if TYPE_CHECKING:`` are
+    annotations only: not edges."""
     package = package_dir.name
-    modules = {p.stem for p in package_dir.glob("*.py")}
+
+    def name_of(path: Path) -> str:
+        parts = list(path.relative_to(package_dir).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        return ".".join(parts) or "__init__"
+
+    modules = {name_of(p) for p in package_dir.rglob("*.py")}
     graph: dict[str, set[str]] = {}
-    for path in sorted(package_dir.glob("*.py")):
+    for path in sorted(package_dir.rglob("*.py")):
         edges: set[str] = set()
         todo: list[ast.AST] = [ast.parse(path.read_text())]
         while todo:
@@ -39,9 +48,15 @@ def import_graph(package_dir: Path) -> dict[str, set[str]]:
                 continue
             for name in names:
                 parts = name.split(".")
-                if parts[0] == package and len(parts) > 1 and parts[1] in modules:
-                    edges.add(parts[1])
-        graph[path.stem] = edges - {path.stem}
+                if parts[0] != package:
+                    continue
+                dotted = ".".join(parts[1:])
+                # the longest module name the import names (``pkg.a.thing`` -> ``a``)
+                while dotted and dotted not in modules:
+                    dotted = dotted.rpartition(".")[0]
+                if dotted:
+                    edges.add(dotted)
+        graph[name_of(path)] = edges - {name_of(path)}
     return graph
 
 
@@ -74,8 +89,55 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
 
 def test_core_has_no_import_cycles() -> None:
     graph = import_graph(REPO / "assistant")
-    assert graph["answer"] >= {"strategies", "builder"}, "the graph reader missed imports"
+    assert graph["answer.answerer"] >= {"answer.strategies", "answer.builder"}, "the graph reader missed imports"
     assert find_cycle(graph) == [], " -> ".join(find_cycle(graph))
+
+
+# The pipeline's stages, lowest first: a module may import its own stage and the stages below it, never
+# one above (docs/design.md, "The layout"). Top-level modules are stages of their own.
+LAYERS: list[set[str]] = [
+    {"errors", "tuning", "logs", "offline"},
+    {"config", "lang"},
+    {"types", "llm"},
+    {"index"},
+    {"ingest"},
+    {"understand"},
+    {"retrieve"},
+    {"verify"},
+    {"answer"},
+    {"session"},
+    {"service"},
+    {"eval"},
+    {"cli"},
+]
+
+
+def stage_violations(graph: dict[str, set[str]], layers: list[set[str]]) -> list[str]:
+    """Imports from a lower stage to a higher one, as ``"a.b -> c.d"`` lines ([] when the order holds)."""
+    rank = {stage: i for i, stages in enumerate(layers) for stage in stages}
+    bad = []
+    for module, imports in graph.items():
+        stage = module.split(".")[0]
+        if stage not in rank:
+            continue
+        for imported in imports:
+            if rank.get(imported.split(".")[0], -1) > rank[stage]:
+                bad.append(f"{module} -> {imported}")
+    return sorted(bad)
+
+
+def test_every_stage_is_in_the_layer_order() -> None:
+    stages = {m.split(".")[0] for m in import_graph(REPO / "assistant")} - {"__init__", "__main__"}
+    assert stages == set().union(*LAYERS)
+
+
+def test_stages_import_only_their_own_and_lower_stages() -> None:
+    assert stage_violations(import_graph(REPO / "assistant"), LAYERS) == []
+
+
+def test_the_stage_check_fails_on_an_upward_import() -> None:
+    graph = {"index.store": {"answer.answerer"}, "answer.answerer": {"index.store"}}
+    assert stage_violations(graph, LAYERS) == ["index.store -> answer.answerer"]
 
 
 def test_the_cycle_check_fails_on_a_deliberate_cycle(tmp_path: Path) -> None:
@@ -86,7 +148,11 @@ def test_the_cycle_check_fails_on_a_deliberate_cycle(tmp_path: Path) -> None:
     (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from pkg import c\n"
                               "def thing():\n    from pkg import c  # lazy, still a dependency\n    return c\n")
     (pkg / "c.py").write_text("import pkg.a\n")
+    (pkg / "sub").mkdir()
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "d.py").write_text("from pkg.a import thing\n")
     graph = import_graph(pkg)
+    assert graph["sub.d"] == {"a"}
     assert find_cycle(graph) == ["a", "b", "c", "a"]
     (pkg / "c.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    import pkg.a\n")
     assert find_cycle(import_graph(pkg)) == []  # annotation-only imports are not a cycle
@@ -101,7 +167,7 @@ def test_core_does_not_import_ui_or_gradio() -> None:
                 names = [a.name for a in node.names]
             elif isinstance(node, ast.ImportFrom) and node.module:
                 names = [node.module]
-            offenders += [f"{path.name}: {n}" for n in names if n.split(".")[0] in ("ui", "gradio")]
+            offenders += [f"{path.relative_to(REPO)}: {n}" for n in names if n.split(".")[0] in ("ui", "gradio")]
     assert offenders == []  # no exception: the UI owns its launch (ui/cli.py)
 
 
@@ -115,7 +181,8 @@ def test_ui_settings_are_not_core_settings() -> None:
 
 
 def test_importing_every_core_module_has_no_side_effects(tmp_path: Path) -> None:
-    modules = [f"assistant.{p.stem}" for p in CORE if p.stem not in ("__init__", "__main__")]
+    modules = [".".join(("assistant", *p.relative_to(REPO / "assistant").with_suffix("").parts))
+               for p in CORE if p.stem not in ("__init__", "__main__")]
     code = (
         "import socket\n"
         "def refuse(*a, **k): raise SystemExit('socket used at import time')\n"

@@ -1,4 +1,4 @@
-"""Pure tests of assistant.metrics and the scoring glue in assistant.evaluation (no index, no model)."""
+"""Pure tests of assistant.eval.metrics and the scoring glue in assistant.eval.evaluation (no index, no model)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant import metrics as M
-from assistant.evaluation import (
+from assistant.eval import metrics as M
+from assistant.eval.evaluation import (
     EvalFormatError,
     EvalItem,
     evaluate_retrieval,
@@ -237,7 +237,7 @@ def test_evaluate_retrieval_report() -> None:
 def test_topic_members_are_near_the_best_paper() -> None:
     """A topic list keeps papers within TOPIC_EVIDENCE_MARGIN of the best paper's evidence (and above the
     floor): one that shares only a broad word scores far below and is left out."""
-    from assistant.intents import topic_members
+    from assistant.understand.intents import topic_members
     from assistant.types import Evidence
 
     def hit(pid: str, best: float) -> PaperHit:
@@ -253,7 +253,7 @@ def test_topic_members_are_near_the_best_paper() -> None:
 def test_an_extractive_summary_states_problem_approach_and_result() -> None:
     """The best-scoring sentence is background; the summary still takes the problem, the contribution and the
     key result (each the best of its role), in abstract order."""
-    from assistant.extractive import summary_sentences
+    from assistant.answer.extractive import summary_sentences
 
     sentences = ("Graphs are everywhere in science.",                         # other (background)
                  "However, existing models struggle with long-range edges.",  # problem

@@ -15,12 +15,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.chunking import split_sentences
+from assistant.ingest.chunking import split_sentences
 from assistant.config import Settings
-from assistant.corpus import read_papers
-from assistant.embeddings import BUNDLED_MINILM, build_embed_model, resolve_model_path
+from assistant.ingest.corpus import read_papers
+from assistant.index.embeddings import BUNDLED_MINILM, build_embed_model, resolve_model_path
 from assistant.errors import ConfigError
-from assistant.onnx_embedding import (
+from assistant.index.onnx_embedding import (
     MANIFEST_FILE,
     ONNX_FILE,
     OnnxEmbedding,
@@ -126,7 +126,7 @@ def test_building_the_onnx_model_imports_no_torch(cache_dir: Path) -> None:
     code = (
         "import json, sys\n"
         "from assistant.config import Settings\n"
-        "from assistant.embeddings import build_embed_model\n"
+        "from assistant.index.embeddings import build_embed_model\n"
         f"m = build_embed_model(Settings(model_cache_dir={str(cache_dir)!r}))\n"
         "v = m.get_query_embedding('graph transformers') + m.get_text_embedding_batch(['a', 'b c'])[0]\n"
         f"print(json.dumps([type(m).__name__, len(v), [h for h in {HEAVY!r} if h in sys.modules]]))\n"
@@ -167,7 +167,7 @@ def test_a_stale_or_damaged_export_is_redone_not_used(damage: str, cache_dir: Pa
         data = (folder / ONNX_FILE).read_bytes()
         (folder / ONNX_FILE).write_bytes(data[: len(data) // 2])
     assert read_valid_export(MODEL_DIR, tmp_path) is None
-    caplog.set_level("INFO", logger="assistant.onnx_embedding")
+    caplog.set_level("INFO", logger="assistant.index.onnx_embedding")
     model = build_embed_model(Settings(model_cache_dir=tmp_path))
     assert any(r.getMessage().startswith("exporting ") and "to ONNX once" in r.getMessage() for r in caplog.records)
     assert read_valid_export(MODEL_DIR, tmp_path) is not None

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from assistant.extractive import answers_request, missing_detail, pick_sentences, refocus
-from assistant.question import analyze, premise_facts, premises, states_quantity
+from assistant.answer.extractive import answers_request, missing_detail, pick_sentences, refocus
+from assistant.understand.question import analyze, premise_facts, premises, states_quantity
 from assistant.types import Paper, PaperHit
 
 
@@ -79,7 +79,7 @@ def test_premises_are_checkable_claims_only() -> None:
 
 
 def test_clauses_split_a_question_into_its_aspects() -> None:
-    from assistant.text import clauses
+    from assistant.lang.text import clauses
 
     q = ("Is there work on teaching face-verification systems with made-up portraits, where the invented "
          "people are pushed far apart on a ball-shaped surface?")
@@ -92,7 +92,7 @@ def test_clauses_split_a_question_into_its_aspects() -> None:
 
 
 def test_definition_questions_ask_what_a_named_thing_is_or_does() -> None:
-    from assistant.question import analyze
+    from assistant.understand.question import analyze
 
     for q in ("What is HComP-Net?", "What does LiMAC do?", "What is GIMF, and what problems does it solve?",
               "What is SPA in the LLM alignment paper?"):
@@ -103,7 +103,7 @@ def test_definition_questions_ask_what_a_named_thing_is_or_does() -> None:
 
 
 def test_detail_query_drops_the_words_that_name_the_paper() -> None:
-    from assistant.extractive import detail_query
+    from assistant.answer.extractive import detail_query
 
     title = "qNBO: quasi-Newton Meets Bilevel Optimization"
     assert detail_query("On which real-world tasks is the quasi-Newton bilevel optimization framework evaluated?", title) == \
@@ -113,7 +113,7 @@ def test_detail_query_drops_the_words_that_name_the_paper() -> None:
 
 
 def test_a_percentage_or_gain_is_the_number_asked_for_whatever_noun_is_near() -> None:
-    from assistant.question import analyze, states_quantity
+    from assistant.understand.question import analyze, states_quantity
 
     asked = analyze("What percentage of the ground-truth labels does SPA use?")
     assert states_quantity(asked, "We achieve this with only 3.3% of the ground-truth preference labels.")
@@ -123,7 +123,7 @@ def test_a_percentage_or_gain_is_the_number_asked_for_whatever_noun_is_near() ->
 
 
 def test_question_parts_split_a_second_ask() -> None:
-    from assistant.question import question_parts
+    from assistant.understand.question import question_parts
 
     assert question_parts("What success rate does ResDex reach, and how long does its training take?") == [
         "What success rate does ResDex reach", "how long does its training take?"]

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.corpus import read_papers
-from assistant.identity import abstract_key, plan_sync, resolve_ids
+from assistant.ingest.corpus import read_papers
+from assistant.ingest.identity import abstract_key, plan_sync, resolve_ids
 from assistant.types import Paper
 
 

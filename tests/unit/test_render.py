@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assistant.render import answer_to_dict, answer_to_text
+from assistant.answer.render import answer_to_dict, answer_to_text
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 from ui.render import answer_markdown
 

@@ -1,0 +1,352 @@
+"""Answerer: retrieve -> abstain? -> plan -> generate and verify -> Answer, the same for every intent.
+
+What differs per intent (which papers, what the model is asked, what code answers) lives in one strategy
+object per intent (strategies.py). Follows docs/design.md: the model sees a compact evidence prompt; every
+shown sentence is attributed by code (attribution.py); if nothing survives, the answer is built from
+abstract sentences by the strategy; below the similarity threshold the assistant abstains.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+from assistant.answer.builder import AnswerBuilder
+from assistant.answer.strategies import STRATEGIES, IntentStrategy, Plan, Request, Settled, Tools
+from assistant.errors import AssistantError, LLMUnavailableError
+from assistant.lang.text import SENTENCE_END, split_sentences
+from assistant.llm.prompts import build_messages, strip_citations
+from assistant.retrieve.references import References, author_phrase, find_references
+from assistant.tuning import ABSTAIN_TOP_PAPERS, FOCUS_DISAGREEMENT_MARGIN, SMALL_MODEL_MIN_SUPPORT
+from assistant.types import Answer, AnswerMode, Intent, PaperHit
+from assistant.understand.intents import detect_intent
+from assistant.understand.question import analyze
+from assistant.verify.attribution import Attributor, Embedder
+
+if TYPE_CHECKING:
+    from assistant.config import Settings
+    from assistant.llm.client import ChatBackend
+    from assistant.retrieve.retrieval import PaperRetriever
+
+logger = logging.getLogger(__name__)
+
+ABSTAIN_NOTICE = "The indexed abstracts don't cover this question."
+EXTRACTIVE_NOTICE = (
+    "No generated sentence could be verified against the abstracts, so here are the most relevant passages."
+)
+
+
+def split_complete(buffer: str) -> tuple[list[str], str]:
+    """Split streamed text into its complete sentences and the unfinished rest.
+
+    The rest is returned exactly as received, including trailing spaces: a server that streams
+    ``"a "`` then ``"benchmark"`` must give ``"a benchmark"``, not ``"abenchmark"``.
+
+    Returns:
+        ``(complete sentences, stripped; the raw tail after the last complete sentence)``.
+    """
+    parts = split_sentences(buffer)
+    if len(parts) < 2:
+        return [], buffer
+    last = parts[-1]
+    start = buffer.rfind(last)
+    if start < 0:  # the splitter changed the tail's text (should not happen): keep everything, retry later
+        return [], buffer
+    return parts[:-1], buffer[start:]
+
+
+def failure_notice(error: BaseException) -> str:
+    """One sentence for the user when the model failed; the details go to the log.
+
+    ``LLMUnavailableError.reason`` picks the wording: ``timeout`` says "timed out", ``crashed`` repeats the
+    server's one-line cause (e.g. SIGILL and what to do).
+    """
+    reason = getattr(error, "reason", "stream")
+    if reason == "timeout":
+        what = "The language model timed out"
+    elif reason in ("crashed", "unreachable"):
+        what = getattr(error, "summary", str(error)).rstrip(".")
+    elif reason == "http":
+        what = "The language model failed with an HTTP error"
+    elif reason == "unavailable":
+        what = "The language model is unavailable"
+    else:
+        what = "The language model failed: its answer broke off"
+    return f"{what}. Showing the most relevant passages instead, each cited."
+
+
+@dataclass(frozen=True, slots=True)
+class AnswerEvent:
+    """A step of a streamed answer.
+
+    ``kind``: ``"status"`` (``message`` says what is happening; ``hits`` the papers found: the first event of
+    every answer, right after retrieval, and again when the model starts writing), ``"partial"`` (the answer
+    so far: the comparison table once built, verified sentences as they come), ``"final"`` (the complete
+    ``answer``; ``hits`` every candidate paper).
+    """
+
+    kind: Literal["status", "partial", "final"]
+    message: str = ""
+    answer: Answer | None = None
+    hits: tuple[PaperHit, ...] = field(default_factory=tuple)
+
+
+def final_answer(events: Iterator[AnswerEvent]) -> Answer:
+    """Drain an answer stream and return its final answer.
+
+    Raises:
+        RuntimeError: the stream ended without a ``final`` event (a bug: every stream ends with one).
+    """
+    final = None
+    for event in events:
+        if event.kind == "final":
+            final = event.answer
+    if final is None:
+        raise RuntimeError("the answer stream ended without a final answer")
+    return final
+
+
+class Answerer:
+    """Answers one question at a time; stateless between calls (safe to share across chats).
+
+    Args:
+        retriever: hybrid paper retriever.
+        backend: the chat model (OpenAI-compatible).
+        embed: batch text -> unit vectors, used for attribution and comparison cells.
+        settings: thresholds and sizes (``min_similarity``, ``context_papers``, ``support_threshold``...).
+        small_model: the ``small`` answer profile (``Settings.llm_profile``): the model only writes short
+            lookups, stopping at the first verified sentence; summaries and comparisons are built by code.
+        strategies: intent name -> strategy (default :data:`~assistant.answer.strategies.STRATEGIES`).
+    """
+
+    def __init__(
+        self,
+        retriever: PaperRetriever,
+        backend: ChatBackend,
+        embed: Embedder,
+        settings: Settings,
+        *,
+        small_model: bool = False,
+        strategies: Mapping[str, IntentStrategy] | None = None,
+    ) -> None:
+        self._retriever = retriever
+        self._backend = backend
+        self._tools = Tools(retriever, embed, settings, small_model)
+        self._strategies = dict(strategies or STRATEGIES)
+        self.settings = settings
+
+    def references(self, question: str) -> References:
+        """The papers ``question`` names or describes (references.find_references)."""
+        return find_references(question, self._retriever, self.settings.min_similarity)
+
+    def papers_named(self, name: str) -> list[str]:
+        """Ids of the papers that have the name ``name`` (``DUALFormer``) in their title or introduce it
+        (references.MetadataIndex.by_name); [] when none, or when too many share it to be a paper's name."""
+        return self._retriever.metadata.by_name(name)
+
+    def question_disagrees(self, question: str, paper_id: str) -> bool:
+        """True when ``question`` on its own clearly matches another paper than ``paper_id`` (the one a
+        pronoun would point to): its best paper's dense similarity is above ``min_similarity`` and at least
+        :data:`~assistant.tuning.FOCUS_DISAGREEMENT_MARGIN` above that of ``paper_id``. The question wins then."""
+        hits = self._retriever.retrieve(question, top_k=3)
+        if not hits or hits[0].paper.id == paper_id or hits[0].dense_similarity < self.settings.min_similarity:
+            return False
+        focus = self._retriever.hits_for(question, [paper_id])
+        own = focus[0].dense_similarity if focus else 0.0
+        return hits[0].dense_similarity >= own + FOCUS_DISAGREEMENT_MARGIN
+
+    def clarification(self, question: str, notice: str, intent: Intent | str | None = None) -> Iterator[AnswerEvent]:
+        """The events of an answer that asks back (mode ``clarify``): no search result, no citation."""
+        yield AnswerEvent("status", "Asking which paper is meant.")
+        answer = AnswerBuilder(question, [], [], self._backend.model, intent or detect_intent(question), question)
+        yield AnswerEvent("final", answer=answer.build("clarify", notice, {"total": 0.0}))
+
+    @property
+    def intents(self) -> tuple[str, ...]:
+        """The intents this answerer knows (its strategy registry)."""
+        return tuple(self._strategies)
+
+    def answer(self, question: str, **kwargs: object) -> Answer:
+        """Run :meth:`stream` to the end and return the final answer (same keyword arguments)."""
+        return final_answer(self.stream(question, **kwargs))  # type: ignore[arg-type]
+
+    def abstains(self, query: str, hits: Sequence[PaperHit]) -> bool:
+        """True when the indexed abstracts do not cover ``query``: the best dense similarity among the top
+        :data:`~assistant.tuning.ABSTAIN_TOP_PAPERS` papers is below ``min_similarity``, none of them is named
+        by the query (an author, a title's name or words) and no rare query term occurs in them."""
+        best = max((h.dense_similarity for h in hits[:ABSTAIN_TOP_PAPERS]), default=0.0)
+        if best >= self.settings.min_similarity:
+            return False
+        named = set(self._retriever.metadata.matches(query))
+        if named & {h.paper.id for h in hits[:ABSTAIN_TOP_PAPERS]}:  # "the paper by <author>", a title's name
+            return False
+        if self._retriever.rare_terms_matched(query, list(hits[:ABSTAIN_TOP_PAPERS])):
+            return False
+        logger.info(
+            "abstain: best similarity %.3f < %.3f and no rare query term matched", best, self.settings.min_similarity
+        )
+        return True
+
+    def stream(
+        self,
+        question: str,
+        *,
+        query: str | None = None,
+        intent: Intent | str | None = None,
+        focus_ids: Sequence[str] = (),
+    ) -> Iterator[AnswerEvent]:
+        """Answer ``question``: a ``status`` event with the papers found (always first), partial answers
+        (the comparison table once built, then sentences as they are verified), then the ``final`` one.
+
+        Args:
+            question: what the user asked (goes into the prompt).
+            query: what to search for (follow-ups resolved); defaults to ``question``.
+            intent: a registered intent name; detected from the question when None.
+            focus_ids: papers the question refers to (e.g. "those two"); they become the sources and
+                the abstention test is skipped.
+
+        Raises:
+            AssistantError: ``intent`` is not registered (before any search).
+
+        LLM failures do not raise: the final answer is built by code and ``notice`` says what happened.
+        """
+        t0 = time.perf_counter()
+        timings: dict[str, float] = {}
+        intent = intent or detect_intent(question)
+        strategy = self._strategies.get(intent)
+        if strategy is None:
+            raise AssistantError(f"Unknown intent {intent!r}: use one of {', '.join(self._strategies)}.")
+        req = Request(question, query or question, intent, tuple(focus_ids), analyze(question))
+        hits = strategy.candidates(self._tools, req)
+        timings["retrieve"] = (time.perf_counter() - t0) * 1000
+        yield AnswerEvent(
+            "status", f"Found {len(hits)} candidate papers; checking them against the question.", hits=tuple(hits)
+        )
+
+        author = author_phrase(question)
+        if author and not req.focus_ids and not self._retriever.metadata.by_author(author):
+            notice = f"No indexed paper is by {author}, so the abstracts don't cover this question. The closest papers below do not match it."
+            yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
+            return
+        if not hits or (not req.focus_ids and self.abstains(req.query, hits)):
+            unknown = [e for e in req.facts.entities if not self._retriever.mentions_anywhere(e)]
+            notice = (
+                f"No indexed paper mentions {' or '.join(unknown)}, so the abstracts don't cover this question."
+                if unknown
+                else ABSTAIN_NOTICE
+            )
+            yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
+            return
+        settled = strategy.settle(self._tools, req, hits)
+        if settled is not None:
+            yield self._settled(req, hits, settled, timings, t0)
+            return
+
+        plan = strategy.plan(self._tools, req, hits)
+        builder = AnswerBuilder(
+            question,
+            plan.context,
+            plan.sources if plan.sources is not None else hits,
+            self._backend.model,
+            intent,
+            req.query,
+        )
+        if plan.comparison is not None:
+            builder.comparison = plan.comparison
+            for row in plan.comparison.rows:
+                builder.cite(row.n)
+            yield AnswerEvent("partial", answer=builder.build("extractive", timings=timings), hits=tuple(hits))
+        yield from self._generate(strategy, req, plan, builder, tuple(hits), timings, t0)
+
+    def _settled(
+        self, req: Request, hits: Sequence[PaperHit], settled: Settled, timings: dict[str, float], t0: float
+    ) -> AnswerEvent:
+        """The final event of an answer decided before any model call: quotes from ``settled.paper`` cited
+        [1], or, without quotes, no citation and the top ``top_k`` papers as sources."""
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        if settled.paper is not None and settled.quotes:
+            builder = AnswerBuilder(req.question, [settled.paper], hits, self._backend.model, req.intent, req.query)
+            for ev in settled.quotes:
+                builder.quote(ev)
+        else:
+            builder = AnswerBuilder(
+                req.question, [], hits[: self.settings.top_k], self._backend.model, req.intent, req.query
+            )
+        return AnswerEvent("final", answer=builder.build(settled.mode, settled.notice, timings), hits=tuple(hits))
+
+    def _generate(
+        self,
+        strategy: IntentStrategy,
+        req: Request,
+        plan: Plan,
+        builder: AnswerBuilder,
+        hits: tuple[PaperHit, ...],
+        timings: dict[str, float],
+        t0: float,
+    ) -> Iterator[AnswerEvent]:
+        """Stream the model (when the plan uses it), verify each complete sentence, then complete the answer
+        or build it by code; always ends with the ``final`` event."""
+        notice = ""
+        buffer = ""
+        failed = False
+        builder.model_used = plan.use_model
+        t_gen = time.perf_counter()
+        if plan.use_model:
+            yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
+            threshold = self.settings.support_threshold
+            if self._tools.small_model:  # the bundled model's loose paraphrases must be near-restatements (tuning.py)
+                threshold = max(threshold, SMALL_MODEL_MIN_SUPPORT)
+            attributor = Attributor(plan.context, self._tools.embed, threshold, req.question)
+
+            def verify(raw: str) -> bool:
+                verdict = attributor.attribute(raw)
+                if verdict is None:
+                    if raw.strip():
+                        builder.dropped.append(strip_citations(raw)[0] or raw.strip())  # as the user would have read it
+                    return False
+                builder.add(*verdict)
+                return True
+
+            try:
+                for delta in self._backend.stream(
+                    build_messages(req.question, plan.context, strategy.task), plan.max_tokens
+                ):
+                    timings.setdefault("first_token", (time.perf_counter() - t0) * 1000)
+                    buffer += delta
+                    complete, buffer = split_complete(buffer)
+                    if any([verify(raw) for raw in complete]):
+                        yield AnswerEvent("partial", answer=builder.build("generated", timings=timings), hits=hits)
+                        if plan.stop_at_first:  # the small model's first verified sentence is its answer
+                            buffer = ""
+                            break
+            except LLMUnavailableError as e:
+                logger.warning("LLM failed (%s): %s", e.reason, e)
+                failed, notice = True, failure_notice(e)
+            except Exception as e:  # noqa: BLE001 - whatever a backend raises, the user gets a cited answer
+                logger.exception("LLM backend raised %s", type(e).__name__)
+                failed, notice = True, failure_notice(e)
+            if not failed:
+                tail = split_sentences(buffer) if buffer.strip() else []
+                for raw in tail:
+                    if raw is tail[-1] and not raw.rstrip().endswith(SENTENCE_END):
+                        builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
+                        continue
+                    verify(raw)
+            elif buffer.strip():
+                builder.dropped.append(buffer.strip())  # the stream broke inside this sentence: never shown
+            timings["generate"] = (time.perf_counter() - t_gen) * 1000
+            if builder.dropped:
+                logger.info("dropped %d unsupported sentence(s): %s", len(builder.dropped), builder.dropped)
+
+        mode: AnswerMode = "generated"
+        if failed or not builder.sentences:  # the verified sentences so far stay; the code's answer follows them
+            mode = "generated" if builder.sentences else "extractive"
+            notice = (notice or EXTRACTIVE_NOTICE) if plan.use_model else strategy.notice(plan)
+            strategy.answer_by_code(self._tools, req, plan, builder)
+        else:
+            strategy.complete(self._tools, req, plan, builder)
+        timings["total"] = (time.perf_counter() - t0) * 1000
+        yield AnswerEvent("final", answer=builder.build(mode, notice, timings), hits=hits)

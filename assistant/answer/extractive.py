@@ -1,0 +1,208 @@
+"""Answers made of abstract sentences, chosen for what the question asks (issue 13, parts 3 and 4).
+
+* :func:`refocus`: the paper a question is about is the first of the top papers that mentions every name
+  in the question (``GPT-4o``, ``LeReT``), not simply the best-ranked one.
+* :func:`missing_detail`: the question asks for a detail (a number, a name) that the paper it is about
+  does not state -> the answer says so instead of quoting on-topic sentences that read like an answer.
+* :func:`pick_sentences`: the sentences that hold the requested thing (the number next to the measured
+  noun, the sentence naming the question's entity, the sentence that negates a false premise, the
+  contribution sentence for "which paper" questions), not the abstract's background sentences.
+
+The weights (assistant/tuning.py) were set on the kinds of question in eval/dev.jsonl (docs/evaluation.md, "Extractive
+answers"); each is added to a sentence's evidence score (retrieval.py, roughly 0.2-1.0).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assistant.lang.text import content_tokens, states_contribution
+from assistant.tuning import (
+    CONTRIBUTION_BONUS,
+    DEFINITION_BONUS,
+    ENTITY_BONUS,
+    ENTITY_BONUS_MAX_NAMES,
+    EXPANSION_BONUS,
+    NEGATION_BONUS,
+    NUMBER_BONUS,
+    QUANTITY_BONUS,
+    REFOCUS_DEPTH,
+)
+from assistant.types import Evidence, PaperHit
+from assistant.understand.question import (
+    QuestionFacts,
+    has_number,
+    mentions,
+    missing_entities,
+    negates,
+    states_quantity,
+)
+
+
+def _introduces(hit: PaperHit, entity: str) -> bool:
+    """True when the paper names ``entity`` in its title, in a contribution sentence ("we propose X"), as
+    an acronym it defines ("... processing ability (NUPA)") or as "our (proposed) X": the paper is *about*
+    that thing, not just comparing with it."""
+    e = entity.lower()
+    return mentions(hit.paper.title, entity) or any(
+        (states_contribution(s) and mentions(s, entity))
+        or f"({e})" in s.lower()
+        or f"our proposed {e}" in s.lower()
+        or f"our {e}" in s.lower()
+        for s in hit.sentences
+    )
+
+
+#: A question needs this many content words besides its paper's title words to be searched without them.
+_DETAIL_MIN_WORDS = 2
+
+
+def detail_query(question: str, title: str) -> str:
+    """``question`` without the words of its paper's ``title`` ("On which real-world tasks is the quasi-Newton
+    bilevel optimization framework evaluated?" -> "On which real-world tasks is the framework evaluated?"):
+    what it asks of the paper, not how it names it; ``question`` itself when fewer than two content words
+    would be left or none was removed."""
+    title_words = content_tokens(title)
+    kept = [w for w in question.split() if not (content_tokens(w) and content_tokens(w) <= title_words)]
+    detail = " ".join(kept)
+    if len(kept) == len(question.split()) or len(content_tokens(detail)) < _DETAIL_MIN_WORDS:
+        return question
+    return re.sub(r"\s+([?.,])", r"\1", detail)
+
+
+def introduces_in(sentence: str, entity: str) -> bool:
+    """True when ``sentence`` introduces ``entity``: a contribution sentence naming it ("we propose X"),
+    an acronym it defines ("... (X)"), or "dubbed/called/named X"."""
+    low, e = sentence.lower(), entity.lower()
+    return (
+        (states_contribution(sentence) and mentions(sentence, entity))
+        or f"({e})" in low
+        or any(f"{w} {e}" in low for w in ("dubbed", "called", "named", "coined"))
+    )
+
+
+def refocus(hits: Sequence[PaperHit], facts: QuestionFacts) -> list[PaperHit]:
+    """``hits`` with the paper the question is about moved to the front: among the top
+    :data:`REFOCUS_DEPTH`, the first that mentions every question entity; if none does, the first that
+    introduces one of them (title or contribution sentence). Unchanged when the first paper qualifies."""
+    hits = list(hits)
+    if not facts.entities or not hits or not missing_entities(facts, hits[0].paper):
+        return hits
+    top = hits[:REFOCUS_DEPTH]
+    chosen = next((h for h in top if not missing_entities(facts, h.paper)), None)
+    if chosen is None:
+        chosen = next((h for h in top if any(_introduces(h, e) for e in facts.entities)), hits[0])
+    return [chosen] + [h for h in hits if h is not chosen]
+
+
+def missing_detail(facts: QuestionFacts, hit: PaperHit, question: str) -> str:
+    """What the question asks that ``hit``'s abstract does not state, as a verb phrase for the user
+    ("does not mention GPT-4o", "gives no number for “paramet…”"), or "" when the abstract may answer it.
+
+    Rules: a name in the question that the paper never mentions; a number asked for ("how many
+    parameters", "what accuracy") with no sentence giving a number next to that noun, and no
+    sentence that negates the premise (a false premise is answered, not declared unstated).
+    """
+    missing = missing_entities(facts, hit.paper)
+    if missing:
+        return "does not mention " + " or ".join(missing)
+    if not facts.quantity:
+        return ""
+    q_tokens = content_tokens(question)
+    sentences = [hit.paper.title, *hit.sentences]
+    if any(negates(s) and q_tokens & content_tokens(s) for s in hit.sentences):
+        return ""
+    if facts.measured:
+        if any(states_quantity(facts, s) for s in sentences):
+            return ""
+        noun = max(facts.measured, key=len)
+        return f"gives no number for “{noun}…”"
+    if any(has_number(s) for s in hit.sentences):
+        return ""
+    return "gives no figure"
+
+
+def _expands(sentence: str, entity: str) -> bool:
+    low, e = sentence.lower(), entity.lower()
+    return f"({e})" in low or f"{e} (" in low or f"{e}, short for" in low or f"{e}: " in low
+
+
+@dataclass(frozen=True, slots=True)
+class Pick:
+    """A chosen sentence with its score (evidence score + bonuses)."""
+
+    evidence: Evidence
+    score: float
+
+
+def score_sentences(hit: PaperHit, facts: QuestionFacts, question: str) -> list[Pick]:
+    """Every sentence of ``hit`` scored for ``question``: its evidence score plus the bonuses above."""
+    q_tokens = content_tokens(question)
+    scores = hit.sentence_scores or tuple(0.0 for _ in hit.sentences)
+    picks = []
+    for i, (sent, base) in enumerate(zip(hit.sentences, scores)):
+        bonus = 0.0
+        if facts.quantity:
+            if facts.measured and states_quantity(facts, sent):
+                bonus += QUANTITY_BONUS
+            elif has_number(sent):
+                bonus += NUMBER_BONUS
+        named = [e for e in facts.entities if mentions(sent, e)]
+        bonus += ENTITY_BONUS * min(ENTITY_BONUS_MAX_NAMES, len(named))
+        if facts.expansion and any(_expands(sent, e) for e in facts.entities):
+            bonus += EXPANSION_BONUS
+        if negates(sent) and q_tokens & content_tokens(sent) and not negates(question):
+            bonus += NEGATION_BONUS
+        if facts.which_paper and states_contribution(sent):
+            bonus += CONTRIBUTION_BONUS
+        if facts.definition and any(introduces_in(sent, e) for e in facts.entities):
+            bonus += DEFINITION_BONUS
+        picks.append(Pick(Evidence(hit.paper.id, i, sent, base), base + bonus))
+    return picks
+
+
+def pick_sentences(hit: PaperHit, facts: QuestionFacts, question: str, k: int) -> list[Evidence]:
+    """The ``k`` sentences of ``hit`` that best answer ``question`` (see :func:`score_sentences`), in
+    abstract order. ``Evidence.score`` stays the plain evidence score (shown as support)."""
+    picks = sorted(score_sentences(hit, facts, question), key=lambda p: p.score, reverse=True)[:k]
+    return [p.evidence for p in sorted(picks, key=lambda p: p.evidence.sentence_index)]
+
+
+#: The roles a summary's sentences take, in order of preference, by how many sentences it has room for: the
+#: problem, the approach and the key result (what the summary task asks of a model, prompts/strategies.py).
+SUMMARY_ROLES = {1: ("approach",), 2: ("approach", "result"), 3: ("problem", "approach", "result")}
+
+
+def summary_sentences(hit: PaperHit, k: int) -> list[Evidence]:
+    """``k`` sentences that summarise ``hit``: for each role of :data:`SUMMARY_ROLES` (intents.sentence_roles)
+    the sentence of that role that scores best for the question, then the best-scoring others; in abstract
+    order. Without per-sentence scores, its evidence sentences are used as they are."""
+    from assistant.understand.intents import sentence_roles
+
+    if not hit.sentence_scores:
+        best = sorted(hit.evidence, key=lambda e: e.score, reverse=True)[:k]
+        return sorted(best, key=lambda e: e.sentence_index)
+    scores, roles = hit.sentence_scores, sentence_roles(hit.sentences)
+    chosen: list[int] = []
+    for role in SUMMARY_ROLES.get(k, SUMMARY_ROLES[3]):
+        of_role = [i for i, r in enumerate(roles) if r == role]
+        if of_role and len(chosen) < k:
+            chosen.append(max(of_role, key=lambda i: scores[i]))
+    for i in sorted(range(len(hit.sentences)), key=lambda i: scores[i], reverse=True):
+        if len(chosen) >= k:
+            break
+        if i not in chosen:
+            chosen.append(i)
+    return [Evidence(hit.paper.id, i, hit.sentences[i], scores[i]) for i in sorted(chosen)]
+
+
+def answers_request(facts: QuestionFacts, texts: Sequence[str]) -> bool:
+    """True when the shown ``texts`` contain what the question asks for: the number (quantity questions)
+    or, for an acronym, its expansion. Other questions: True."""
+    if facts.quantity:
+        return any(states_quantity(facts, t) if facts.measured else has_number(t) for t in texts)
+    if facts.expansion and facts.entities:
+        return any(_expands(t, e) for t in texts for e in facts.entities)
+    return True

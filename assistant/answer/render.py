@@ -1,0 +1,241 @@
+"""Answer -> plain text (CLI) and -> JSON-ready dict (``assistant ask --json``). No UI imports."""
+
+from __future__ import annotations
+
+import textwrap
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assistant.types import Answer, AnswerMode, Intent
+from assistant.understand.intents import NOT_STATED
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class CitationJSON(_Strict):
+    """One numbered reference of an answer."""
+
+    n: int = Field(description="The [n] used in `answer`; stable for a whole --session conversation.")
+    paper_id: str = Field(description="`<file name>#<position>` (seed files) or `<file name>#<id or line>` (exports).")
+    title: str
+    url: str = Field(description="http(s) link to the paper, or \"\" when the input gave none.")
+    authors: list[str]
+    evidence: list[str] = Field(description="The abstract sentences that support the answer's sentences citing [n].")
+
+
+class SourceJSON(_Strict):
+    """A retrieved paper, cited or not, in rank order."""
+
+    paper_id: str
+    title: str
+    url: str
+    score: float = Field(description="Fused retrieval score (reciprocal rank fusion; only the order means something).")
+    similarity: float = Field(description="Best dense cosine similarity of the paper's windows to the question.")
+
+
+class CellJSON(_Strict):
+    """One comparison cell: a sentence of the row paper's abstract and its [n]."""
+
+    text: str
+    n: int
+
+
+class ComparisonRowJSON(_Strict):
+    """One paper of a comparison table."""
+
+    paper_id: str
+    n: int
+    cells: list[CellJSON | None] = Field(
+        description="One per column, in column order; null where the abstract states nothing for that column."
+    )
+
+
+class ComparisonJSON(_Strict):
+    """Papers x aspects table of a compare answer."""
+
+    columns: list[str]
+    rows: list[ComparisonRowJSON]
+
+
+class TimingsJSON(_Strict):
+    """Milliseconds, measured in this process (a CLI `ask` also pays for loading models, not counted here)."""
+
+    retrieve: float = Field(description="Retrieval and evidence selection.")
+    first_token: float | None = Field(
+        description="From the start until the model's first token; null when no model was asked or it sent nothing."
+    )
+    generate: float | None = Field(description="Time spent in the model's answer; null when no model was asked.")
+    total: float = Field(description="The whole answer.")
+
+
+class AnswerJSON(_Strict):
+    """What `assistant ask --json` prints (one object). The JSON Schema in docs/answer.schema.json is generated
+    from this model and a test keeps them equal."""
+
+    question: str
+    answer: str = Field(
+        description="The answer text, each sentence followed by its [n] markers; for abstained answers the reason."
+    )
+    abstained: bool = Field(
+        description="True when the abstracts do not answer the question (mode abstained, not_stated or clarify); nothing is cited."
+    )
+    mode: AnswerMode = Field(
+        description="generated: sentences written by the model and verified; extractive: abstract sentences chosen by code; abstained / not_stated: no answer; clarify: the question is asked back."
+    )
+    notice: str = Field(description="Why the answer looks the way it does (e.g. the model failed), or \"\".")
+    citations: list[CitationJSON]
+    sources: list[SourceJSON]
+    dropped_sentences: list[str] = Field(
+        description="Model sentences removed because the abstracts do not support them."
+    )
+    intent: Intent
+    resolved_query: str = Field(
+        description="What was searched: the question, or for a follow-up the question with the papers it refers to."
+    )
+    comparison: ComparisonJSON | None = Field(description="The table of a compare answer; null otherwise.")
+    model: str = Field(description="The configured model's name (whether or not it was asked).")
+    model_used: bool = Field(
+        description="Whether the model was asked for this answer. It may have failed: then `notice` says so and `mode` is extractive."
+    )
+    timings_ms: TimingsJSON
+
+
+def answer_to_dict(answer: Answer) -> dict[str, Any]:
+    """The ``--json`` shape, checked against :class:`AnswerJSON` (see that model and docs/answer.schema.json).
+
+    Raises:
+        pydantic.ValidationError: the answer does not fit the documented shape (a bug, never bad input).
+    """
+    t = answer.timings_ms
+    data = {
+        "question": answer.question,
+        "answer": answer.text,
+        "abstained": answer.abstained,
+        "mode": answer.mode,
+        "notice": answer.notice,
+        "citations": [
+            {
+                "n": c.n,
+                "paper_id": c.paper.id,
+                "title": c.paper.title,
+                "url": c.paper.url,
+                "authors": list(c.paper.authors),
+                "evidence": list(c.evidence),
+            }
+            for c in answer.citations
+        ],
+        "sources": [
+            {
+                "paper_id": h.paper.id,
+                "title": h.paper.title,
+                "url": h.paper.url,
+                "score": round(float(h.score), 5),
+                "similarity": round(float(h.dense_similarity), 4),
+            }
+            for h in answer.sources
+        ],
+        "dropped_sentences": list(answer.dropped),
+        "intent": answer.intent,
+        "resolved_query": answer.resolved_query or answer.question,
+        "comparison": comparison_to_dict(answer),
+        "model": answer.model,
+        "model_used": answer.model_used,
+        "timings_ms": {
+            "retrieve": _ms(t.get("retrieve", 0.0)),
+            "first_token": _ms(t.get("first_token")),
+            "generate": _ms(t.get("generate")) if answer.model_used else None,
+            "total": _ms(t.get("total", 0.0)),
+        },
+    }
+    AnswerJSON.model_validate(data)  # the documented contract, checked on every answer
+    return data
+
+
+def _ms(value: float | None) -> float | None:
+    return None if value is None else round(float(value), 1)
+
+
+def comparison_to_dict(answer: Answer) -> dict[str, Any] | None:
+    """``{columns, rows: [{paper_id, n, cells: [{text, n} | None]}]}`` or None when not a comparison."""
+    comp = answer.comparison
+    if comp is None:
+        return None
+    ids = {c.n: c.paper.id for c in answer.citations}
+    return {
+        "columns": list(comp.columns),
+        "rows": [
+            {
+                "paper_id": ids.get(r.n, ""),
+                "n": r.n,
+                "cells": [{"text": c.text, "n": c.citations[0]} if c else None for c in r.cells],
+            }
+            for r in comp.rows
+        ],
+    }
+
+
+def answer_schema() -> dict[str, Any]:
+    """The JSON Schema of ``ask --json`` output (what docs/answer.schema.json holds)."""
+    return AnswerJSON.model_json_schema()
+
+
+def answer_to_text(answer: Answer, width: int = 100) -> str:
+    """Answer (and comparison table; a topic list one paper per line, ``[n] title`` over its sentence), then
+    numbered references (title, authors, link, supporting sentences)."""
+    lines = []
+    if answer.comparison is not None:
+        titles = {c.n: c.paper.title for c in answer.citations}
+        for row in answer.comparison.rows:
+            lines.append(f"[{row.n}] {titles.get(row.n, '')}")
+            for col, cell in zip(answer.comparison.columns, row.cells):
+                text = f"{cell.text} [{row.n}]" if cell is not None else NOT_STATED
+                lines.append(textwrap.fill(f"{col}: {text}", width, initial_indent="    ", subsequent_indent="      "))
+        lines.append("")
+    if answer.intent == "topic" and answer.comparison is None and answer.sentences and not answer.abstained:
+        titles = {c.n: c.paper.title for c in answer.citations}  # one paper per line, as the chat shows it
+        for sentence in answer.sentences:
+            n = sentence.citations[0] if sentence.citations else 0
+            lines.append(f"[{n}] {titles.get(n, '')}" if n else "")
+            lines.append(
+                textwrap.fill(
+                    f"{sentence.text} [{n}]" if n else sentence.text,
+                    width,
+                    initial_indent="    ",
+                    subsequent_indent="    ",
+                )
+            )
+    else:
+        lines.append(textwrap.fill(answer.text, width) if answer.text else "")
+    if answer.notice and not answer.abstained:
+        lines += ["", f"Note: {answer.notice}"]
+    if answer.dropped and answer.model_used:
+        n = len(answer.dropped)
+        lines += ["", f"({n} sentence{'s' if n != 1 else ''} removed: not supported by the abstracts)"]
+    if answer.citations:
+        lines += ["", "References:"]
+        for c in answer.citations:
+            authors = ", ".join(c.paper.authors[:4]) + (" et al." if len(c.paper.authors) > 4 else "")
+            lines.append(f"[{c.n}] {c.paper.title}" + (f" — {authors}" if authors else ""))
+            lines.append(f"    {c.paper.url or '(no link)'}   id: {c.paper.id}")
+            for ev in c.evidence:
+                lines.append(textwrap.fill(f"“{ev}”", width, initial_indent="    > ", subsequent_indent="      "))
+    elif answer.mode == "not_stated" and answer.sources:
+        h = answer.sources[0]
+        lines += ["", f"The question is about: {h.paper.title} ({h.paper.url or h.paper.id})"]
+    elif answer.abstained and answer.sources:
+        lines += ["", "Closest papers (not matching):"]
+        lines += [f"  - {h.paper.title} ({h.paper.url or h.paper.id})" for h in answer.sources[:3]]
+    if answer.resolved_query and answer.resolved_query != answer.question:
+        lines += ["", f"searched for: {answer.resolved_query}"]
+    t = answer.timings_ms
+    if answer.model_used and answer.mode == "generated":
+        by = answer.model
+    elif answer.model_used:  # the model was asked, but failed or wrote nothing verifiable: not its answer
+        by = f"retrieval and code alone ({answer.model}'s answer was not used)"
+    else:
+        by = "retrieval and code alone (no language model)"
+    lines += ["", f"answered by {by} in {t.get('total', 0) / 1000:.1f} s"]
+    return "\n".join(lines)

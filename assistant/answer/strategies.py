@@ -1,0 +1,471 @@
+"""One strategy per intent, kept in one registry: how each kind of question is answered.
+
+Every strategy has the same small seam, called in this order by :class:`~assistant.answer.answerer.Answerer`:
+
+1. :meth:`IntentStrategy.candidates` - the papers to consider (a search, or the papers in focus);
+   the answerer then abstains when none covers the question.
+2. :meth:`IntentStrategy.settle` - an answer decided before any model call (e.g. "the abstract does not
+   state this"), or None.
+3. :meth:`IntentStrategy.plan` - the context (source ``[n]`` = ``plan.context[n-1]``), whether the model
+   writes (and with which task sentence and token budget), and a comparison table if any.
+4. the model's sentences, each verified (answer.py); then :meth:`IntentStrategy.complete` after a
+   successful model answer, or :meth:`IntentStrategy.answer_by_code` when the model was not used, failed,
+   or wrote nothing verifiable.
+
+Adding an intent = one subclass + one line in :data:`STRATEGIES` (or a registry passed to ``Answerer``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar
+
+from assistant.answer.builder import AnswerBuilder, with_evidence
+from assistant.answer.extractive import (
+    answers_request,
+    detail_query,
+    missing_detail,
+    pick_sentences,
+    refocus,
+    summary_sentences,
+)
+from assistant.lang.text import content_tokens, states_contribution
+from assistant.llm.prompts import DEFAULT_TASK
+from assistant.retrieve.references import author_phrase
+from assistant.tuning import (
+    CAPABLE_EVIDENCE_SENTENCES,
+    COMPARE_CANDIDATES,
+    COMPARE_PAPERS,
+    CONFIDENT_MATCH_SIMILARITY,
+    EXTRACTIVE_SENTENCES,
+    SMALL_MODEL_CONTEXT_PAPERS,
+    SMALL_MODEL_MAX_TOKENS,
+    SUMMARY_SENTENCES,
+    TOPIC_CANDIDATES,
+    TOPIC_CONTRIBUTION_MARGIN,
+)
+from assistant.types import AnswerMode, AnswerSentence, Comparison, Evidence, PaperHit
+from assistant.understand.intents import comparison_table, sentence_roles, topic_members, topic_query
+from assistant.understand.question import (
+    QuestionFacts,
+    analyze,
+    missing_entities,
+    premise_facts,
+    premises,
+    question_parts,
+)
+
+if TYPE_CHECKING:
+    from assistant.config import Settings
+    from assistant.retrieve.retrieval import PaperRetriever
+    from assistant.verify.attribution import Embedder
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One question as the answerer runs it: ``query`` is what is searched (follow-ups resolved),
+    ``focus_ids`` the papers it refers back to, ``facts`` what its wording asks for."""
+
+    question: str
+    query: str
+    intent: str
+    focus_ids: tuple[str, ...]
+    facts: QuestionFacts
+
+
+@dataclass(frozen=True, slots=True)
+class Tools:
+    """What strategies may use: the retriever, the sentence embedder, the settings (thresholds and sizes)
+    and the answer profile (``small_model``: the bundled 135M model, see ``Settings.llm_profile``)."""
+
+    retriever: PaperRetriever
+    embed: Embedder
+    settings: Settings
+    small_model: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """An answer decided before any model call: ``mode`` and ``notice``; ``quotes`` are abstract sentences
+    of ``paper`` shown cited (empty: the answer makes no claim and cites nothing)."""
+
+    mode: AnswerMode
+    notice: str
+    paper: PaperHit | None = None
+    quotes: tuple[Evidence, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """How the answer is written.
+
+    Attributes:
+        context: the papers sentences may cite; source ``[n]`` is ``context[n - 1]``.
+        use_model: whether the model writes sentences (else :meth:`IntentStrategy.answer_by_code` does).
+        max_tokens: the model's token budget (None: ``Settings.llm_max_output_tokens``).
+        stop_at_first: stop reading the model after its first verified sentence.
+        sources: papers shown as sources (None: every candidate).
+        comparison: a papers x aspects table shown with the answer.
+    """
+
+    context: list[PaperHit]
+    use_model: bool = False
+    max_tokens: int | None = None
+    stop_at_first: bool = False
+    sources: list[PaperHit] | None = None
+    comparison: Comparison | None = None
+
+
+class IntentStrategy:
+    """The seam of one intent (module docstring). Subclasses set :attr:`intent` and :attr:`task` and
+    override :meth:`plan`; the other steps have defaults."""
+
+    intent: ClassVar[str] = ""
+    #: The task sentence of the system prompt for this intent (prompts.SYSTEM_PROMPT ``{task}``).
+    task: ClassVar[str] = DEFAULT_TASK
+    #: The question asks for one paper: search with aspect coverage (PaperRetriever.retrieve ``aspects``).
+    one_paper: ClassVar[bool] = False
+
+    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
+        """Papers to consider, best first: the papers in focus (their evidence scored for the question as
+        asked: the titles the resolved query adds would pull every paper's title-like sentence up), else a
+        search for ``req.query``."""
+        if req.focus_ids:
+            return tools.retriever.hits_for(req.question, list(req.focus_ids))
+        return tools.retriever.retrieve(req.query, aspects=self.one_paper)
+
+    def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """An answer decided before any model call, or None (default) to go on."""
+        return None
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        """Choose the context and whether the model writes."""
+        raise NotImplementedError
+
+    def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """After a model answer with verified sentences: add what it missed (default: nothing)."""
+
+    def notice(self, plan: Plan) -> str:
+        """A line shown with an answer this strategy built by code without asking the model (default none)."""
+        return ""
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """The answer from abstract sentences (no model, or the model failed): by default the sentences of
+        source 1 that answer the question (extractive.pick_sentences), scored for what it asks of that paper;
+        a question that asks two things ("..., and how long does its training take?") gets the best sentence
+        for each part first."""
+        hit = _asked_of(tools, req, plan.context[0])
+        chosen: dict[int, Evidence] = {}
+        parts = question_parts(req.question)
+        if len(parts) > 1:
+            for part in parts[:EXTRACTIVE_SENTENCES]:
+                part_req = replace(req, question=part, facts=analyze(part))
+                for ev in pick_sentences(_asked_of(tools, part_req, hit), part_req.facts, part, 1):
+                    chosen.setdefault(ev.sentence_index, ev)
+        for ev in pick_sentences(hit, req.facts, req.question, EXTRACTIVE_SENTENCES):
+            if len(chosen) >= EXTRACTIVE_SENTENCES:
+                break
+            chosen.setdefault(ev.sentence_index, ev)
+        for i in sorted(chosen):
+            builder.quote(chosen[i])
+
+
+def _asked_of(tools: Tools, req: Request, hit: PaperHit) -> PaperHit:
+    """``hit`` with its sentences scored for what the question asks of the paper (extractive.detail_query:
+    the question without the paper's title words), so the sentences that answer it outrank those that
+    only match how the question names the paper; ``hit`` unchanged when nothing is removed."""
+    detail = detail_query(req.question, hit.paper.title)
+    if detail == req.question:
+        return hit
+    return next(iter(tools.retriever.hits_for(detail, [hit.paper.id])), hit)
+
+
+def _by_named_author(tools: Tools, req: Request, hits: list[PaperHit]) -> list[PaperHit]:
+    """``hits`` narrowed to the papers of the author the question names ("the paper by Yalong Jiang"), when
+    any of them is among the hits; else ``hits``. The model then never sees another author's paper."""
+    author = author_phrase(req.question)
+    if not author or req.focus_ids:
+        return hits
+    ids = set(tools.retriever.metadata.by_author(author))
+    return [h for h in hits if h.paper.id in ids] or hits
+
+
+def _profile_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
+    """The ``capable`` profile gives the model more evidence sentences per paper."""
+    return context if tools.small_model else [with_evidence(h, CAPABLE_EVIDENCE_SENTENCES) for h in context]
+
+
+def shared_topic_papers(tools: Tools, req: Request, hits: list[PaperHit], wanted: int) -> list[PaperHit] | None:
+    """For "Grokking comes up in two abstracts ..." / "both ... papers": the ``wanted`` papers that share a
+    question word found in exactly ``wanted`` papers of the corpus, when that word is a topic of theirs.
+
+    Only when the question says how many papers it means (``facts.papers_wanted``). Each such word gives
+    a candidate set; its weight is how often the word occurs in those papers (a topic recurs: "grokking"
+    3 + 1 times, an incidental "role" 1 + 1); the top ``wanted`` retrieved papers are a candidate too,
+    weighted by the best such word they share. The heaviest set wins (at least ``wanted + 1``
+    occurrences to count as a topic), then the better summed retrieval rank among ``COMPARE_CANDIDATES``.
+
+    Returns:
+        the chosen papers in retrieval order, or None to keep the retrieval ranking.
+    """
+    if not req.facts.papers_wanted or len(hits) < wanted:
+        return None
+    papers = tools.retriever.papers
+    ranked = [h.paper.id for h in tools.retriever.retrieve(req.query, top_k=COMPARE_CANDIDATES)]
+    rank = {pid: i for i, pid in enumerate(ranked)}
+    tokens = sorted(content_tokens(req.question))  # whole tokens: "combinatorial-optimization" is not "combinatorial"
+
+    def occurrences(term: str, ids: frozenset[str]) -> int:
+        pattern = re.compile(rf"\b{re.escape(term)}", re.I)
+        return sum(len(pattern.findall(f"{papers[pid].title} {papers[pid].text}")) for pid in ids)
+
+    weights: dict[frozenset[str], int] = {}
+    for term in tokens:
+        ids = frozenset(tools.retriever.papers_with(term))
+        if len(ids) == wanted:
+            weights[ids] = max(weights.get(ids, 0), occurrences(term, ids))
+    baseline = frozenset(h.paper.id for h in hits[:wanted])
+    weights.setdefault(baseline, 0)
+
+    def key(ids: frozenset[str]) -> tuple[int, int]:
+        weight = weights[ids] if weights[ids] > wanted else 0
+        return (weight, -sum(rank.get(pid, len(ranked)) for pid in ids))
+
+    best = max(weights, key=key)
+    if best == baseline:
+        return None
+    return tools.retriever.hits_for(req.query, sorted(best, key=lambda pid: rank.get(pid, len(ranked))))
+
+
+def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
+    """Papers whose evidence goes into a lookup prompt: the top-ranked paper, plus those among the first
+    ``context_papers`` whose dense similarity is within ``context_similarity_margin`` of the best."""
+    if not hits:
+        return []
+    top = hits[: settings.context_papers]
+    best = max(h.dense_similarity for h in top)
+    return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.context_similarity_margin]
+
+
+class LookupStrategy(IntentStrategy):
+    """A question about one detail: checks before the model (unknown names, details not stated, false
+    premises), then a short model answer (the ``small`` profile stops at its first verified sentence)."""
+
+    intent = "lookup"
+    task = "Write one to three short sentences that answer the question."
+    one_paper = True
+
+    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
+        """The search, with the paper the question names moved first (extractive.refocus)."""
+        return refocus(super().candidates(tools, req), req.facts)
+
+    def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """Abstain on a name no paper mentions; "not stated" when the paper lacks the detail asked for; a
+        correction when the question's premise is not supported by the paper."""
+        unknown = [e for e in req.facts.entities if not tools.retriever.mentions_anywhere(e)]
+        if unknown and not req.focus_ids:
+            return Settled(
+                "abstained",
+                f"No indexed paper mentions {' or '.join(unknown)}, so the abstracts don't "
+                "cover this question. The closest papers below do not match it.",
+            )
+        hit = hits[0]
+        gap = missing_detail(req.facts, hit, req.question)
+        if gap:
+            notice = f"The abstracts don't state this: “{hit.paper.title}”, the paper the question is about, {gap}."
+            closest = pick_sentences(hit, req.facts, req.question, 1)
+            if closest:
+                notice += f" Its closest sentence, which does not answer the question: “{closest[0].text}”"
+            return Settled("not_stated", notice)
+        premise = self._unsupported_premise(tools, req.question, hit)
+        if premise:  # the model is not asked: a small model echoes the premise
+            quotes = pick_sentences(hit, premise_facts(premise), premise, EXTRACTIVE_SENTENCES)
+            return Settled(
+                "extractive",
+                f"The question assumes “{premise.rstrip('.')}”, which the abstract does not "
+                "support; here is what it says.",
+                hit,
+                tuple(quotes),
+            )
+        return None
+
+    @staticmethod
+    def _unsupported_premise(tools: Tools, question: str, hit: PaperHit) -> str:
+        """The first premise of ``question`` (question.premises) the verifier does not support from ``hit``."""
+        from assistant.verify.attribution import Attributor
+
+        for premise in premises(question):
+            if not Attributor([hit], tools.embed, tools.settings.support_threshold).align(premise).supported:
+                return premise
+        return ""
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        context = hits if req.focus_ids else select_context(tools.settings, _by_named_author(tools, req, hits))
+        if req.facts.entities and not req.focus_ids and not missing_entities(req.facts, context[0].paper):
+            # "What is HComP-Net?": the paper that names it, not also a neighbour that never does
+            context = [context[0]] + [
+                h for h in context[1:] if len(missing_entities(req.facts, h.paper)) < len(req.facts.entities)
+            ]
+        if tools.small_model and not req.focus_ids:  # prompt time is most of the first-token wait on a laptop CPU
+            context = context[:SMALL_MODEL_CONTEXT_PAPERS]
+        return Plan(
+            _profile_evidence(tools, context),
+            use_model=True,
+            max_tokens=SMALL_MODEL_MAX_TOKENS if tools.small_model else None,
+            stop_at_first=tools.small_model,
+        )
+
+    def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """When the verified sentences lack the number/expansion asked for, add the sentence that has it."""
+        if not answers_request(req.facts, [s.text for s in builder.sentences]):
+            for ev in pick_sentences(_asked_of(tools, req, plan.context[0]), req.facts, req.question, 1):
+                builder.quote(ev)
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """A "which paper" question is answered with the title first ("The closest match ..." when the paper
+        is neither named nor similar enough to be sure: tuning.CONFIDENT_MATCH_SIMILARITY); then the sentences
+        that answer it."""
+        hit = plan.context[0]
+        if req.facts.which_paper:
+            named = bool(req.facts.entities) and not missing_entities(req.facts, hit.paper)
+            sure = named or hit.dense_similarity >= CONFIDENT_MATCH_SIMILARITY
+            lead = "The paper is" if sure else "The closest match in the abstracts is"  # the reader judges
+            builder.add(AnswerSentence(f"{lead} “{hit.paper.title}”.", (1,), 1.0), hit.paper.title)
+        super().answer_by_code(tools, req, plan, builder)
+
+
+class SummaryStrategy(IntentStrategy):
+    """A summary of one paper (or of the papers in focus): the model in the ``capable`` profile, else the
+    paper's best evidence sentences."""
+
+    intent = "summary"
+    task = "Summarize the paper in two or three short sentences: its problem, its method and its main result."
+    one_paper = True
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        context = hits if req.focus_ids else _by_named_author(tools, req, hits)[:1]
+        return Plan([with_evidence(h, SUMMARY_SENTENCES) for h in context], use_model=not tools.small_model)
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """Each paper's summary sentences (extractive.summary_sentences: its problem, approach and key result
+        as the abstract states them), in abstract order: one summary per paper in focus ("Summarize them"),
+        three sentences for one paper, two each for several."""
+        k = SUMMARY_SENTENCES - 1 if len(plan.context) == 1 else EXTRACTIVE_SENTENCES
+        for n, hit in enumerate(plan.context, start=1):
+            for ev in summary_sentences(hit, k):
+                builder.quote(ev, n)
+
+
+class CompareStrategy(IntentStrategy):
+    """A comparison: a table built by code (intents.comparison_table), plus model sentences in the
+    ``capable`` profile; without them, each paper's approach sentence."""
+
+    intent = "compare"
+    task = "In two or three short sentences, say how the papers differ, naming each paper."
+
+    def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """A name no paper mentions, or a single paper in focus: there is nothing to compare with; say so
+        (never a paper with itself, never an unrelated filler paper)."""
+        unknown = [e for e in req.facts.entities if not tools.retriever.mentions_anywhere(e)]
+        if unknown:  # "compare X with Y" where no paper mentions Y: no filler paper in its place
+            return Settled(
+                "abstained",
+                f"No indexed paper mentions {' or '.join(unknown)}, so there is no second paper "
+                "to compare with. The closest papers below do not match it.",
+            )
+        if req.focus_ids and len(hits) < 2:
+            title = hits[0].paper.title if hits else "that paper"
+            return Settled(
+                "clarify",
+                f"Only one paper to compare: “{title}”. Which paper should it be compared with? "
+                "Name it by its title, method or an author.",
+            )
+        return None
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
+        papers = hits if req.focus_ids else (shared_topic_papers(tools, req, hits, wanted) or hits[:wanted])
+        context = _profile_evidence(tools, papers)
+        return Plan(
+            context, use_model=not tools.small_model, comparison=comparison_table(context, tools.embed, req.question)
+        )
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """Each paper's contribution sentence (the first of its "approach" role: what the paper does, which
+        the comparison is about), cited; the "approach" cell when the abstract has no such sentence."""
+        if plan.comparison is None:
+            return super().answer_by_code(tools, req, plan, builder)
+        approach = plan.comparison.columns.index("approach")
+        for hit, row in zip(plan.context, plan.comparison.rows):
+            roles = sentence_roles(hit.sentences)
+            first = next((i for i, role in enumerate(roles) if role == "approach"), None)
+            if first is not None:
+                score = hit.sentence_scores[first] if hit.sentence_scores else 1.0
+                builder.quote(Evidence(hit.paper.id, first, hit.sentences[first], score), row.n)
+            elif row.cells[approach] is not None:
+                builder.add(row.cells[approach], row.cells[approach].text)
+
+
+class TopicStrategy(IntentStrategy):
+    """Which papers are about a topic: a listing built by code, one cited sentence per paper."""
+
+    intent = "topic"
+    task = "Write one short sentence per relevant paper saying what it does."
+
+    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
+        """A wide search for the topic without the question's frame ("which papers ...")."""
+        if req.focus_ids:
+            return super().candidates(tools, req)
+        return tools.retriever.retrieve(topic_query(req.query), top_k=TOPIC_CANDIDATES)
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        members = hits if req.focus_ids else topic_members(hits, tools.settings.topic_min_evidence)
+        return Plan(members, use_model=False, sources=members or hits[: tools.settings.top_k])
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """Each listed paper's best evidence sentence, cited to it; its contribution sentence instead (which
+        names what the paper does) when that scores within ``TOPIC_CONTRIBUTION_MARGIN`` of the best."""
+        for n, hit in enumerate(plan.context, start=1):
+            if not hit.evidence:
+                continue
+            best = max(hit.evidence, key=lambda e: e.score)
+            scores = hit.sentence_scores or ()
+            own = next((i for i, s in enumerate(hit.sentences) if states_contribution(s)), None)
+            if own is not None and own < len(scores) and scores[own] >= best.score - TOPIC_CONTRIBUTION_MARGIN:
+                best = Evidence(hit.paper.id, own, hit.sentences[own], scores[own])
+            builder.quote(best, n)
+
+
+class ChoiceStrategy(IntentStrategy):
+    """ "Which of them needs less data?": a choice between the papers in focus (or the two best papers).
+    The ``capable`` model may decide, citing the deciding sentences; by code, each paper's sentence that
+    bears on the question is quoted under a notice that the abstracts do not decide it for us."""
+
+    intent = "choice"
+    task = (
+        "Say which of the papers the question asks for, citing the sentence that decides it; if the sources "
+        "do not decide it, say so and give what each says."
+    )
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
+        context = _profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
+        return Plan(context, use_model=not tools.small_model)
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """For each paper, its sentence that best answers the question, cited to it."""
+        for n, hit in enumerate(plan.context, start=1):
+            for ev in pick_sentences(hit, req.facts, req.question, 1):
+                builder.quote(ev, n)
+
+    def notice(self, plan: Plan) -> str:
+        """Shown above a choice answered by code: the abstracts are quoted, not weighed."""
+        return "The abstracts don't settle this between them directly; here is what each one says."
+
+
+#: The registry: intent name -> strategy. ``intents.detect_intent`` returns one of these names.
+STRATEGIES: Mapping[str, IntentStrategy] = {
+    s.intent: s for s in (LookupStrategy(), SummaryStrategy(), CompareStrategy(), TopicStrategy(), ChoiceStrategy())
+}

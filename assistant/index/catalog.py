@@ -1,0 +1,573 @@
+"""The catalog: paper records and the lexical indexes, persisted in one SQLite file next to the vector index.
+
+Chroma (store.py) is the source of truth: window vectors, window texts and paper records, each paper record
+stamped with the *generation* of the ingest step that wrote it, and a log of deletions. The catalog is a
+derived, incrementally updated copy that answers everything a question needs without reading the corpus:
+
+* ``papers``: one row per complete paper (metadata, abstract, its sentences), looked up by id;
+* ``windows``: an FTS5 table of the window texts, ranked with SQLite's built-in BM25 (Robertson-Sparck
+  Jones with k1 = 1.2, b = 0.75, https://www.sqlite.org/fts5.html#the_bm25_function), the lexical retriever;
+* ``terms``: which papers contain each content token (document frequencies, "papers with this word");
+* ``authors``, ``title_grams``, ``titles`` and ``contributions``: what references.MetadataIndex searches.
+
+:meth:`Catalog.sync` brings the catalog to the store's generation: it reads only the papers stamped with a
+newer generation and the deletions logged since, and applies them by paper id in one transaction; a reader
+calls it per question (one small Chroma read when nothing changed), the writer after each committed group.
+Opening a catalog reads nothing. The file lives at ``<storage_dir>/<collection>.catalog.sqlite3``; in
+client/server mode each replica keeps its own, synced from the Chroma server.
+
+A catalog built for another collection (the Chroma collection was dropped and rebuilt), one ahead of the
+store, or a damaged file is never used: readers get :class:`~assistant.errors.StoreNotReadyError` and
+``assistant ingest`` rebuilds it.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import sqlite3
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from assistant.errors import StoreNotReadyError
+from assistant.lang.text import content_tokens, split_sentences, states_contribution
+from assistant.tuning import TITLE_FRAGMENT_WORDS
+from assistant.types import Paper
+
+if TYPE_CHECKING:
+    from assistant.config import Settings
+    from assistant.index.store import PaperStore
+
+logger = logging.getLogger(__name__)
+
+CATALOG_SCHEMA = 1
+#: Window and contribution rows get rowid ``paper_rowid * ROWS_PER_PAPER + sentence``, so a paper's rows are
+#: one rowid range (deleted without a scan). Abstracts have far fewer sentences (the seeds: at most 21).
+ROWS_PER_PAPER = 1000
+#: Paper ids per Chroma read while syncing.
+SYNC_BATCH = 500
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS papers(
+    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, venue TEXT, title TEXT, authors TEXT, url TEXT,
+    text TEXT, source_file TEXT, position INTEGER, title_derived INTEGER, sentences TEXT, hash TEXT);
+CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(
+    body, wid UNINDEXED, paper_id UNINDEXED, sentence UNINDEXED, content_hash UNINDEXED, tokenize='porter unicode61');
+CREATE TABLE IF NOT EXISTS terms(term TEXT NOT NULL, paper INTEGER NOT NULL, PRIMARY KEY(term, paper)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS authors(name TEXT NOT NULL, last TEXT NOT NULL, paper INTEGER NOT NULL);
+CREATE INDEX IF NOT EXISTS authors_name ON authors(name);
+CREATE INDEX IF NOT EXISTS authors_last ON authors(last);
+CREATE INDEX IF NOT EXISTS authors_paper ON authors(paper);
+CREATE TABLE IF NOT EXISTS title_grams(gram TEXT NOT NULL, paper INTEGER NOT NULL, PRIMARY KEY(gram, paper)) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS title_grams_paper ON title_grams(paper);
+CREATE INDEX IF NOT EXISTS terms_paper ON terms(paper);
+CREATE VIRTUAL TABLE IF NOT EXISTS titles USING fts5(title, tokenize='porter unicode61');
+CREATE VIRTUAL TABLE IF NOT EXISTS contributions USING fts5(sentence, tokenize='porter unicode61');
+"""
+_FTS_WORD = re.compile(r"\w+")
+
+
+def title_grams(title: str) -> set[str]:
+    """Every run of ``TITLE_FRAGMENT_WORDS`` consecutive lower-cased words of ``title``."""
+    words = re.findall(r"[\w\-]+", title.lower())
+    return {" ".join(words[i : i + TITLE_FRAGMENT_WORDS]) for i in range(len(words) - TITLE_FRAGMENT_WORDS + 1)}
+
+
+def paper_terms(paper: Paper) -> set[str]:
+    """Content tokens of title + abstract, plus each part of a hyphenated token ("combinatorial" of
+    "combinatorial-optimization"): the keys of the ``terms`` table."""
+    tokens = content_tokens(f"{paper.title} {paper.text}")
+    return tokens | {part for t in tokens if "-" in t for part in t.split("-") if part}
+
+
+def author_key(name: str) -> str:
+    """An author name as looked up: lower-cased, single-spaced, without surrounding dots/commas."""
+    return " ".join(name.lower().strip(" .,").split())
+
+
+def fts_query(text: str, *, phrase: bool = False) -> str:
+    """An FTS5 MATCH expression for ``text``: its words quoted (so no word is read as FTS syntax), joined by
+    OR, or as one phrase when ``phrase``; "" when ``text`` has no word."""
+    words = _FTS_WORD.findall(text.lower())
+    if not words:
+        return ""
+    if phrase:
+        return '"' + " ".join(words) + '"'
+    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+
+
+def catalog_path(storage_dir: Path, collection: str) -> Path:
+    """Where the catalog of ``collection`` lives."""
+    return storage_dir / f"{collection}.catalog.sqlite3"
+
+
+def open_catalog(settings: Settings, store: PaperStore, *, repair: bool = False) -> Catalog:
+    """The catalog of ``store``'s collection under ``settings.storage_dir`` (created empty when missing;
+    ``repair``: a damaged file is replaced by an empty one, which the next sync fills)."""
+    return Catalog(catalog_path(settings.storage_dir, settings.collection_name()), store.collection_id, repair=repair)
+
+
+class Catalog:
+    """One catalog file (module docstring). Thread-safe: one connection per thread, WAL mode so readers never
+    wait for the writer.
+
+    Args:
+        path: the SQLite file (created with its folder when missing).
+        collection_id: the Chroma collection's id; a catalog built for another id is rebuilt by :meth:`sync`
+            with ``rebuild_if_foreign`` (ingest) or refused (readers).
+    """
+
+    def __init__(self, path: Path, collection_id: str, *, repair: bool = False) -> None:
+        self.path = path
+        self.collection_id = collection_id
+        self._local = threading.local()
+        self._papers: OrderedDict[str, Paper | None] = OrderedDict()
+        self._cache_generation = -1
+        self._count: tuple[int, int] | None = None
+        self._lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            with self._conn() as con:
+                con.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as e:
+            if not repair:
+                raise StoreNotReadyError(
+                    f"The catalog {path} is damaged ({e}). Run `assistant ingest` to rebuild it."
+                ) from e
+            logger.warning("catalog %s is damaged (%s); rebuilding it", path, e)
+            self._reset_file()
+
+    # --- connection and meta ------------------------------------------------------------------
+    def _conn(self) -> sqlite3.Connection:
+        con = getattr(self._local, "con", None)
+        if con is None:
+            con = sqlite3.connect(str(self.path), timeout=30.0, isolation_level=None, check_same_thread=False)
+            con.execute("PRAGMA journal_mode=WAL")
+            con.execute("PRAGMA synchronous=NORMAL")
+            self._local.con = con
+        return con
+
+    def _meta(self, key: str, default: str = "") -> str:
+        row = self._conn().execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else default
+
+    @property
+    def generation(self) -> int:
+        """The store generation this catalog reflects (0: empty)."""
+        return int(self._meta("generation", "0"))
+
+    def check(self) -> None:
+        """Raise :class:`StoreNotReadyError` when this catalog belongs to another collection or schema."""
+        owner = self._meta("collection_id")
+        schema = self._meta("schema", str(CATALOG_SCHEMA))
+        if (owner and owner != self.collection_id) or schema != str(CATALOG_SCHEMA):
+            raise StoreNotReadyError(
+                f"The catalog {self.path} was built for another index (collection {owner or '?'}, schema {schema}). "
+                "Run `assistant ingest` to rebuild it."
+            )
+
+    # --- sync ---------------------------------------------------------------------------------
+    def sync(self, store: PaperStore, *, rebuild_if_foreign: bool = False, progress: bool = False) -> int:
+        """Apply the store's changes since :attr:`generation`; returns the number of papers changed or removed.
+
+        Reads, from Chroma, only the paper records stamped with a generation in ``(ours, store's]`` (with
+        their windows) and the deletions logged in that range; writes them in one transaction.
+
+        Raises:
+            StoreNotReadyError: the catalog belongs to another collection or is ahead of the store (the index
+                was rebuilt) and ``rebuild_if_foreign`` is false; or the file is damaged.
+        """
+        head = store.generation()
+        try:
+            ours = self.generation
+            if ours != self._cache_generation:  # another process (the writer) moved the file on
+                self._invalidate()
+                self._cache_generation = ours
+            owner = self._meta("collection_id")
+            foreign = (
+                (owner and owner != self.collection_id)
+                or ours > head
+                or self._meta("schema", str(CATALOG_SCHEMA)) != str(CATALOG_SCHEMA)
+            )
+            if foreign:
+                if not rebuild_if_foreign:
+                    self.check()
+                    raise StoreNotReadyError(
+                        f"The catalog {self.path} is ahead of its index (generation {ours} > {head}). "
+                        "Run `assistant ingest` to rebuild it."
+                    )
+                self._clear()
+                ours = 0
+            if ours == head:
+                return 0
+            return self._apply(store, ours, head, progress)
+        except sqlite3.DatabaseError as e:
+            if rebuild_if_foreign:
+                logger.warning("catalog %s is damaged (%s); rebuilding it", self.path, e)
+                self._reset_file()
+                return self.sync(store, rebuild_if_foreign=False, progress=progress)
+            raise StoreNotReadyError(
+                f"The catalog {self.path} is damaged ({e}). Run `assistant ingest` to rebuild it."
+            ) from e
+
+    def _reset_file(self) -> None:
+        con = getattr(self._local, "con", None)
+        if con is not None:
+            con.close()
+            self._local.con = None
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+        with self._conn() as con:
+            con.executescript(_SCHEMA)
+
+    def _clear(self) -> None:
+        con = self._conn()
+        con.execute("BEGIN IMMEDIATE")
+        for table in ("papers", "windows", "terms", "authors", "title_grams", "titles", "contributions", "meta"):
+            con.execute(f"DELETE FROM {table}")
+        con.execute("COMMIT")
+        self._invalidate()
+
+    def _apply(self, store: PaperStore, ours: int, head: int, progress: bool) -> int:
+        from tqdm import tqdm
+
+        t0 = time.perf_counter()
+        deleted = store.deleted_since(ours, head)
+        changed = store.paper_ids_since(ours, head)
+        con = self._conn()
+        gone = [pid for pid in deleted if pid not in set(changed)]
+        bar = tqdm(
+            total=len(changed), desc="updating catalog", unit="paper", disable=not progress or len(changed) < 2000
+        )
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            if self.generation != ours:  # another process synced meanwhile
+                con.execute("ROLLBACK")
+                self._invalidate()
+                return 0
+            for pid in gone:
+                self._delete(con, pid)
+            for b in range(0, len(changed), SYNC_BATCH):
+                batch = changed[b : b + SYNC_BATCH]
+                papers, hashes = store.papers_by_id(batch)
+                windows = store.window_texts(batch)
+                for pid in batch:
+                    if pid in papers:
+                        self._upsert(con, papers[pid], hashes[pid], windows.get(pid, []))
+                bar.update(len(batch))
+            con.executemany(
+                "INSERT OR REPLACE INTO meta VALUES (?, ?)",
+                [("generation", str(head)), ("collection_id", self.collection_id), ("schema", str(CATALOG_SCHEMA))],
+            )
+            con.execute("COMMIT")
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        finally:
+            bar.close()
+        self._invalidate()
+        self._cache_generation = head
+        logger.info(
+            "catalog %s: generation %d -> %d, %d paper(s) updated, %d removed in %.2f s",
+            self.path.name,
+            ours,
+            head,
+            len(changed),
+            len(gone),
+            time.perf_counter() - t0,
+        )
+        return len(changed) + len(gone)
+
+    def _delete(self, con: sqlite3.Connection, pid: str) -> int | None:
+        row = con.execute("SELECT rowid FROM papers WHERE id = ?", (pid,)).fetchone()
+        if row is None:
+            return None
+        r = int(row[0])
+        lo, hi = r * ROWS_PER_PAPER, (r + 1) * ROWS_PER_PAPER - 1
+        con.execute("DELETE FROM windows WHERE rowid BETWEEN ? AND ?", (lo, hi))
+        con.execute("DELETE FROM contributions WHERE rowid BETWEEN ? AND ?", (lo, hi))
+        con.execute("DELETE FROM titles WHERE rowid = ?", (r,))
+        con.execute("DELETE FROM terms WHERE paper = ?", (r,))
+        con.execute("DELETE FROM authors WHERE paper = ?", (r,))
+        con.execute("DELETE FROM title_grams WHERE paper = ?", (r,))
+        con.execute("DELETE FROM papers WHERE rowid = ?", (r,))
+        return r
+
+    def _upsert(
+        self, con: sqlite3.Connection, p: Paper, paper_hash: str, windows: Sequence[tuple[str, int, str, str]]
+    ) -> None:
+        old = self._delete(con, p.id)  # a replaced paper keeps its rowid
+        sentences = split_sentences(p.text)
+        cur = con.execute(
+            "INSERT INTO papers(rowid, id, venue, title, authors, url, text, source_file, position, title_derived, sentences, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                old,
+                p.id,
+                p.venue,
+                p.title,
+                json.dumps(list(p.authors)),
+                p.url,
+                p.text,
+                p.source_file,
+                p.position,
+                int(p.title_derived),
+                json.dumps(sentences),
+                paper_hash,
+            ),
+        )
+        r = int(cur.lastrowid or 0)
+        base = r * ROWS_PER_PAPER
+        con.executemany(
+            "INSERT INTO windows(rowid, body, wid, paper_id, sentence, content_hash) VALUES (?, ?, ?, ?, ?, ?)",
+            [(base + i, text, wid, p.id, i, h) for wid, i, text, h in windows if i < ROWS_PER_PAPER],
+        )
+        con.executemany(
+            "INSERT INTO contributions(rowid, sentence) VALUES (?, ?)",
+            [(base + i, s) for i, s in enumerate(sentences[:ROWS_PER_PAPER]) if states_contribution(s)],
+        )
+        con.execute("INSERT INTO titles(rowid, title) VALUES (?, ?)", (r, p.title))
+        con.executemany("INSERT OR IGNORE INTO terms VALUES (?, ?)", [(t, r) for t in paper_terms(p)])
+        con.executemany("INSERT OR IGNORE INTO title_grams VALUES (?, ?)", [(g, r) for g in title_grams(p.title)])
+        keys = [author_key(a) for a in p.authors]
+        con.executemany("INSERT INTO authors VALUES (?, ?, ?)", [(k, k.split()[-1], r) for k in keys if k])
+
+    def _invalidate(self) -> None:
+        with self._lock:
+            self._papers.clear()
+            self._cache_generation = -1
+            self._count = None
+
+    # --- papers -------------------------------------------------------------------------------
+    def paper(self, pid: str) -> Paper | None:
+        """The paper ``pid``, or None when the catalog does not hold it (cached, at most 4,096 papers)."""
+        with self._lock:
+            if pid in self._papers:
+                self._papers.move_to_end(pid)
+                return self._papers[pid]
+        row = (
+            self._conn()
+            .execute(
+                "SELECT id, venue, title, authors, url, text, source_file, position, title_derived FROM papers WHERE id = ?",
+                (pid,),
+            )
+            .fetchone()
+        )
+        paper = (
+            None
+            if row is None
+            else Paper(
+                id=row[0],
+                venue=row[1] or "",
+                title=row[2] or "",
+                authors=tuple(json.loads(row[3] or "[]")),
+                url=row[4] or "",
+                text=row[5] or "",
+                source_file=row[6] or "",
+                position=int(row[7] or 0),
+                title_derived=bool(row[8]),
+            )
+        )
+        with self._lock:
+            self._papers[pid] = paper
+            while len(self._papers) > 4096:
+                self._papers.popitem(last=False)
+        return paper
+
+    def sentences(self, pid: str) -> list[str]:
+        """The abstract's sentences (``text.split_sentences``, computed once at sync); [] for an unknown id."""
+        row = self._conn().execute("SELECT sentences FROM papers WHERE id = ?", (pid,)).fetchone()
+        return list(json.loads(row[0])) if row else []
+
+    def paper_count(self) -> int:
+        """Number of papers (counted once per catalog generation)."""
+        with self._lock:
+            if self._count is not None and self._count[0] == self._cache_generation:
+                return self._count[1]
+        n = int(self._conn().execute("SELECT count(*) FROM papers").fetchone()[0])
+        with self._lock:
+            self._count = (self._cache_generation, n)
+        return n
+
+    def paper_ids(self) -> list[str]:
+        """Every paper id, in catalog order (the order papers were first added)."""
+        return [r[0] for r in self._conn().execute("SELECT id FROM papers ORDER BY rowid")]
+
+    def _ids(self, rowids: Sequence[int]) -> list[str]:
+        if not rowids:
+            return []
+        out: list[str] = []
+        for b in range(0, len(rowids), 500):
+            chunk = list(rowids[b : b + 500])
+            marks = ",".join("?" * len(chunk))
+            found = dict(self._conn().execute(f"SELECT rowid, id FROM papers WHERE rowid IN ({marks})", chunk))
+            out += [found[r] for r in chunk if r in found]
+        return out
+
+    # --- lexical ------------------------------------------------------------------------------
+    def bm25(self, query: str, k: int) -> list[tuple[str, str, int, str, str, float]]:
+        """The ``k`` best windows for ``query`` by BM25 (any query word may match).
+
+        Only the query's rarer words are searched: words in more than ``BM25_MAX_DF_SHARE`` of the papers
+        (at least ``BM25_MIN_DF_CUTOFF`` papers) are left out, then the rarest are taken while there are at
+        most ``BM25_MAX_TERMS`` and their papers add up to at most ``BM25_MAX_POSTINGS`` (if none is left, the
+        rarest word alone when it is in at most that many papers, else nothing: ``[]``). Common words add little
+        to BM25 (low idf) but make SQLite score most of the windows; see tuning.py.
+
+        Returns:
+            ``(window_id, paper_id, sentence, content_hash, text, score)``, best first; ``score`` is SQLite's
+            bm25() negated, so higher is better (> 0).
+        """
+        from assistant.tuning import BM25_MAX_DF_SHARE, BM25_MAX_POSTINGS, BM25_MAX_TERMS, BM25_MIN_DF_CUTOFF
+
+        words = {w for t in content_tokens(query) for w in _FTS_WORD.findall(t)}
+        df = {w: self.document_frequency(w) for w in words}
+        known = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
+        cutoff = max(BM25_MAX_DF_SHARE * self.paper_count(), BM25_MIN_DF_CUTOFF)
+        chosen: list[str] = []
+        for w in (w for w in known if df[w] <= cutoff):
+            if len(chosen) >= BM25_MAX_TERMS or (chosen and sum(df[c] for c in chosen) + df[w] > BM25_MAX_POSTINGS):
+                break
+            chosen.append(w)
+        chosen = chosen or [w for w in known[:1] if df[w] <= BM25_MAX_POSTINGS]
+        match = fts_query(" ".join(chosen))
+        if not match:
+            return []
+        con = self._conn()
+        top = con.execute(
+            "SELECT rowid, bm25(windows) FROM windows WHERE windows MATCH ? ORDER BY bm25(windows) LIMIT ?", (match, k)
+        ).fetchall()
+        if not top:
+            return []
+        marks = ",".join("?" * len(top))
+        rows = {
+            r[0]: r[1:]
+            for r in con.execute(
+                f"SELECT rowid, wid, paper_id, sentence, content_hash, body FROM windows WHERE rowid IN ({marks})",
+                [r[0] for r in top],
+            )
+        }
+        return [
+            (rows[r][0], rows[r][1], int(rows[r][2]), rows[r][3], rows[r][4], -float(score))
+            for r, score in top
+            if r in rows
+        ]
+
+    def document_frequency(self, term: str) -> int:
+        """Number of papers whose title or abstract has the content token ``term`` (see :func:`paper_terms`)."""
+        return int(self._conn().execute("SELECT count(*) FROM terms WHERE term = ?", (term,)).fetchone()[0])
+
+    def papers_with(self, term: str) -> list[str]:
+        """Ids of the papers that have the content token ``term`` (or it as part of a hyphenated token)."""
+        return self._ids(
+            [r[0] for r in self._conn().execute("SELECT paper FROM terms WHERE term = ? ORDER BY paper", (term,))]
+        )
+
+    # --- metadata (references.MetadataIndex) ----------------------------------------------------
+    def by_author_key(self, key: str) -> list[str]:
+        """Papers listing the author whose :func:`author_key` is ``key``."""
+        return self._ids(
+            [r[0] for r in self._conn().execute("SELECT paper FROM authors WHERE name = ? ORDER BY paper", (key,))]
+        )
+
+    def by_last_name(self, last: str) -> list[str]:
+        """Papers with an author whose last name (lower-case) is ``last``."""
+        return self._ids(
+            [
+                r[0]
+                for r in self._conn().execute(
+                    "SELECT DISTINCT paper FROM authors WHERE last = ? ORDER BY paper", (last,)
+                )
+            ]
+        )
+
+    def known_author_keys(self, keys: Sequence[str]) -> dict[str, list[str]]:
+        """``{key: paper ids}`` for those of ``keys`` that are author keys."""
+        keys = list(dict.fromkeys(keys))
+        if not keys:
+            return {}
+        marks = ",".join("?" * len(keys))
+        out: dict[str, list[int]] = {}
+        for name, paper in self._conn().execute(
+            f"SELECT name, paper FROM authors WHERE name IN ({marks}) ORDER BY paper", keys
+        ):
+            out.setdefault(name, []).append(paper)
+        return {k: self._ids(v) for k, v in out.items()}
+
+    def by_title_grams(self, grams: Sequence[str]) -> list[str]:
+        """Papers whose title has one of ``grams`` (see :func:`title_grams`), in catalog order."""
+        grams = list(dict.fromkeys(grams))
+        if not grams:
+            return []
+        marks = ",".join("?" * len(grams))
+        rows = self._conn().execute(
+            f"SELECT DISTINCT paper FROM title_grams WHERE gram IN ({marks}) ORDER BY paper", grams
+        )
+        return self._ids([r[0] for r in rows])
+
+    def titles_matching(self, phrase: str, limit: int) -> list[tuple[str, str]]:
+        """``(paper_id, title)`` of papers whose title has the words of ``phrase`` in order (stemmed); at most
+        ``limit``."""
+        match = fts_query(phrase, phrase=True)
+        if not match:
+            return []
+        rows = (
+            self._conn()
+            .execute("SELECT rowid, title FROM titles WHERE titles MATCH ? ORDER BY rowid LIMIT ?", (match, limit))
+            .fetchall()
+        )
+        titles = dict(rows)
+        rowids = [r for r in titles]
+        return list(zip(self._ids(rowids), (titles[r] for r in rowids)))
+
+    def contributions_matching(self, phrase: str, limit: int) -> list[tuple[str, str]]:
+        """``(paper_id, sentence)`` of contribution sentences ("we propose X") with the words of ``phrase``."""
+        match = fts_query(phrase, phrase=True)
+        if not match:
+            return []
+        rows = (
+            self._conn()
+            .execute(
+                "SELECT rowid, sentence FROM contributions WHERE contributions MATCH ? ORDER BY rowid LIMIT ?",
+                (match, limit),
+            )
+            .fetchall()
+        )
+        ids = self._ids(sorted({r[0] // ROWS_PER_PAPER for r in rows}))
+        rowid_to_id = dict(zip(sorted({r[0] // ROWS_PER_PAPER for r in rows}), ids))
+        return [(rowid_to_id[r[0] // ROWS_PER_PAPER], r[1]) for r in rows if r[0] // ROWS_PER_PAPER in rowid_to_id]
+
+    def close(self) -> None:
+        """Close this thread's connection."""
+        con = getattr(self._local, "con", None)
+        if con is not None:
+            con.close()
+            self._local.con = None
+
+
+class CatalogPapers(Mapping[str, Paper]):
+    """The catalog's papers as a read-only mapping ``{paper_id: Paper}``; nothing is loaded up front."""
+
+    def __init__(self, catalog: Catalog) -> None:
+        self._catalog = catalog
+
+    def __getitem__(self, pid: str) -> Paper:
+        paper = self._catalog.paper(pid) if isinstance(pid, str) else None
+        if paper is None:
+            raise KeyError(pid)
+        return paper
+
+    def __contains__(self, pid: Any) -> bool:
+        return isinstance(pid, str) and self._catalog.paper(pid) is not None
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._catalog.paper_ids())
+
+    def __len__(self) -> int:
+        return self._catalog.paper_count()

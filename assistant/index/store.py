@@ -1,0 +1,508 @@
+"""Chroma storage: a ``windows`` collection (llama-index ``ChromaVectorStore`` nodes) and a ``papers``
+collection (one record per paper, written last so a paper is visible only when all its windows are).
+
+Embedded (``PersistentClient`` under ``storage_dir``) or client/server (``HttpClient``) by settings.
+Collections are created with ``embedding_function=None`` and cosine space; we always pass embeddings.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from assistant.errors import StoreNotReadyError
+from assistant.types import Paper
+
+if TYPE_CHECKING:
+    from chromadb.api import ClientAPI
+    from chromadb.api.models.Collection import Collection
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    from assistant.config import Settings
+
+logger = logging.getLogger(__name__)
+
+SCHEMA_VERSION = 2
+#: Id of the record in the ``<name>_log`` collection that holds the index's generation.
+HEAD_ID = "head"
+#: Records per Chroma ``get`` page: unpaged reads of large collections fail with "too many SQL variables".
+READ_PAGE_SIZE = 5000
+
+
+def _get_all(collection: Collection, include: list[str], where: dict[str, Any] | None = None) -> dict[str, list[Any]]:
+    """``collection.get`` over all matching records, page by page; returns ``{"ids", <include>...}`` lists."""
+    out: dict[str, list[Any]] = {"ids": [], **{k: [] for k in include}}
+    offset = 0
+    while True:
+        page = collection.get(include=include, where=where, limit=READ_PAGE_SIZE, offset=offset)  # type: ignore[arg-type]
+        out["ids"] += page["ids"]
+        for k in include:
+            values = page.get(k)
+            out[k] += list(values) if values is not None else [None] * len(page["ids"])
+        if len(page["ids"]) < READ_PAGE_SIZE:
+            return out
+        offset += READ_PAGE_SIZE
+
+
+def process_id() -> str:
+    """This process as ``host:pid`` (who published a generation)."""
+    import os
+    import socket
+
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def forget_embedded_client(settings: Settings) -> None:
+    """Drop this process's cached embedded Chroma client for ``settings.storage_dir``, so the next
+    :func:`make_client` loads the index from disk again. An embedded client keeps its vector segments in
+    memory and does not see what another process wrote (reads of new ids fail with "Error finding id").
+    Uses chromadb's client cache (``SharedSystemClient``), which has no public per-path reset."""
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    system = SharedSystemClient._identifier_to_system.pop(str(settings.storage_dir), None)
+    if system is not None:
+        system.stop()
+
+
+def start_loading_vectors(settings: Settings) -> threading.Thread | None:
+    """Start loading the vector index of ``settings``' collection in a background thread and return it
+    (None when there is nothing to load). Chroma loads a collection's HNSW index at its first query
+    (~1 s at 100k windows); starting that while the caller imports llama-index and loads the embedding model
+    overlaps the two (Chroma's Rust core releases the GIL). Errors are left for the caller's own open."""
+    import threading
+
+    if not settings.chroma_host and not settings.storage_dir.is_dir():
+        return None
+    try:
+        collection = make_client(settings).get_collection(settings.collection_name(), embedding_function=None)
+    except Exception:  # noqa: BLE001 - no index yet or unreachable: open_for_read says so properly
+        return None
+
+    def load() -> None:
+        try:
+            dims = int((collection.metadata or {}).get("dimensions", 0))
+            if dims:
+                collection.query(query_embeddings=[[1.0] + [0.0] * (dims - 1)], n_results=1, include=[])
+        except Exception as e:  # noqa: BLE001 - a warm-up only
+            logger.debug("vector index preload failed: %s", e)
+
+    thread = threading.Thread(target=load, name="vector-index-load", daemon=True)
+    thread.start()
+    return thread
+
+
+def require_existing_storage(settings: Settings) -> None:
+    """In embedded mode the storage folder must already exist for reading: readers never create one.
+
+    Raises:
+        StoreNotReadyError: it does not exist (or is a file); the message says to run ``assistant ingest``.
+    """
+    if settings.chroma_host:
+        return
+    d = settings.storage_dir
+    if not d.is_dir():
+        what = "is a file, not an index folder" if d.exists() else "does not exist"
+        raise StoreNotReadyError(f"No index: {d} {what}. Run `assistant ingest` (with the same --storage-dir) first.")
+
+
+def make_client(settings: Settings) -> ClientAPI:
+    """A Chroma client with telemetry off: HTTP when ``chroma_host`` is set, else persistent on disk.
+
+    Raises:
+        StoreNotReadyError: the Chroma server cannot be reached.
+    """
+    import chromadb
+    from chromadb.config import Settings as ChromaSettings
+
+    chroma_settings = ChromaSettings(anonymized_telemetry=False)
+    if settings.chroma_host:
+        try:
+            return chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
+        except Exception as e:  # chromadb raises plain ValueError/ConnectionError variants here
+            raise StoreNotReadyError(
+                f"Cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} ({e}). "
+                "Start it with `chroma run --path DIR --host HOST --port PORT` or unset ASSISTANT_CHROMA_HOST."
+            ) from e
+    settings.storage_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        return chromadb.PersistentClient(path=str(settings.storage_dir), settings=chroma_settings)
+    except Exception as e:  # chromadb raises InternalError / sqlite errors for a damaged store
+        from chromadb.api.client import SharedSystemClient
+
+        SharedSystemClient.clear_system_cache()  # do not keep the broken client cached for this path
+        raise StoreNotReadyError(
+            f"The index at {settings.storage_dir} cannot be opened ({e}). It may be damaged: run "
+            "`assistant ingest --rebuild` (the damaged folder is kept aside as <dir>.damaged-<time>)."
+        ) from e
+
+
+#: Text whose embedding is kept in the collection metadata (first :data:`PROBE_COMPONENTS` numbers), so an ingest
+#: can tell whether the model answering under the recorded name still makes the same vectors.
+PROBE_TEXT = "Graph neural networks learn node representations by passing messages along edges."
+PROBE_COMPONENTS = 64
+#: Cosine between the stored and the fresh probe (over those components) below which the vectors are another
+#: model's: the same model gives 1.00 up to float noise (and a faithful export of it, e.g. ONNX, close to it);
+#: unrelated models of the same size about 0. Loose on purpose, so only another model trips it.
+PROBE_MIN_COSINE = 0.9
+
+
+@dataclass
+class StoreInfo:
+    """What a collection was built with (stored in its metadata).
+
+    ``embed_model`` is :meth:`assistant.config.Settings.embed_identity` (``bundled:all-MiniLM-L6-v2``, a folder,
+    or ``remote:<model>``); ``probe`` the first components of the embedding of :data:`PROBE_TEXT` (empty for
+    indexes built before it was recorded; not part of equality, compared by :meth:`PaperStore.check_info`).
+    """
+
+    embed_model: str
+    dimensions: int
+    window_sentences: int
+    probe: tuple[float, ...] = field(default=(), compare=False, repr=False)
+
+
+def store_info(settings: Settings, probe_vector: Sequence[float]) -> StoreInfo:
+    """The :class:`StoreInfo` for ``settings`` given the embedding of :data:`PROBE_TEXT` by the current model."""
+    return StoreInfo(
+        settings.embed_identity(),
+        len(probe_vector),
+        settings.window_sentences,
+        probe=tuple(round(float(x), 5) for x in probe_vector[:PROBE_COMPONENTS]),
+    )
+
+
+def _describe(meta: dict[str, Any] | None) -> str:
+    m = meta or {}
+    return (
+        f"embedding model {m.get('embed_model', '?')}, {m.get('window_sentences', '?')}-sentence windows, "
+        f"index layout v{m.get('schema', 1)}"
+    )
+
+
+class PaperStore:
+    """Access to one index: windows + papers collections named after ``settings.collection_name()``.
+
+    Use :meth:`open_for_write` in ingest and :meth:`open_for_read` everywhere else.
+    """
+
+    def __init__(self, windows: Collection, papers: Collection, log: Collection, location: str) -> None:
+        from llama_index.vector_stores.chroma import ChromaVectorStore  # noqa: F811 (the TYPE_CHECKING name)
+
+        self.windows = windows
+        self.papers = papers
+        self.log = log
+        self.location = location
+        self.vector_store: ChromaVectorStore = ChromaVectorStore(chroma_collection=windows)
+
+    @staticmethod
+    def _location(settings: Settings) -> str:
+        if settings.chroma_host:
+            return f"chroma://{settings.chroma_host}:{settings.chroma_port}"
+        return str(settings.storage_dir)
+
+    @classmethod
+    def open_for_write(cls, settings: Settings, info: StoreInfo) -> PaperStore:
+        """Open or create the collections for ``settings``; check that ``info`` matches what is stored.
+
+        Raises:
+            StoreNotReadyError: the existing collection was built with another model/dimension.
+        """
+        client = make_client(settings)
+        name = settings.collection_name()
+        meta: dict[str, Any] = {
+            "hnsw:space": "cosine",
+            "embed_model": info.embed_model,
+            "dimensions": info.dimensions,
+            "window_sentences": info.window_sentences,
+            "schema": SCHEMA_VERSION,
+        }
+        if info.probe:
+            meta["embed_probe"] = json.dumps(list(info.probe))
+        windows = client.get_or_create_collection(name=name, metadata=meta, embedding_function=None)
+        papers = client.get_or_create_collection(name=f"{name}_papers", metadata=meta, embedding_function=None)
+        log = client.get_or_create_collection(
+            name=f"{name}_log", metadata={"schema": SCHEMA_VERSION}, embedding_function=None
+        )
+        store = cls(windows, papers, log, cls._location(settings))
+        store.check_info(info)
+        return store
+
+    @classmethod
+    def open_for_read(cls, settings: Settings) -> PaperStore:
+        """Open existing collections.
+
+        Raises:
+            StoreNotReadyError: no index for these settings, or it holds no papers yet.
+        """
+        require_existing_storage(settings)
+        client = make_client(settings)
+        name = settings.collection_name()
+        try:
+            existing = {c if isinstance(c, str) else c.name for c in client.list_collections()}
+        except Exception as e:
+            raise StoreNotReadyError(
+                f"Cannot read the index at {cls._location(settings)}: {e}. Run `assistant ingest --rebuild`."
+            ) from e
+        if name not in existing or f"{name}_papers" not in existing or f"{name}_log" not in existing:
+            others = sorted(
+                c for c in existing if c.startswith(settings.collection_prefix) and not c.endswith(("_papers", "_log"))
+            )
+            found, older = [], []
+            for c in others:
+                try:
+                    meta = client.get_collection(c, embedding_function=None).metadata or {}
+                except Exception:  # noqa: BLE001 - a collection dropped meanwhile: list it by name
+                    found.append(c)
+                    continue
+                found.append(f"{c} ({_describe(meta)})")
+                if (
+                    meta.get("embed_model") == settings.embed_identity()
+                    and meta.get("window_sentences") == settings.window_sentences
+                    and int(meta.get("schema", 1)) < SCHEMA_VERSION
+                ):
+                    older.append(c)
+            wanted = f"{settings.embed_identity()}, {settings.window_sentences}-sentence windows, index layout v{SCHEMA_VERSION}"
+            if older:
+                hint = (
+                    f"; found {', '.join(older)}, built for the same model by an older version of the assistant "
+                    f"(an older index layout). Run `assistant ingest` to build the index this version reads "
+                    "(the old one is left in place, unused)."
+                )
+            elif found:
+                hint = (
+                    f"; found indexes built with other settings: {'; '.join(found)}. Set ASSISTANT_EMBED_MODEL / "
+                    "ASSISTANT_EMBED_BASE_URL / ASSISTANT_WINDOW_SENTENCES to those of the index, or run `assistant ingest` "
+                    "to build one for these settings."
+                )
+            else:
+                hint = ". Run `assistant ingest` first."
+            raise StoreNotReadyError(
+                f"No index for the current settings (embedding model {wanted}) at {cls._location(settings)}{hint}"
+            )
+        store = cls(
+            client.get_collection(name, embedding_function=None),
+            client.get_collection(f"{name}_papers", embedding_function=None),
+            client.get_collection(f"{name}_log", embedding_function=None),
+            cls._location(settings),
+        )
+        if store.papers.count() == 0:
+            raise StoreNotReadyError(f"The index at {store.location} is empty. Run `assistant ingest`.")
+        return store
+
+    @property
+    def collection_id(self) -> str:
+        """The windows collection's id (a rebuilt index gets a new one)."""
+        return str(self.windows.id)
+
+    def info(self) -> StoreInfo:
+        """The build parameters recorded in the collection metadata."""
+        m = self.windows.metadata or {}
+        probe = tuple(float(x) for x in json.loads(str(m.get("embed_probe", "[]"))))
+        return StoreInfo(
+            str(m.get("embed_model", "")), int(m.get("dimensions", 0)), int(m.get("window_sentences", 0)), probe=probe
+        )
+
+    def check_info(self, expected: StoreInfo) -> None:
+        """Raise :class:`StoreNotReadyError` when the index was built with another model (name, vector size,
+        or, where both are recorded, the probe vector) or other chunking than ``expected``: vectors of two
+        models are never mixed in one index."""
+        got = self.info()
+        where = f"The index at {self.location} (collection {self.windows.name})"
+        fix = (
+            "Set ASSISTANT_EMBED_MODEL / ASSISTANT_EMBED_BASE_URL back to the model that built it, or run "
+            "`assistant ingest --rebuild` to rebuild it with the new one."
+        )
+        if got.embed_model != expected.embed_model:
+            raise StoreNotReadyError(
+                f"{where} holds vectors made by {got.embed_model}, but these settings embed with "
+                f"{expected.embed_model}; mixing two models in one index is refused. {fix}"
+            )
+        if got.dimensions != expected.dimensions:
+            raise StoreNotReadyError(
+                f"{where} holds {got.dimensions}-dimensional vectors made by {got.embed_model}, but "
+                f"{expected.embed_model} now returns {expected.dimensions}-dimensional ones: another "
+                f"model answers under that name; mixing them is refused. {fix}"
+            )
+        if got != expected:
+            raise StoreNotReadyError(
+                f"The index at {self.location} was built with {got} but the settings ask for "
+                f"{expected}. Run `assistant ingest --rebuild` to rebuild it."
+            )
+        if got.probe and expected.probe:
+            n = min(len(got.probe), len(expected.probe))
+            a, b = got.probe[:n], expected.probe[:n]
+            cos = sum(x * y for x, y in zip(a, b)) / ((sum(x * x for x in a) * sum(y * y for y in b)) ** 0.5 or 1.0)
+            if cos < PROBE_MIN_COSINE:
+                raise StoreNotReadyError(
+                    f"{where} holds vectors made by {got.embed_model}, but the model now answering under that name "
+                    f"makes other vectors (similarity {cos:.2f} on a probe sentence; the same model gives 1.00); "
+                    f"mixing them is refused. {fix}"
+                )
+
+    # --- windows -----------------------------------------------------------------------------
+    def window_hashes(self) -> dict[str, str]:
+        """``{window_id: content_hash}`` for every stored window."""
+        got = _get_all(self.windows, ["metadatas"])
+        return {i: str((m or {}).get("content_hash", "")) for i, m in zip(got["ids"], got["metadatas"])}
+
+    def delete_windows(self, ids: Sequence[str]) -> None:
+        """Delete windows by id (no error for unknown ids)."""
+        if ids:
+            self.windows.delete(ids=list(ids))
+
+    def sentence_vectors(self, counts: dict[str, int]) -> dict[str, list[tuple[int, list[float]]]]:
+        """``{paper_id: [(sentence, vector), ...]}`` for papers with known sentence counts ``{paper_id: n}``:
+        the windows are read by id (``<paper>:<i:04d>``), which is faster than a metadata filter."""
+        ids = [f"{pid}:{i:04d}" for pid, n in counts.items() for i in range(n)]
+        if not ids:
+            return {}
+        got = self.windows.get(ids=ids, include=["metadatas", "embeddings"])  # type: ignore[list-item]
+        out: dict[str, list[tuple[int, list[float]]]] = {}
+        embeddings = got.get("embeddings")
+        for meta, emb in zip(got["metadatas"] or [], embeddings if embeddings is not None else []):
+            out.setdefault(str(meta["paper_id"]), []).append((int(meta["sentence"]), emb))
+        return out
+
+    def window_embeddings(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[int, list[float]]]]:
+        """``{paper_id: [(centre_sentence, embedding), ...]}`` for the given papers' windows."""
+        if not paper_ids:
+            return {}
+        got = _get_all(self.windows, ["metadatas", "embeddings"], where={"paper_id": {"$in": list(paper_ids)}})
+        out: dict[str, list[tuple[int, list[float]]]] = {}
+        for meta, emb in zip(got["metadatas"], got["embeddings"]):
+            out.setdefault(str(meta["paper_id"]), []).append((int(meta["sentence"]), list(emb)))
+        return out
+
+    # --- papers ------------------------------------------------------------------------------
+    def paper_hashes(self) -> dict[str, str]:
+        """``{paper_id: paper_hash}`` for every complete paper."""
+        got = _get_all(self.papers, ["metadatas"])
+        return {i: str((m or {}).get("paper_hash", "")) for i, m in zip(got["ids"], got["metadatas"])}
+
+    def upsert_papers(
+        self, papers: Sequence[Paper], hashes: Sequence[str], embeddings: Sequence[Sequence[float]], generation: int = 0
+    ) -> None:
+        """Write paper records (abstract text as document, metadata as flat fields, the title's unit vector as
+        embedding), stamped with ``generation``
+        (readers' catalogs pick up records newer than theirs, see catalog.py)."""
+        if not papers:
+            return
+        metas = [
+            {
+                "title": p.title,
+                "authors": json.dumps(list(p.authors)),
+                "url": p.url,
+                "venue": p.venue,
+                "source_file": p.source_file,
+                "position": p.position,
+                "title_derived": p.title_derived,
+                "paper_hash": h,
+                "generation": generation,
+            }
+            for p, h in zip(papers, hashes)
+        ]
+        self.papers.upsert(
+            ids=[p.id for p in papers],
+            documents=[p.text for p in papers],
+            metadatas=metas,
+            embeddings=[list(e) for e in embeddings],
+        )
+
+    def delete_papers(self, ids: Sequence[str], generation: int = 0) -> None:
+        """Delete paper records and their windows; the deletion is logged under ``generation`` so readers'
+        catalogs drop the papers too."""
+        if ids:
+            ids = list(ids)
+            self.log.upsert(
+                ids=[f"deleted:{pid}" for pid in ids],
+                embeddings=[[1.0]] * len(ids),
+                metadatas=[{"paper_id": pid, "generation": generation} for pid in ids],
+            )
+            self.papers.delete(ids=ids)
+            for b in range(0, len(ids), 500):
+                self.windows.delete(where={"paper_id": {"$in": ids[b : b + 500]}})
+
+    # --- generations (what readers' catalogs sync to) ----------------------------------------------
+    def generation(self) -> int:
+        """The index's generation: raised by the writer after each committed group of papers (0: none)."""
+        return self.head()[0]
+
+    def head(self) -> tuple[int, str]:
+        """``(generation, writer)``: the generation and the process that published it (``host:pid``)."""
+        got = self.log.get(ids=[HEAD_ID], include=["metadatas"])
+        metas = got.get("metadatas") or []
+        meta = (metas[0] or {}) if metas else {}
+        return int(meta.get("generation", 0)), str(meta.get("writer", ""))
+
+    def set_generation(self, generation: int) -> None:
+        """Publish ``generation``: every record stamped with it is written (writer only)."""
+        self.log.upsert(
+            ids=[HEAD_ID], embeddings=[[1.0]], metadatas=[{"generation": generation, "writer": process_id()}]
+        )
+
+    def paper_ids_since(self, after: int, upto: int) -> list[str]:
+        """Ids of the paper records stamped with a generation in ``(after, upto]``."""
+        where = {"$and": [{"generation": {"$gt": after}}, {"generation": {"$lte": upto}}]}
+        return list(_get_all(self.papers, [], where=where)["ids"])
+
+    def deleted_since(self, after: int, upto: int) -> list[str]:
+        """Ids of the papers deleted in a generation in ``(after, upto]``."""
+        where = {"$and": [{"generation": {"$gt": after}}, {"generation": {"$lte": upto}}]}
+        got = _get_all(self.log, ["metadatas"], where=where)
+        return [str(m["paper_id"]) for m in got["metadatas"] if m and "paper_id" in m]
+
+    def title_vectors(self, paper_ids: Sequence[str]) -> dict[str, list[float]]:
+        """``{paper_id: unit vector of its title}`` (the paper record's embedding) for the given papers."""
+        if not paper_ids:
+            return {}
+        got = self.papers.get(ids=list(paper_ids), include=["embeddings"])  # type: ignore[list-item]
+        embeddings = got.get("embeddings")
+        if embeddings is None:
+            return {}
+        return {pid: list(e) for pid, e in zip(got["ids"], embeddings)}
+
+    def papers_by_id(self, ids: Sequence[str]) -> tuple[dict[str, Paper], dict[str, str]]:
+        """``({paper_id: Paper}, {paper_id: paper_hash})`` for those of ``ids`` that have a record."""
+        got = self.papers.get(ids=list(ids), include=["metadatas", "documents"])  # type: ignore[list-item]
+        return self._papers_from(got["ids"], got["metadatas"] or [], got["documents"] or [])
+
+    def window_texts(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[str, int, str, str]]]:
+        """``{paper_id: [(window_id, sentence, text, content_hash), ...]}`` of the given papers' windows."""
+        got = _get_all(self.windows, ["metadatas", "documents"], where={"paper_id": {"$in": list(paper_ids)}})
+        out: dict[str, list[tuple[str, int, str, str]]] = {}
+        for wid, meta, doc in zip(got["ids"], got["metadatas"], got["documents"]):
+            out.setdefault(str(meta["paper_id"]), []).append(
+                (wid, int(meta["sentence"]), doc or "", str(meta.get("content_hash", "")))
+            )
+        return out
+
+    def load_papers(self) -> dict[str, Paper]:
+        """Every complete paper, keyed by id."""
+        got = _get_all(self.papers, ["metadatas", "documents"])
+        return self._papers_from(got["ids"], got["metadatas"], got["documents"])[0]
+
+    @staticmethod
+    def _papers_from(
+        ids: Sequence[str], metas: Sequence[Any], docs: Sequence[Any]
+    ) -> tuple[dict[str, Paper], dict[str, str]]:
+        out: dict[str, Paper] = {}
+        hashes: dict[str, str] = {}
+        for pid, meta, doc in zip(ids, metas, docs):
+            m = meta or {}
+            hashes[pid] = str(m.get("paper_hash", ""))
+            out[pid] = Paper(
+                id=pid,
+                venue=str(m.get("venue", "")),
+                title=str(m.get("title", "")),
+                authors=tuple(json.loads(str(m.get("authors", "[]")))),
+                url=str(m.get("url", "")),
+                text=doc or "",
+                source_file=str(m.get("source_file", "")),
+                position=int(m.get("position", 0)),
+                title_derived=bool(m.get("title_derived", False)),
+            )
+        return out, hashes

@@ -1,0 +1,104 @@
+"""Text rules shared by every stage, written once: word tokens, stopwords, sentence splitting, and the
+English wording that marks a paper's contribution sentence or boilerplate.
+
+A leaf module: it imports nothing from ``assistant`` but the tuning constants (tests/unit/test_layering.py), so
+retrieval, attribution, question analysis and the comparison table all read text the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+from assistant.tuning import MIN_SENTENCE_CHARS
+
+STOPWORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being
+    below between both but by can could did do does doing down during each few for from further had has
+    have having he her here hers him his how i if in into is it its itself just me more most my no nor not
+    now of off on once only or other our ours out over own same she should so some such than that the their
+    theirs them then there these they this those through to too under until up very was we were what when
+    where which while who whom why will with would you your paper papers abstract abstracts propose proposes
+    proposed method approach model models use uses using used show shows new work study based one two
+    tell many much answer answers question questions source sources indexed response called named""".split()
+)
+"""Function words plus words every abstract or question about papers contains ("paper", "propose",
+"model"): they say nothing about which paper is meant. Used for lexical overlap and BM25-like rarity."""
+
+_THOUSANDS = re.compile(r"(\d),(\d{3})\b")
+_TOKEN = re.compile(r"[a-z0-9][a-z0-9\-\.]*[a-z0-9]|[a-z0-9]")
+
+#: A sentence stating the paper's own contribution ("we propose ...", "this paper introduces ...").
+CONTRIBUTION = re.compile(
+    r"\b(?:we (?:propose|introduce|present|develop|design)|this (?:paper|work) (?:proposes|introduces|presents))\b",
+    re.I,
+)
+#: Code/URL boilerplate ("code is available at https://...").
+BOILERPLATE = re.compile(
+    r"https?://|\bcode (?:is|are) (?:publicly )?available|\bwe (?:release|open-source)\b|github", re.I
+)
+#: Characters a complete sentence may end with (closing quotes and brackets after the full stop included).
+SENTENCE_END = (".", "!", "?", '"', "'", ")", "]", "”")
+_ABBREV_GLUE = re.compile(r"\b(?:e\.g|i\.e|et al|etc|vs|Fig|Eq|cf)\.$")
+
+
+#: Where a question's aspects split: punctuation and the words that start a new clause or qualifier.
+_CLAUSE_BREAK = re.compile(
+    r"[,;:?!()]|\b(?:and|or|where|whereby|which|that|while|whose|by|with|without|using|via|"
+    r"instead of|rather than|so that|such that|treating|in order to)\b",
+    re.I,
+)
+#: A clause needs this many content words to be an aspect of its own.
+_CLAUSE_MIN_WORDS = 2
+
+
+def clauses(text: str) -> list[str]:
+    """The aspects of a question: ``text`` split at punctuation and clause words (_CLAUSE_BREAK), keeping
+    the parts with at least two content words (content_tokens), in order. Returns [] when fewer than two
+    such parts exist (the question is one aspect)."""
+    parts = [" ".join(p.split()) for p in _CLAUSE_BREAK.split(text) if p]
+    parts = [p for p in parts if len(content_tokens(p)) >= _CLAUSE_MIN_WORDS]
+    return parts if len(parts) >= 2 else []
+
+
+def content_tokens(text: str) -> set[str]:
+    """Lower-cased word tokens of ``text`` minus :data:`STOPWORDS` (hyphen/period-joined names kept whole:
+    ``"gpt-4o"``, ``"3.5"``); thousands separators removed first (``2,864`` -> ``2864``)."""
+    text = _THOUSANDS.sub(r"\1\2", text.lower())
+    return {t for t in _TOKEN.findall(text) if t not in STOPWORDS}
+
+
+def states_contribution(sentence: str) -> bool:
+    """True when ``sentence`` states the paper's own contribution (:data:`CONTRIBUTION`)."""
+    return CONTRIBUTION.search(sentence) is not None
+
+
+def is_boilerplate(sentence: str) -> bool:
+    """True for code/URL boilerplate (:data:`BOILERPLATE`)."""
+    return BOILERPLATE.search(sentence) is not None
+
+
+@lru_cache(maxsize=1)
+def _sentence_tokenizer() -> Callable[[str], list[str]]:
+    """llama-index's NLTK Punkt sentence tokenizer (its data ships inside llama-index-core)."""
+    from llama_index.core.node_parser.text.utils import split_by_sentence_tokenizer
+
+    return split_by_sentence_tokenizer()
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split text into sentences (Punkt via llama-index), merging fragments under
+    :data:`MIN_SENTENCE_CHARS` characters and splits after abbreviations ("e.g.", "et al.").
+
+    Returns:
+        Non-empty, stripped sentences whose concatenation (space-joined) covers the whole text.
+    """
+    raw = [s.strip() for s in _sentence_tokenizer()(text) if s.strip()]
+    merged: list[str] = []
+    for s in raw:
+        if merged and (len(s) < MIN_SENTENCE_CHARS or _ABBREV_GLUE.search(merged[-1])):
+            merged[-1] = f"{merged[-1]} {s}"
+        else:
+            merged.append(s)
+    return merged

@@ -1,0 +1,152 @@
+"""Chat completions through the ``openai`` client against any OpenAI-compatible endpoint.
+
+Every failure of a request *or of its stream* (connection refused or reset, an incomplete chunked read,
+a malformed event, a stalled or over-long stream, an HTTP error, any other httpx/openai exception) is
+raised as :class:`~assistant.errors.LLMUnavailableError` with a ``reason``, so no library exception type
+reaches a user: the answerer turns it into the cited extractive answer with a notice.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from typing import Protocol
+
+import httpx
+
+from assistant.errors import LLMUnavailableError
+
+logger = logging.getLogger(__name__)
+
+Message = dict[str, str]
+_URL_HINT = "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model."
+
+
+class ChatBackend(Protocol):
+    """Streams the reply to a list of ``{"role", "content"}`` messages as text deltas."""
+
+    model: str
+
+    def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
+        """Yield text pieces of the reply (at most ``max_tokens`` tokens when given). Raises LLMUnavailableError."""
+        ...
+
+
+class OpenAIChatBackend:
+    """``openai.OpenAI`` pointed at ``base_url``; maps every client or stream error to :class:`LLMUnavailableError`.
+
+    Args:
+        base_url: e.g. ``http://127.0.0.1:8081/v1`` (llama.cpp server, vLLM, Ollama, OpenAI).
+        api_key: sent as bearer token (``"not-needed"`` for local servers).
+        model: model name sent in each request.
+        temperature, max_output_tokens: per request.
+        timeout_s: seconds; bounds both each network read (a silent server) and the whole stream
+            (a server that trickles forever), so an answer never waits much longer than this.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        api_key: str,
+        model: str,
+        *,
+        temperature: float = 0.0,
+        max_output_tokens: int = 160,
+        timeout_s: float = 60.0,
+    ) -> None:
+        self.base_url = base_url
+        self.model = model
+        self._temperature = temperature
+        self._max_tokens = max_output_tokens
+        self._timeout_s = timeout_s
+        self._api_key = api_key
+        self._openai: object | None = None  # the client, made at the first request (importing openai takes ~0.8 s)
+
+    @property
+    def _client(self):  # type: ignore[no-untyped-def]
+        import openai
+
+        if self._openai is None:
+            # max_retries=0: a retry after a timeout would double the wait; the answerer falls back instead.
+            self._openai = openai.OpenAI(
+                base_url=self.base_url, api_key=self._api_key, timeout=self._timeout_s, max_retries=0
+            )
+        return self._openai
+
+    def _timed_out(self, cause: BaseException | None = None) -> LLMUnavailableError:
+        err = LLMUnavailableError(
+            f"The LLM at {self.base_url} (model {self.model!r}) timed out after {self._timeout_s:g} s.",
+            reason="timeout",
+        )
+        err.__cause__ = cause
+        return err
+
+    def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
+        """Stream the completion; yields non-empty text deltas exactly as the server sent them.
+
+        ``max_tokens`` caps this request below the backend's ``max_output_tokens`` (None: that value).
+
+        Raises:
+            LLMUnavailableError: ``reason`` is ``"timeout"`` (no data for ``timeout_s``, or the stream
+                lasted longer than that), ``"connection"`` (unreachable, reset, cut mid-stream),
+                ``"unreachable"`` (no connection at all), ``"http"`` (an error status) or ``"stream"``
+                (malformed events, anything else).
+        """
+        import openai
+
+        deadline = time.monotonic() + self._timeout_s
+        response = None
+        started = False
+        try:
+            response = self._client.chat.completions.create(
+                model=self.model,
+                messages=list(messages),  # type: ignore[arg-type]
+                temperature=self._temperature,
+                max_tokens=min(max_tokens or self._max_tokens, self._max_tokens),
+                stream=True,
+            )
+            for chunk in response:
+                if time.monotonic() > deadline:
+                    raise self._timed_out()
+                if not chunk.choices:
+                    continue
+                delta = chunk.choices[0].delta.content
+                if delta:
+                    started = True
+                    yield delta
+        except LLMUnavailableError:
+            raise
+        except (openai.APITimeoutError, httpx.TimeoutException) as e:
+            raise self._timed_out(e) from e
+        except openai.APIStatusError as e:
+            raise LLMUnavailableError(
+                f"The LLM at {self.base_url} answered HTTP {e.status_code} for model {self.model!r}: {e.message}",
+                reason="http",
+            ) from e
+        except (openai.APIConnectionError, httpx.TransportError) as e:
+            # includes RemoteProtocolError ("incomplete chunked read") when the server dies mid-answer
+            if not started and isinstance(e, openai.APIConnectionError | httpx.ConnectError):
+                raise LLMUnavailableError(
+                    f"Cannot reach the LLM at {self.base_url} (model {self.model!r}).",
+                    reason="unreachable",
+                    hint=_URL_HINT,
+                ) from e
+            raise LLMUnavailableError(
+                f"Lost the connection to the LLM at {self.base_url} (model {self.model!r}): {type(e).__name__}: {e}.",
+                reason="connection",
+                hint=_URL_HINT,
+            ) from e
+        except GeneratorExit:
+            raise
+        except Exception as e:  # noqa: BLE001 - malformed events, decoding errors, any other client failure
+            raise LLMUnavailableError(
+                f"The LLM at {self.base_url} sent a stream that could not be read: {type(e).__name__}: {e}",
+                reason="stream",
+            ) from e
+        finally:
+            if response is not None:
+                try:
+                    response.close()
+                except Exception:  # noqa: BLE001 - closing a broken connection may fail again
+                    pass

@@ -1,0 +1,1 @@
+"""Question -> ranked papers with evidence: dense + BM25 fused (retrieval), and the papers a question names (references)."""

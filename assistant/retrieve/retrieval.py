@@ -1,0 +1,357 @@
+"""Query -> ranked papers with evidence sentences: dense + BM25 over sentence windows, fused with RRF.
+
+Retrieval runs through llama-index: a ``VectorIndexRetriever`` over the Chroma windows (each window's
+vector is the embedding of its centre sentence, computed once at ingest), a BM25 retriever over the same
+windows' texts in the catalog's FTS5 index (catalog.py), and ``QueryFusionRetriever`` in reciprocal-rank
+mode (k = 60, Cormack et al. 2009). Window hits are aggregated to papers; then, for the best papers, each
+sentence is scored from the stored vectors: its own cosine with the query and that of the window centred
+on it (the normalised mean of the window's sentence vectors); nothing is embedded but the query.
+
+Score conversion, written down once: the Chroma collections use cosine space, so a stored
+distance ``d = 1 - cos``; dense cosines here are computed directly from stored unit vectors.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Mapping
+from typing import TYPE_CHECKING
+
+import numpy as np
+from llama_index.core.retrievers import BaseRetriever
+from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
+
+from assistant.lang.text import clauses, content_tokens, is_boilerplate, states_contribution
+from assistant.retrieve.references import MetadataIndex
+from assistant.tuning import (
+    ASPECT_MAX_CLAUSES,
+    ASPECT_WEIGHT,
+    EVIDENCE_BOILERPLATE_PENALTY,
+    EVIDENCE_CONTRIBUTION_PRIOR,
+    EVIDENCE_LEXICAL_WEIGHT,
+    METADATA_WEIGHT,
+    RARE_TERM_MAX_DF,
+    RRF_K,
+    SECOND_WINDOW_WEIGHT,
+    SENTENCE_WEIGHT,
+    WINDOW_RANK_CANDIDATES,
+    WINDOW_RANK_WEIGHT,
+    WINDOW_TITLE_WEIGHT,
+)
+from assistant.types import Evidence, Paper, PaperHit
+
+if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+    from assistant.config import Settings
+    from assistant.index.catalog import Catalog
+    from assistant.index.embeddings import CachedEmbedder
+    from assistant.index.store import PaperStore
+
+logger = logging.getLogger(__name__)
+
+#: A retriever checks for papers added, replaced or deleted by another process at most this often (seconds).
+REFRESH_INTERVAL_S = 1.0
+_NAME_LIKE = re.compile(r"[A-Z].*[A-Z]|\d|-")
+
+
+class CatalogBM25Retriever(BaseRetriever):
+    """llama-index retriever over the catalog's FTS5 window index (BM25, catalog.Catalog.bm25); its nodes
+    equal those the Chroma vector store returns for the same windows (text and metadata, hence the node
+    hash), so reciprocal-rank fusion merges the two rankings.
+
+    Args:
+        catalog: the catalog to search; similarity_top_k: windows returned per query.
+    """
+
+    def __init__(self, catalog: Catalog, similarity_top_k: int) -> None:
+        super().__init__()
+        self._catalog = catalog
+        self._k = similarity_top_k
+
+    def _retrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        rows = self._catalog.bm25(query_bundle.query_str, self._k)
+        return [
+            NodeWithScore(
+                node=TextNode(id_=wid, text=text, metadata={"paper_id": pid, "sentence": sent, "content_hash": h}),
+                score=score,
+            )
+            for wid, pid, sent, h, text, score in rows
+        ]
+
+
+class PaperRetriever:
+    """Hybrid retriever over one :class:`PaperStore` and its catalog; build once per process, then call
+    :meth:`retrieve`. Opening reads nothing of the corpus: papers, sentences, BM25 and the metadata
+    index are looked up in the catalog (catalog.py) per question.
+
+    Args:
+        store: an opened index.
+        catalog: its catalog (synced here, and again at most every ``REFRESH_INTERVAL_S`` seconds, so
+            papers another process adds, replaces or deletes show up within that time).
+        embed_model: the same embedding model the index was built with.
+        settings: ``candidate_k`` (windows per retriever) and evidence sizes.
+        sentence_embedder: a cached embedder of ``embed_model``; the stored sentence vectors of retrieved
+            papers are put into its cache, so answer checking never re-embeds an abstract sentence.
+    """
+
+    def __init__(
+        self,
+        store: PaperStore,
+        catalog: Catalog,
+        embed_model: BaseEmbedding,
+        settings: Settings,
+        sentence_embedder: CachedEmbedder | None = None,
+    ) -> None:
+        from assistant.index.catalog import CatalogPapers
+
+        t0 = time.perf_counter()
+        self._store = store
+        self._catalog = catalog
+        self._embed = embed_model
+        self._settings = settings
+        self._sentence_embedder = sentence_embedder
+        self._synced_at = 0.0
+        self._seen_generation = -1
+        self._sync_lock = threading.Lock()
+        self._fusion = self._build_fusion()
+        self.refresh(force=True)
+        self.papers: Mapping[str, Paper] = CatalogPapers(catalog)
+        self.metadata = MetadataIndex(catalog)
+        logger.info(
+            "retriever ready: %d papers (catalog generation %d) in %.2f s",
+            len(self.papers),
+            catalog.generation,
+            time.perf_counter() - t0,
+        )
+
+    def _build_fusion(self) -> BaseRetriever:
+        from llama_index.core import VectorStoreIndex
+        from llama_index.core.llms import MockLLM
+        from llama_index.core.retrievers import QueryFusionRetriever
+
+        k = self._settings.candidate_k
+        # transformations=[]: no default node parser (it would load a tiktoken tokenizer, ~0.5 s, for nothing)
+        dense = VectorStoreIndex.from_vector_store(
+            self._store.vector_store, embed_model=self._embed, transformations=[]
+        ).as_retriever(similarity_top_k=k)
+        bm25 = CatalogBM25Retriever(self._catalog, k)
+        # num_queries=1: no query generation, so the LLM is never called; MockLLM only keeps
+        # llama-index from resolving its global default (OpenAI) at construction.
+        return QueryFusionRetriever(
+            {"fused": [dense, bm25], "dense": [dense], "bm25": [bm25]}[self._settings.retrieval_mode],
+            mode="reciprocal_rerank",
+            num_queries=1,
+            similarity_top_k=2 * k,
+            use_async=False,
+            llm=MockLLM(),
+            verbose=False,
+        )
+
+    @classmethod
+    def open(
+        cls, settings: Settings, embed_model: BaseEmbedding, sentence_embedder: CachedEmbedder | None = None
+    ) -> PaperRetriever:
+        """Open the index for ``settings`` and its catalog, and build the retriever.
+
+        Raises:
+            StoreNotReadyError: no index for these settings (run ``assistant ingest``), or a damaged catalog.
+        """
+        from assistant.index.catalog import open_catalog
+        from assistant.index.store import PaperStore
+
+        store = PaperStore.open_for_read(settings)
+        return cls(store, open_catalog(settings, store), embed_model, settings, sentence_embedder=sentence_embedder)
+
+    def refresh(self, force: bool = False) -> int:
+        """Bring the catalog up to the index's generation (papers added, replaced or deleted by another process);
+        at most once per ``REFRESH_INTERVAL_S`` unless ``force``. Returns the number of papers changed.
+
+        Raises:
+            StoreNotReadyError: the catalog is damaged or belongs to another index (run ``assistant ingest``).
+        """
+        now = time.monotonic()
+        if not force and now - self._synced_at < REFRESH_INTERVAL_S:
+            return 0
+        from assistant.index.store import PaperStore, forget_embedded_client, process_id
+
+        with self._sync_lock:
+            self._synced_at = now
+            generation, writer = self._store.head()
+            if generation == self._seen_generation:
+                return 0
+            if self._seen_generation >= 0 and not self._settings.chroma_host and writer != process_id():
+                # another process wrote: an embedded Chroma client does not see it until reloaded from disk
+                forget_embedded_client(self._settings)
+                self._store = PaperStore.open_for_read(self._settings)
+                self._fusion = self._build_fusion()
+            changed = self._catalog.sync(self._store)
+            self._seen_generation = generation
+            return changed
+
+    def sentences_of(self, pid: str) -> list[str]:
+        """The sentences of paper ``pid`` (``text.split_sentences`` of its abstract); [] if unknown."""
+        return self._catalog.sentences(pid)
+
+    def rare_terms_matched(self, query: str, hits: list[PaperHit]) -> list[str]:
+        """Rare query terms found in ``hits``: evidence of topicality that dense similarity can miss
+        (acronyms and names such as ``A-Bench`` or ``SMM``).
+
+        Returns:
+            the matched rare terms if at least one is name-like (capitals, digits, hyphens) or at least
+            two match; else ``[]``. A term is rare when at most ``RARE_TERM_MAX_DF`` of papers contain it.
+        """
+        max_df = max(1, int(RARE_TERM_MAX_DF * len(self.papers)))
+        df = self._catalog.document_frequency
+        name_like = {t.lower().strip(".") for t in re.findall(r"[\w\-\.]+", query) if _NAME_LIKE.search(t)}
+        hit_tokens: set[str] = set()
+        for h in hits:
+            hit_tokens |= content_tokens(f"{h.paper.title} {h.paper.text}")
+        matched = [t for t in content_tokens(query) if t in hit_tokens and 0 < df(t) <= max_df]
+        if any(t in name_like for t in matched) or len(matched) >= 2:
+            return matched
+        return []
+
+    def papers_with(self, term: str) -> set[str]:
+        """Ids of the papers whose title or abstract contains the token ``term`` (or has it as part of a
+        hyphenated token: "combinatorial" in "combinatorial-optimization"); lower-case token expected."""
+        return set(self._catalog.papers_with(term))
+
+    def mentions_anywhere(self, term: str) -> bool:
+        """True when some indexed paper's title or abstract contains ``term`` as a token (case-insensitive,
+        a plural ``s`` ignored); uses the document-frequency table, so it costs no scan."""
+        tokens = content_tokens(term)
+        if not tokens:
+            return True
+        df = self._catalog.document_frequency
+
+        def known(t: str) -> bool:
+            return df(t) > 0 or df(t.rstrip("s")) > 0 or df(f"{t}s") > 0
+
+        return all(known(t) or all(known(part) for part in t.split("-") if part) for t in tokens)
+
+    def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]:
+        """Rank papers for ``query``; ``aspects=True`` for a question that asks for one paper (lookup,
+        summary): the candidates are also ranked by how well each covers every clause of the question
+        (tuning.ASPECT_WEIGHT; costs one query embedding per clause, at most ASPECT_MAX_CLAUSES).
+
+        Returns:
+            up to ``top_k`` (default ``settings.top_k``) :class:`PaperHit`, best first; ``score`` is the
+            aggregated RRF score, ``dense_similarity`` the best window cosine in [-1, 1], and
+            ``evidence`` the ``evidence_sentences`` best sentences of the paper (in abstract order).
+            Papers the query names by author, title name or title words (references.MetadataIndex) get
+            a third reciprocal-rank list fused in with weight ``METADATA_WEIGHT``.
+        """
+        from llama_index.core.schema import QueryBundle
+
+        top_k = top_k or self._settings.top_k
+        self.refresh()
+        q_emb = self._embed.get_query_embedding(query)
+        fused = self._fusion.retrieve(QueryBundle(query_str=query, embedding=q_emb))
+        per_paper: dict[str, list[float]] = defaultdict(list)
+        for hit in fused:
+            pid = hit.node.metadata.get("paper_id")
+            if pid in self.papers:
+                per_paper[str(pid)].append(float(hit.score or 0.0))
+        scored = {
+            pid: s[0] + SECOND_WINDOW_WEIGHT * (s[1] if len(s) > 1 else 0.0)
+            for pid, s in ((pid, sorted(v, reverse=True)) for pid, v in per_paper.items())
+        }
+        for rank, pid in enumerate(self.metadata.matches(query), start=1):  # authors, title names, title words
+            scored[pid] = scored.get(pid, 0.0) + METADATA_WEIGHT / (RRF_K + rank)
+        candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[: max(top_k, WINDOW_RANK_CANDIDATES)]
+        vectors = self._vectors(candidates)
+        q = np.asarray(q_emb, dtype=np.float32)
+        best_window = {pid: float((v[1] @ q).max()) for pid, v in vectors.items()}
+        for rank, pid in enumerate(sorted(best_window, key=lambda pid: best_window[pid], reverse=True), start=1):
+            scored[pid] += WINDOW_RANK_WEIGHT / (RRF_K + rank)  # whole windows with their title (tuning.py)
+        parts = clauses(query)[:ASPECT_MAX_CLAUSES] if aspects else []
+        if parts and vectors:
+            aspect_q = np.asarray([self._embed.get_query_embedding(p) for p in parts], dtype=np.float32).T
+            coverage = {
+                pid: float(np.maximum((v[0] @ aspect_q).max(axis=0), (v[1] @ aspect_q).max(axis=0)).mean())
+                for pid, v in vectors.items()
+            }
+            for rank, pid in enumerate(sorted(coverage, key=lambda pid: coverage[pid], reverse=True), start=1):
+                scored[pid] += ASPECT_WEIGHT / (RRF_K + rank)  # every aspect of the question (tuning.py)
+        ranked = sorted(candidates, key=lambda pid: scored[pid], reverse=True)[:top_k]
+        return self._hits(query, q_emb, ranked, scored, vectors)
+
+    def hits_for(self, query: str, paper_ids: list[str]) -> list[PaperHit]:
+        """:class:`PaperHit` for the given papers (in that order), with evidence for ``query``; unknown ids
+        are skipped. Used when a follow-up names the papers ("those two", "the second one")."""
+        known = [pid for pid in paper_ids if pid in self.papers]
+        return self._hits(query, self._embed.get_query_embedding(query), known, {})
+
+    def _vectors(self, pids: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, list[str]]]:
+        """``{paper_id: (sentence vectors, window vectors, sentences)}`` from the stored vectors (rows in
+        sentence order; the window centred on each sentence derived as in tuning.WINDOW_TITLE_WEIGHT). Papers
+        whose windows are not all written yet (another process is re-indexing them) are left out."""
+        all_sentences = {pid: self._catalog.sentences(pid) for pid in pids if pid in self.papers}
+        pids = [pid for pid in pids if all_sentences.get(pid)]
+        # each window's vector is its centre sentence's
+        sentence_vectors = self._store.sentence_vectors({pid: len(all_sentences[pid]) for pid in pids})
+        title_vectors = self._store.title_vectors(pids)
+        half_before = (self._settings.window_sentences - 1) // 2
+        half_after = self._settings.window_sentences - 1 - half_before
+        out = {}
+        for pid in pids:
+            sentences = all_sentences[pid]
+            rows = dict(sentence_vectors.get(pid, []))
+            if not sentences or len(rows) < len(sentences):
+                continue
+            vecs = np.asarray([rows[i] for i in range(len(sentences))], dtype=np.float32)
+            windows = np.stack(
+                [vecs[max(0, i - half_before) : i + half_after + 1].mean(axis=0) for i in range(len(sentences))]
+            )
+            windows /= np.maximum(np.linalg.norm(windows, axis=1, keepdims=True), 1e-12)
+            if pid in title_vectors:
+                windows += WINDOW_TITLE_WEIGHT * np.asarray(title_vectors[pid], dtype=np.float32)
+                windows /= np.maximum(np.linalg.norm(windows, axis=1, keepdims=True), 1e-12)
+            out[pid] = (vecs, windows, sentences)
+        return out
+
+    def _hits(
+        self,
+        query: str,
+        q_emb: list[float],
+        ranked: list[str],
+        scored: dict[str, float],
+        vectors: dict[str, tuple[np.ndarray, np.ndarray, list[str]]] | None = None,
+    ) -> list[PaperHit]:
+        vectors = vectors if vectors is not None else self._vectors(ranked)
+        q_tokens = content_tokens(query)
+        q = np.asarray(q_emb, dtype=np.float32)
+        hits = []
+        for pid in ranked:
+            if pid not in vectors:
+                continue  # being re-indexed by another process right now: its windows are not all written yet
+            vecs, windows, sentences = vectors[pid]
+            if self._sentence_embedder is not None:
+                self._sentence_embedder.prime(sentences, vecs.tolist())
+            sentence_cos = vecs @ q
+            window_cos = windows @ q
+            ev = []
+            for i, sent in enumerate(sentences):
+                lex = len(q_tokens & content_tokens(sent)) / len(q_tokens) if q_tokens else 0.0
+                dense = SENTENCE_WEIGHT * float(sentence_cos[i]) + (1 - SENTENCE_WEIGHT) * float(window_cos[i])
+                prior = EVIDENCE_CONTRIBUTION_PRIOR * states_contribution(
+                    sent
+                ) - EVIDENCE_BOILERPLATE_PENALTY * is_boilerplate(sent)
+                ev.append(Evidence(pid, i, sent, dense + EVIDENCE_LEXICAL_WEIGHT * lex + prior))
+            best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.evidence_sentences]
+            hits.append(
+                PaperHit(
+                    paper=self.papers[pid],
+                    score=scored.get(pid, 0.0),
+                    dense_similarity=float(window_cos.max()),
+                    evidence=tuple(sorted(best, key=lambda e: e.sentence_index)),
+                    sentences=tuple(sentences),
+                    sentence_scores=tuple(e.score for e in ev),
+                )
+            )
+        return hits

@@ -1,0 +1,268 @@
+"""What a question asks for, read from its English wording: the facts that decide which abstract sentence
+answers it, and whether the abstracts state the requested detail at all (issue 13: answers that answer,
+"not stated" when it isn't).
+
+* ``entities``: the names it mentions (``GPT-4o``, ``LeReT``, ``SMM``, ``T2V-Turbo-v2``): the paper it is
+  about must contain them.
+* ``quantity``: it asks for a number ("how many parameters", "what accuracy", "what success rate"), with
+  the measured noun when the wording gives one (``parameters``, ``accuracy``).
+* ``which_paper``: it asks which paper/abstract does something (lead the answer with the title).
+* ``expansion``: it asks what an acronym stands for.
+* ``definition``: it asks what a named thing is or does ("What is HComP-Net?", "What does LiMAC do?").
+* ``papers_wanted``: how many papers it asks about when it says so ("compare the three papers"), else None.
+
+Also here: :func:`clean_question`, the check every entry point runs before anything else.
+
+All rules are wording rules, written once here; they are tuned on the *kinds* of question in
+eval/dev.jsonl (lookups, facts, false premises, not-stated details), not on its strings.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from assistant.errors import AssistantError
+from assistant.tuning import QUANTITY_WINDOW_WORDS
+from assistant.types import Paper
+
+#: Name-like tokens: an inner capital (``LeReT``, ``DUALFormer``), all capitals (``SMM``), or letters with
+#: digits (``GPT-4o``, ``T2V-Turbo-v2``). Plain capitalised words ("Android", "Attention") are not names.
+NAME_TOKEN = re.compile(
+    r"(?<![\w-])(?:[A-Z][a-z]*-[A-Z][\w\-]*|[A-Za-z]*[a-z][A-Z][\w\-]*|[A-Z]{2,}[\w\-]*|[A-Za-z]+-?\d[\w\-]*)(?![\w-])"
+)
+#: Numbers as digits (``2,864``, ``88.8``, ``5x``) or as words.
+NUMBER_TOKEN = re.compile(
+    r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+    r"fifteen|twenty|thirty|fifty|hundred|hundreds|thousand|thousands|million|millions|billion|billions|"
+    r"dozens?|half|twice|double|triple)\b",
+    re.I,
+)
+#: Words the user may write in capitals that name the corpus, not a paper.
+GENERIC_NAMES = frozenset(
+    {"ICLR", "NEURIPS", "ICML", "ACL", "AI", "ML", "NLP", "CV", "LLM", "LLMS", "PDF", "URL", "TL;DR", "TLDR"}
+)
+_HOW_MANY = re.compile(r"\bhow many\s+((?:[\w\-]+\s*){1,4})", re.I)
+#: Words that end the noun phrase after "how many" ("how many text-to-image models *did* they ...").
+_PHRASE_END = frozenset(
+    "are is was were do does did have has had can could will would should in of on for from per "
+    "at it its they them their the this that these those to by with and or".split()
+)
+_MEASURE = re.compile(
+    r"\bwhat\s+(?:(?:[\w\-]+\s+){0,2}?)(accuracy|score|success rate|rate|percentage|share|fraction|"
+    r"speed-?up|improvement|gain|error|f1|bleu|perplexity|size|number|latency|cost|budget)\b",
+    re.I,
+)
+_QUANTITY = re.compile(
+    r"\bhow (?:many|much|large|big|long|fast|often)\b|\bby how much\b|\bwhat (?:percentage|fraction|proportion|number)\b",
+    re.I,
+)
+_WHICH_PAPER = re.compile(
+    r"\b(?:which|what|is there an?|any)\s+(?:\w+[\s-]+){0,3}?(?:paper|abstract|work|study|article)s?\b|"
+    r"\bwhere in the collection\b|\bwhat is (?:it|the \w+) called\b",
+    re.I,
+)
+#: "Which graph transformer puts ...?": a question that opens with "which <thing> <verb>" asks to identify
+#: a paper's method, unless it asks about a paper already in focus ("which models did *it* beat?").
+_WHICH_THING = re.compile(
+    r"^\s*which\b(?!.*\b(?:did|do|does|is|are|was|were|has|have)\s+(?:it|they|its|their|the authors|this|these|those)\b)"
+    r"(?!\s+of\b)",
+    re.I,
+)
+_DEFINITION = re.compile(
+    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?:the\s+|an?\s+)?['\"“]?[\w\-]+['\"”]?\s*(?:\?|$|,|\band\b|\bin\b)|"
+    r"^\s*what\s+(?:does|do|did)\s+(?:the\s+)?[\w\-]+\s+(?:do|propose|introduce|offer)\b",
+    re.I,
+)
+_EXPANSION = re.compile(r"\bstand(?:s)? for\b|\bshort for\b|\bacronym\b", re.I)
+_NEGATION = re.compile(
+    r"\b(?:no|not|without|never|none|neither|nor|free of|does not|doesn't|do not|don't|cannot|can't)\b", re.I
+)
+
+
+def stem(word: str) -> str:
+    """A crude English stem for matching a measured noun in a sentence (``parameters`` -> ``paramet``)."""
+    w = word.lower().strip("-")
+    for suffix in ("ations", "ation", "ings", "ing", "ers", "ies", "es", "s"):
+        if len(w) > len(suffix) + 3 and w.endswith(suffix):
+            return w[: -len(suffix)]
+    return w
+
+
+@dataclass(frozen=True, slots=True)
+class QuestionFacts:
+    """What the question asks for (see the module docstring). ``measured``: stems of the noun whose
+    number is asked for (empty when the wording gives none)."""
+
+    entities: tuple[str, ...]
+    quantity: bool
+    measured: tuple[str, ...]
+    which_paper: bool
+    expansion: bool
+    papers_wanted: int | None = None
+    definition: bool = False
+
+
+#: Longest question accepted, in characters; longer input is cut (prompt budget, see prompts.py).
+MAX_QUESTION_CHARS = 2000
+
+
+class EmptyQuestionError(AssistantError):
+    """The question has no letters or digits."""
+
+
+def clean_question(question: str) -> str:
+    """Collapse whitespace and cut to :data:`MAX_QUESTION_CHARS`.
+
+    Raises:
+        EmptyQuestionError: nothing answerable (empty, whitespace, emoji only).
+    """
+    q = " ".join(question.split())
+    if not any(ch.isalnum() for ch in q):
+        raise EmptyQuestionError("Please type a question about the indexed papers.")
+    return q[:MAX_QUESTION_CHARS]
+
+
+_COUNT_WORDS = {"two": 2, "both": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
+#: "the three papers", "these two methods", "all three", "both abstracts": how many papers are meant.
+_PAPERS_WANTED = re.compile(
+    r"\b(?:(two|three|four|both|[234])\s+(?:\w+\s+)?(?:papers|abstracts|works|methods|approaches|models|ones)\b|"
+    r"(?:the|these|those|all)\s+(two|three|four)\b)",
+    re.I,
+)
+
+
+def analyze(question: str) -> QuestionFacts:
+    """Read :class:`QuestionFacts` off the wording of ``question``."""
+    entities = []
+    for m in NAME_TOKEN.finditer(question):
+        tok = m.group(0).rstrip("-")
+        if tok.upper() in GENERIC_NAMES or tok.upper().rstrip("S") in GENERIC_NAMES or NUMBER_TOKEN.fullmatch(tok):
+            continue
+        if re.fullmatch(r"\d[\w.%-]*", tok):  # numbers in a premise are checked by the verifier, not here
+            continue
+        head, _, rest = tok.partition("-")
+        if head.upper() in GENERIC_NAMES and (not rest or rest.islower()):  # "AI-generated", "LLM-based"
+            continue
+        entities.append(tok)
+    measured: list[str] = []
+    for m in _HOW_MANY.finditer(question):
+        head = ""
+        for i, w in enumerate(m.group(1).split()):
+            if w.lower() in _PHRASE_END or (i > 0 and w.lower().endswith("ed")):
+                break
+            head = w
+        if head:
+            measured.append(stem(head))
+    for m in _MEASURE.finditer(question):
+        measured.append(stem(m.group(1).split()[-1]))
+    quantity = bool(measured) or bool(_QUANTITY.search(question))
+    wanted = _PAPERS_WANTED.search(question)
+    return QuestionFacts(
+        tuple(dict.fromkeys(entities)),
+        quantity,
+        tuple(dict.fromkeys(measured)),
+        bool(_WHICH_PAPER.search(question) or _WHICH_THING.search(question)),
+        bool(_EXPANSION.search(question)),
+        _COUNT_WORDS[(wanted.group(1) or wanted.group(2)).lower()] if wanted else None,
+        bool(entities) and bool(_DEFINITION.search(question)),
+    )
+
+
+_PREMISE_LEAD = re.compile(
+    r"^\s*(?:since|given that|as|because|now that|considering that|assuming that)\s+(.+?),\s+\w", re.I
+)
+_HEDGES = re.compile(r"\b(?:reportedly|apparently|supposedly|allegedly|famously|clearly|obviously)\s+", re.I)
+
+
+def premises(question: str) -> list[str]:
+    """Statements the question takes for granted, to be checked before answering: a leading "Since X, ..."
+    clause, and declarative sentences before the final question ("LeReT improved accuracy by 42%. What
+    drove ...?"). Hedges ("reportedly") are removed. Empty for plain questions."""
+    from assistant.lang.text import split_sentences
+
+    out = []
+    m = _PREMISE_LEAD.match(question)
+    if m:
+        out.append(m.group(1))
+    parts = split_sentences(question)
+    if len(parts) > 1 and parts[-1].rstrip().endswith("?"):
+        out += [p for p in parts[:-1] if not p.rstrip().endswith("?") and len(p.split()) >= 4]
+    # only checkable claims about a paper: they name something or state a number ("I'm new to this." is not)
+    out = [p for p in out if analyze(p).entities or re.search(r"\d", p)]
+    return [_HEDGES.sub("", p).strip().rstrip(".") + "." for p in out]
+
+
+#: Where one question asks a second thing: ", and what/how/which ..." or a second question after "?".
+_SECOND_ASK = re.compile(
+    r"(?:,\s*|\s+)and\s+(?=(?:(?:over|in|on|for|with|at|by|from|to|of)\s+)?(?:what|how|which|who|where|when|why|"
+    r"does|do|did|is|are|was|were|can)\b)|(?<=\?)\s+(?=\S)",
+    re.I,
+)
+
+
+def question_parts(question: str) -> list[str]:
+    """The things ``question`` asks, in order ("What success rate does ResDex reach, and how long does its
+    training take?" -> two parts); ``[question]`` when it asks one."""
+    parts = [p.strip(" ,") for p in _SECOND_ASK.split(question) if p and p.strip(" ,")]
+    return parts if len(parts) >= 2 else [question]
+
+
+def premise_facts(premise: str) -> QuestionFacts:
+    """:class:`QuestionFacts` for finding the sentence that corrects ``premise``: its names, and when it
+    states a number, the words just before that number as the measured thing ("accuracy by 42%")."""
+    facts = analyze(premise)
+    words = premise.split()
+    measured = []
+    for i, w in enumerate(words):
+        if NUMBER_TOKEN.search(w) and re.search(r"\d", w):
+            measured += [
+                stem(x.strip(",.;:()").lower()) for x in words[max(0, i - 3) : i] if len(x.strip(",.;:()")) > 3
+            ]
+    return QuestionFacts(facts.entities, bool(measured), tuple(dict.fromkeys(measured)), True, False)
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"[\s\-]+", " ", text.lower())
+
+
+def mentions(text: str, entity: str) -> bool:
+    """True when ``text`` contains ``entity`` (case-insensitive, hyphens and plural ``s`` ignored)."""
+    t, e = _norm(text), _norm(entity)
+    return e in t or (e.endswith("s") and e[:-1] in t)
+
+
+def missing_entities(facts: QuestionFacts, paper: Paper) -> list[str]:
+    """Entities of the question that ``paper`` (title + abstract) does not mention."""
+    text = f"{paper.title} {paper.text}"
+    return [e for e in facts.entities if not mentions(text, e)]
+
+
+def has_number(sentence: str) -> bool:
+    """True when the sentence states a number (digits or a number word)."""
+    return bool(NUMBER_TOKEN.search(sentence))
+
+
+#: Measured nouns (stems) whose number is a percentage or a factor, and how such a number is written.
+_RELATIVE_MEASURES = ("percent", "share", "fraction", "proportion", "gain", "improvement", "reduction", "speed")
+_RELATIVE_NUMBER = re.compile(r"\d(?:[.,]\d+)?\s?(?:%|percent\b|[x×](?![\w-]))")
+
+
+def states_quantity(facts: QuestionFacts, sentence: str) -> bool:
+    """True when ``sentence`` gives the number the question asks for: a number within
+    :data:`QUANTITY_WINDOW_WORDS` words of the measured noun or, when no noun is known, any number."""
+    if not has_number(sentence):
+        return False
+    if not facts.measured:
+        return True
+    words = sentence.split()
+    if any(m.startswith(_RELATIVE_MEASURES) for m in facts.measured) and _RELATIVE_NUMBER.search(sentence):
+        return True  # "what percentage / how large a gain": "3.3%", "2.19%", "5x" is that number whatever noun is near
+    nums = [i for i, w in enumerate(words) if NUMBER_TOKEN.search(w)]
+    nouns = [i for i, w in enumerate(words) if any(m in w.lower() for m in facts.measured)]
+    return any(abs(i - j) <= QUANTITY_WINDOW_WORDS for i in nums for j in nouns)
+
+
+def negates(sentence: str) -> bool:
+    """True when the sentence contains a negation word (``without``, ``not``, ``no`` ...)."""
+    return bool(_NEGATION.search(sentence))
