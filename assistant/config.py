@@ -100,6 +100,12 @@ class Settings(BaseSettings):
         "fused",
         description="Retrievers over the windows: dense + BM25 fused by reciprocal rank (default), or one alone (for ablations).",
     )
+    max_question_chars: int = Field(
+        2000,
+        ge=100,
+        le=100_000,
+        description="Longest question accepted, in characters (whitespace runs count as one). A longer message is refused with a message saying so, before any search: a pasted page is not a question (read as one it was matched to papers at random and even answered as a comparison).",
+    )
     top_k: int = Field(5, ge=1, le=50, description="Papers shown as sources per answer.")
     candidate_k: int = Field(
         40, ge=5, le=500, description="Windows fetched per retriever (dense and BM25) before fusion."

@@ -161,3 +161,29 @@ def test_the_comparison_table_shows_before_the_answer_is_complete(page) -> None:
     final = next(e for e in log if e["final"])
     assert final["ms"] - early[0]["ms"] >= PACE_S * 1000 * 0.6  # on screen while the model was still writing
     assert message.locator("table.compare tbody tr").count() == 2
+
+
+def test_typing_while_an_answer_is_written_is_kept_and_send_waits(page) -> None:  # type: ignore[no-untyped-def]
+    """Issue 25.4: the box is never overwritten by an answer; Send is visibly disabled while one is being
+    written, and Enter then says so instead of dropping the question silently."""
+    from ui.app import ANSWERING, SEND
+
+    box, send = page.locator("#question textarea"), page.locator("#send")
+    box.fill(SLOW_QUESTION)
+    send.click()
+    message = page.locator("#chat [data-testid='bot']").first
+    message.locator(".status").wait_for(timeout=30_000)
+    assert box.input_value() == ""  # the question went into the chat
+    assert send.is_disabled() and send.inner_text().strip() == ANSWERING
+    draft = "What error does Levain-Former reach?"
+    box.fill(draft)
+    box.press("Enter")  # sent too early: kept, and a notice says why nothing happened
+    page.locator("#input-note").get_by_text("still being written").wait_for(timeout=10_000)
+    assert message.get_by_text("answered by").count() == 0  # the notice came while the answer was being written
+    message.get_by_text("answered by").wait_for(timeout=60_000)
+    page.wait_for_function("() => !document.querySelector('#send').disabled", timeout=30_000)
+    assert box.input_value() == draft and send.inner_text().strip() == SEND  # still there after the answer
+    assert page.locator("#input-note").inner_text().strip() == ""  # the note is gone once Send works again
+    assert page.locator("#chat [data-testid='user']").count() == 1  # the early Enter asked nothing
+    second = ask(page, draft, 2, timeout_ms=60_000)
+    assert "Levain-Former" in second.inner_text()

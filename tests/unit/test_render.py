@@ -94,8 +94,10 @@ def test_comparison_table_rows_columns_links_and_markers_above_the_paragraph() -
     assert table.count("<tr data-n=") == 2
     assert "<tr data-n='1'><th scope='row'><a href='#a-ref-1' class='ref-n'>[1]</a> <a href=\"https://openreview.net/forum?id=x\"" in table
     assert "[2]</a> <a href=\"https://arxiv.org/abs/1\" target=\"_blank\" rel=\"noopener noreferrer\" class='title'>YNet &amp; &lt;i&gt;friends&lt;/i&gt;</a>" in table
-    assert "<td>YNet &lt;script&gt;x&lt;/script&gt; wins.<sup class='cite'><a href='#a-ref-2'>[2]</a></sup></td>" in table
-    assert "<td class='not-stated'><em>not stated in the abstract</em></td>" in table  # missing cell
+    # each cell carries its column's name, shown only when a phone lays the table out as cards
+    assert "<td><span class='col-label'>approach: </span>YNet &lt;script&gt;x&lt;/script&gt; wins.<sup class='cite'><a href='#a-ref-2'>[2]</a></sup></td>" in table
+    assert "<td class='not-stated'><span class='col-label'>key result: </span><em>not stated in the abstract</em></td>" in table  # missing cell
+    assert table.startswith("<div class='table-scroll'><table") and table.endswith("</table></div>")  # scrolls in its bubble
     assert "<script>" not in md
     assert comparison_html(_answer()) == ""
     assert "\n\n" not in table  # one HTML block for the Markdown renderer
