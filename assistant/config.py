@@ -8,7 +8,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -232,7 +232,7 @@ def build_settings(model: type[S], overrides: Mapping[str, object]) -> S:
 
     from assistant.errors import ConfigError
 
-    clean = {k: v for k, v in overrides.items() if v is not None}
+    clean: dict[str, Any] = {k: v for k, v in overrides.items() if v is not None}
     prefix = str(model.model_config.get("env_prefix", "")).upper()
     try:
         return model(**clean)

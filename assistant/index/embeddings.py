@@ -116,12 +116,12 @@ class CachedEmbedder:
         with self._lock:
             out = []
             for t in texts:
-                v = self._cache.get(t)
-                if v is None:  # evicted meanwhile: embed directly
-                    v = self._model.get_text_embedding(t)
+                cached = self._cache.get(t)
+                if cached is None:  # evicted meanwhile: embed directly
+                    cached = self._model.get_text_embedding(t)
                 else:
                     self._cache.move_to_end(t)
-                out.append(v)
+                out.append(cached)
             return out
 
     def prime(self, texts: list[str], vectors: list[list[float]]) -> None:

@@ -231,8 +231,8 @@ def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list
                 note_skip(skipped, f"{path.name}:{line_no}", f"abstract {position} repeats abstract {seen[text]}")
                 continue
             seen[text] = position
-            row = meta.get((path.name, position), {})
-            first_words = _WS.sub(" ", _str_field(row, "first_words"))
+            meta_row: dict[str, object] = meta.get((path.name, position), {})
+            first_words = _WS.sub(" ", _str_field(meta_row, "first_words"))
             if first_words and not text.startswith(first_words.rstrip(". ")[:METADATA_MATCH_PREFIX_CHARS]):
                 logger.warning(
                     "%s line %d: papers.jsonl row for position %d starts %r, which does not match the abstract; metadata ignored",
@@ -241,15 +241,15 @@ def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list
                     position,
                     first_words[:METADATA_MATCH_PREFIX_CHARS],
                 )
-                row = {}
-            title = _str_field(row, "title")
+                meta_row = {}
+            title = _str_field(meta_row, "title")
             papers.append(
                 Paper(
                     id=f"{path.name}#{position}",
                     venue=venue,
                     title=title or derive_title(text),
-                    authors=parse_authors(row.get("authors")),
-                    url=safe_url(_str_field(row, "url")),
+                    authors=parse_authors(meta_row.get("authors")),
+                    url=safe_url(_str_field(meta_row, "url")),
                     text=text,
                     source_file=path.name,
                     position=position,
