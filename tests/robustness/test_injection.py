@@ -44,3 +44,14 @@ def test_ingest_reports_flagged_abstracts(tmp_path: Path, embed_model, caplog: p
         report = ingest(Settings(storage_dir=tmp_path / "index"), [seeds], embed_model, progress=False)
     assert report.flagged == ("x.txt#2",) and report.papers == 2
     assert "x.txt#2 looks like it tries to steer the assistant" in caplog.text
+
+
+def test_real_conference_abstracts_are_almost_never_flagged() -> None:
+    """Footnotes, "[2023]" references, "system prompt" and "the question: …" in real abstracts are prose,
+    not steering: at most 0.1% of the ~9.9k real abstracts in ../shared/corpus may be flagged (it was 1%)."""
+    from tests.support.shared import corpus_rows
+
+    rows = list(corpus_rows())
+    flagged = [row["id"] for row in rows if suspicious_text(f"{row.get('title', '')} {row['abstract']}")]
+    assert len(rows) > 9000
+    assert len(flagged) <= len(rows) // 1000, flagged[:20]
