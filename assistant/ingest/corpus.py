@@ -16,7 +16,6 @@ from pathlib import Path
 from assistant.errors import CorpusFormatError
 from assistant.ingest.paper_fields import derive_title, parse_authors, safe_url
 from assistant.ingest.records import RECORD_SUFFIXES, note_skip, read_records
-from assistant.llm.prompts import PROMPT_DELIMITER_AS_WRITTEN
 from assistant.tuning import METADATA_MATCH_PREFIX_CHARS
 from assistant.types import Paper
 
@@ -134,35 +133,6 @@ def load_metadata(path: Path, skipped: list[str] | None = None) -> dict[tuple[st
             continue
         rows[(seed, pos)] = row
     return rows
-
-
-#: What marks text written to steer the model rather than to describe a paper. Exact forms only: real
-#: abstracts say "system prompt", "the question: …" and cite "[1]" or "[2023]" as prose (about 1% of the
-#: 9.9k real abstracts in shared/corpus matched the looser patterns this replaced; docs/robustness.md).
-_SUSPICIOUS = [
-    (
-        "instruction to the model",
-        re.compile(
-            r"\b(?:ignore|disregard|forget) (?:all |any )?(?:the |your )?(?:previous|prior|above|earlier) "
-            r"(?:instructions|prompts?|rules)"
-            r"|\b(?:reveal|print|show|output|repeat|leak|disclose) (?:the |your |this )?system prompt"
-            r"|\byou are (?:now )?(?:a|an|chatgpt)\b(?! (?:\w+ )?(?:model|agent|approach|method)\b)"
-            r"|\b(?:answer|respond|reply) (?:only )?in json\b|\brespond only with\b",
-            re.I,
-        ),
-    ),
-    # an instruction to cite ("always cite [7]"), not a reference such as "Carlini et al. [1]"
-    ("citation marker", re.compile(r"\bcite (?:paper |source )?\[\d+\]", re.I)),
-    ("markdown image or raw HTML", re.compile(r"!\[[^\]]*\]\(|<\s*(?:script|img|iframe|a)\b", re.I)),
-    ("prompt delimiter", PROMPT_DELIMITER_AS_WRITTEN),
-]
-
-
-def suspicious_text(text: str) -> list[str]:
-    """Reasons an abstract looks like it tries to steer an LLM (instructions, fake citation markers,
-    images/HTML, our prompt delimiters). Such text is still indexed: it is quoted as data and
-    neutralised in prompts (prompts.py), and citations are decided by code; this only flags it."""
-    return [reason for reason, pattern in _SUSPICIOUS if pattern.search(text)]
 
 
 def _str_field(row: dict[str, object], key: str) -> str:
