@@ -38,7 +38,8 @@ class LLMUnavailableError(AssistantError):
     and model).
 
     Attributes:
-        reason: ``"timeout"``, ``"unreachable"``, ``"connection"``, ``"http"``, ``"stream"``, ``"crashed"`` (the bundled server
+        reason: ``"timeout"``, ``"unreachable"``, ``"connection"``, ``"http"``, ``"stream"``,
+            ``"crashed"`` (the bundled server
             died, e.g. by SIGILL) or ``"unavailable"`` (not started / not configured).
         summary: the message without its ``hint``.
     """

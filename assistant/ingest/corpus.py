@@ -16,7 +16,6 @@ from pathlib import Path
 from assistant.errors import CorpusFormatError
 from assistant.ingest.paper_fields import derive_title, parse_authors, safe_url
 from assistant.ingest.records import RECORD_SUFFIXES, note_skip, read_records
-from assistant.llm.prompts import CITATION_MARKER, PROMPT_MARKUP
 from assistant.tuning import METADATA_MATCH_PREFIX_CHARS
 from assistant.types import Paper
 
@@ -136,27 +135,6 @@ def load_metadata(path: Path, skipped: list[str] | None = None) -> dict[tuple[st
     return rows
 
 
-_SUSPICIOUS = [
-    (
-        "instruction to the model",
-        re.compile(
-            r"\b(?:ignore|disregard|forget) (?:all |any )?(?:the )?(?:previous|prior|above|earlier) (?:instructions|prompts?|rules)|\b(?:system prompt|you are (?:now )?(?:a|an|chatgpt)|answer (?:only )?in json|respond only with)\b",
-            re.I,
-        ),
-    ),
-    ("citation marker", re.compile(rf"{CITATION_MARKER.pattern}|\bcite \[", re.I)),
-    ("markdown image or raw HTML", re.compile(r"!\[[^\]]*\]\(|<\s*(?:script|img|iframe|a)\b", re.I)),
-    ("prompt delimiter", PROMPT_MARKUP),
-]
-
-
-def suspicious_text(text: str) -> list[str]:
-    """Reasons an abstract looks like it tries to steer an LLM (instructions, fake citation markers,
-    images/HTML, our prompt delimiters). Such text is still indexed: it is quoted as data and
-    neutralised in prompts (prompts.py), and citations are decided by code; this only flags it."""
-    return [reason for reason, pattern in _SUSPICIOUS if pattern.search(text)]
-
-
 def _str_field(row: dict[str, object], key: str) -> str:
     value = row.get(key)
     return value.strip() if isinstance(value, str) else ""
@@ -231,8 +209,8 @@ def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list
                 note_skip(skipped, f"{path.name}:{line_no}", f"abstract {position} repeats abstract {seen[text]}")
                 continue
             seen[text] = position
-            row = meta.get((path.name, position), {})
-            first_words = _WS.sub(" ", _str_field(row, "first_words"))
+            meta_row: dict[str, object] = meta.get((path.name, position), {})
+            first_words = _WS.sub(" ", _str_field(meta_row, "first_words"))
             if first_words and not text.startswith(first_words.rstrip(". ")[:METADATA_MATCH_PREFIX_CHARS]):
                 logger.warning(
                     "%s line %d: papers.jsonl row for position %d starts %r, which does not match the abstract; metadata ignored",
@@ -241,15 +219,15 @@ def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list
                     position,
                     first_words[:METADATA_MATCH_PREFIX_CHARS],
                 )
-                row = {}
-            title = _str_field(row, "title")
+                meta_row = {}
+            title = _str_field(meta_row, "title")
             papers.append(
                 Paper(
                     id=f"{path.name}#{position}",
                     venue=venue,
                     title=title or derive_title(text),
-                    authors=parse_authors(row.get("authors")),
-                    url=safe_url(_str_field(row, "url")),
+                    authors=parse_authors(meta_row.get("authors")),
+                    url=safe_url(_str_field(meta_row, "url")),
                     text=text,
                     source_file=path.name,
                     position=position,

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from assistant.errors import StoreNotReadyError
 from assistant.index.store import PROBE_TEXT, PaperStore, make_client, require_existing_storage, store_info
 from assistant.ingest.chunking import make_windows, paper_hash
-from assistant.ingest.corpus import read_papers, suspicious_text
+from assistant.ingest.corpus import read_papers
 from assistant.ingest.identity import plan_sync
 from assistant.lang.text import split_sentences
 from assistant.types import IngestReport, Paper, Window
@@ -251,16 +251,6 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
         store.delete_papers(gone, generation)
         store.set_generation(generation)
 
-    flagged = []
-    for p in papers:
-        reasons = suspicious_text(f"{p.title} {p.text}")
-        if reasons:
-            flagged.append(p.id)
-            logger.warning(
-                "%s looks like it tries to steer the assistant (%s); indexed as quoted data only",
-                p.id,
-                ", ".join(reasons),
-            )
     todo: list[tuple[Paper, str, list[Window], list[str]]] = []
     total_windows = 0
     corpus_tokens = sum(count_pieces([f"{p.title} {p.text}" for p in papers]))
@@ -272,6 +262,19 @@ def _ingest(settings: Settings, papers: list[Paper], embed_model: BaseEmbedding,
         if stored_papers.get(p.id) != h or p.id in plan.moved:
             todo.append((p, h, windows, sentences))
 
+    from assistant.ingest.steering import SteeringDetector
+
+    # new or changed papers only: the others were checked when they were indexed
+    flagged = []
+    new_papers = [p for p, _, _, _ in todo]
+    for p, reasons in zip(new_papers, SteeringDetector().reasons_many([f"{p.title} {p.text}" for p in new_papers])):
+        if reasons:
+            flagged.append(p.id)
+            logger.warning(
+                "%s looks like it tries to steer the assistant (%s); indexed as quoted data only",
+                p.id,
+                ", ".join(reasons),
+            )
     added = updated = removed = embedded_tokens = 0
     pending = [w for _, _, ws, _ in todo for w in ws if stored_windows.get(w.id) != w.content_hash]
     bar = tqdm(total=len(pending), desc="embedding sentences", unit="sent", disable=not progress or not pending)
