@@ -50,8 +50,9 @@ CONCURRENCY_LIMIT = 4
 #: The one concurrency group every answering event belongs to, so the limit is shared.
 CONCURRENCY_ID = "respond"
 SEARCHING = "Searching the abstracts…"
-#: Shown while sentences are being checked (after the papers are found, before the final answer).
-CHECKING = "Writing the answer; each sentence appears once it is checked against the abstracts…"
+#: Shown above the answer built from the abstracts while the model may still add to it (after the papers
+#: are found, before the final answer).
+CHECKING = "Checking for more: a sentence the language model writes is added once it is checked against the abstracts…"
 #: The send button's label, and while an answer is being written (the button is disabled then).
 SEND = "Send"
 ANSWERING = "Answering…"

@@ -24,26 +24,29 @@ from assistant.types import (
     relabel,
 )
 
-#: A name as a paper spells it: an inner capital (``DUALFormer``, ``LeReT``), two capitals (``SADR``) or
-#: letters with digits (``GPT-4o``).
-_NAME = re.compile(
-    r"\b(?=[A-Za-z0-9-]*[A-Z][A-Za-z0-9-]*[A-Z]|[A-Za-z-]*[a-z][A-Za-z-]*[A-Z])[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9]\b"
-)
+#: A word of a paper's text (letters, digits, inner hyphens).
 _WORD = re.compile(r"\b[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9]\b")
+_NAME_PART = re.compile(r"[A-Z].*[A-Z]|[a-z][A-Z]")
+
+
+def is_name(word: str) -> bool:
+    """True for a name as a paper spells it: a hyphen-separated part with two capitals or a capital after a
+    lowercase letter (``DUALFormer``, ``LeReT``, ``SADR``, ``GPT-4o``), not a capitalised word
+    (``Self-Attention``, ``Transformer``)."""
+    return any(_NAME_PART.search(part) for part in word.split("-"))
 
 
 def paper_spelling(text: str, papers: Sequence[PaperHit]) -> str:
-    """``text`` with each word that is a name in one of ``papers`` (title or abstract, :data:`_NAME`) but
+    """``text`` with each word that is a name in one of ``papers`` (title or abstract, :func:`is_name`) but
     written in other letter case ("DualFormer") spelled as the paper spells it ("DUALFormer")."""
     names: dict[str, str] = {}
     for hit in papers:
-        for m in _NAME.finditer(f"{hit.paper.title} {hit.paper.text}"):
-            names.setdefault(m.group(0).lower(), m.group(0))
+        for m in _WORD.finditer(f"{hit.paper.title} {hit.paper.text}"):
+            if is_name(m.group(0)):
+                names.setdefault(m.group(0).lower(), m.group(0))
     if not names:
         return text
-    return _WORD.sub(
-        lambda m: names.get(m.group(0).lower(), m.group(0)) if m.group(0).lower() in names else m.group(0), text
-    )
+    return _WORD.sub(lambda m: names.get(m.group(0).lower(), m.group(0)), text)
 
 
 def unfuse_title(text: str, papers: Sequence[PaperHit]) -> str:
@@ -58,6 +61,11 @@ def unfuse_title(text: str, papers: Sequence[PaperHit]) -> str:
             if rest[:1] == " " and rest[1:2].isupper():
                 return rest.strip()
     return text
+
+
+def _pieces(evidence: str) -> list[str]:
+    """The abstract sentences an evidence string holds (two papers' pieces are joined by " ... ")."""
+    return [p for p in evidence.split(" ... ") if p] if " ... " in evidence else [evidence]
 
 
 def with_evidence(hit: PaperHit, k: int) -> PaperHit:
@@ -92,6 +100,7 @@ class AnswerBuilder:
         self.question, self.context, self.sources, self.model = question, list(context), tuple(sources), model
         self.intent, self.query = intent, query
         self.sentences: list[AnswerSentence] = []
+        self.supports: list[str] = []  # per shown sentence: its evidence as given to add()
         self.evidence: dict[int, list[str]] = {}  # source n -> supporting sentences
         self.order: list[int] = []  # source n in order of first citation
         self.dropped: list[str] = []
@@ -109,17 +118,59 @@ class AnswerBuilder:
         """Show ``sentence``; ``evidence`` is its supporting abstract sentence, or for a sentence about
         two papers the pieces joined by " ... " (each piece goes under the paper whose abstract has it).
         A sentence already shown is not added twice."""
-        pieces = [p for p in evidence.split(" ... ") if p] if " ... " in evidence else [evidence]
+        pieces = _pieces(evidence)
         if sentence.text not in pieces and " ".join(pieces) != sentence.text:  # written by the model, not quoted
             sentence = self._tidy(sentence, pieces[0])
+        self._place(sentence, evidence)
+
+    def _place(self, sentence: AnswerSentence, evidence: str) -> None:
+        """Show ``sentence`` as it is (see :meth:`add`)."""
         if any(s.text == sentence.text for s in self.sentences):
             return
+        pieces = _pieces(evidence)
         for n in sentence.citations:
             paper = self.context[n - 1].paper if 0 < n <= len(self.context) else None
             own = [p for p in pieces if paper is not None and (p in paper.text or p == paper.title)] or pieces
             for piece in own:
                 self.cite(n, piece)
         self.sentences.append(sentence)
+        self.supports.append(evidence)
+
+    def fresh(self) -> AnswerBuilder:
+        """An empty builder for the same question, papers and comparison table."""
+        other = AnswerBuilder(self.question, self.context, self.sources, self.model, self.intent, self.query)
+        other.comparison = self.comparison
+        for n in self.order:
+            other.cite(n)
+        return other
+
+    def merged_with(self, quoted: AnswerBuilder) -> AnswerBuilder:
+        """The answer built by code (``quoted``: abstract sentences) with this builder's verified model
+        sentences in it: a model sentence supported by a quoted sentence of the same paper takes that
+        sentence's place; the others follow the quotes, in the order they were written. Dropped
+        sentences, ``model_used`` and the comparison come from this builder."""
+        merged = self.fresh()
+        merged.dropped, merged.model_used = list(self.dropped), self.model_used
+        placed: set[int] = set()
+        for q_sentence, q_evidence in zip(quoted.sentences, quoted.supports):
+            q_pieces = set(_pieces(q_evidence))
+            same = next(
+                (
+                    i
+                    for i, (m, ev) in enumerate(zip(self.sentences, self.supports))
+                    if i not in placed and set(m.citations) & set(q_sentence.citations) and set(_pieces(ev)) & q_pieces
+                ),
+                None,
+            )
+            if same is None:
+                merged._place(q_sentence, q_evidence)
+            else:
+                placed.add(same)
+                merged._place(self.sentences[same], self.supports[same])
+        for i, (m, ev) in enumerate(zip(self.sentences, self.supports)):
+            if i not in placed:
+                merged._place(m, ev)
+        return merged
 
     def _tidy(self, sentence: AnswerSentence, evidence: str) -> AnswerSentence:
         """A verified model sentence made to read on its own: no title glued to its start, names spelled

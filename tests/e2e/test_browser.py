@@ -55,7 +55,7 @@ def test_question_in_ui_shows_cited_answer_with_link_to_right_paper(page, screen
     assert link.get_attribute("target") == "_blank"
     text = page.locator("#chat").inner_text()
     assert "[1]" in text
-    assert "answered by smollm2" in text
+    assert "answered by" in text  # by retrieval alone: the bundled model is not asked "which paper" (tuning.py)
     message = page.locator("#chat [data-testid='bot']").first
     message.get_by_text("answered by").wait_for(timeout=ANSWER_TIMEOUT_MS)
     scroll_chat_to(page.locator("#chat [data-testid='user']").first)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assistant.answer.builder import AnswerBuilder, paper_spelling, unfuse_title
+from assistant.answer.builder import AnswerBuilder, is_name, paper_spelling, unfuse_title
 from assistant.types import AnswerSentence, Evidence, Paper, PaperHit
 
 SENTENCES = (
@@ -64,3 +64,5 @@ def test_title_and_spelling_helpers() -> None:
         "DUALFormer: Dual Graph Transformer runs attention."  # a title as the subject is a sentence
     )
     assert paper_spelling("Dualformer and gts beat dualFORMER-like models.", [HIT]) == "DUALFormer and GTs beat dualFORMER-like models."
+    assert is_name("DUALFormer") and is_name("GPT-4o") and is_name("LeReT") and not is_name("Self-Attention")
+    assert paper_spelling("global self-attention", [HIT]) == "global self-attention"  # a capitalised word is no name
