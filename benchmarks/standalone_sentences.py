@@ -48,7 +48,7 @@ class SilentBackend:
         return iter(())
 
 
-def _questions(paths: Sequence[str]) -> list[list[str]]:
+def _questions(paths: Sequence[str], split: str = "all") -> list[list[str]]:
     """Each eval item's turns (a follow-up has two), answerable ones only; question types taken in turn
     (lookup, fact, summary, compare, topic, follow-up, …) and, within a type, the files in turn."""
     by_type: dict[str, list[list[str]]] = {}
@@ -57,6 +57,9 @@ def _questions(paths: Sequence[str]) -> list[list[str]]:
         for items in per_file:
             if rank < len(items) and items[rank].get("type") != "unanswerable":
                 item = items[rank]
+                number = int("".join(c for c in item["id"] if c.isdigit()) or 0)
+                if split != "all" and (number % 2 == 1) != (split == "test"):
+                    continue
                 by_type.setdefault(item["type"], []).append(item.get("turns") or [item["question"]])
     out: list[list[str]] = []
     queues = list(by_type.values())
@@ -80,6 +83,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--questions", nargs="+", default=["eval/dev.jsonl", "eval/fresh.jsonl"])
     parser.add_argument("--limit", type=int, default=30, help="extractive answers to read")
     parser.add_argument("--show", action="store_true", help="print every shown text's opening")
+    parser.add_argument("--split", choices=["all", "val", "test"], default="all",
+                        help="frozen sets (eval/kept-seeds.jsonl): odd ids are test, even ids val")
     args = parser.parse_args(argv)
     enforce_offline()
     from assistant.service import build_assistant
@@ -87,7 +92,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = load_settings()
     answers = texts = issue_hits = own_hits = 0
     with build_assistant(settings, backend=SilentBackend()) as assistant:  # type: ignore[arg-type]
-        for turns in _questions(args.questions):
+        for turns in _questions(args.questions, args.split):
             if answers >= args.limit:
                 break
             session = assistant.new_session()

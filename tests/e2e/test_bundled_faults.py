@@ -55,7 +55,7 @@ def test_bundled_server_killed_mid_answer(assistant: Assistant) -> None:
     assert "killed by SIGKILL in the middle of the answer" in answer.notice and "Showing the most relevant passages" in answer.notice
     assert answer.sentences and all(s.citations for s in answer.sentences)
     assert answer.citations[0].paper.id == DUALFORMER
-    nxt = session.ask("What does it use the graph neural network for?")  # the next question: server restarted
+    nxt = session.ask("How many real-world datasets was it compared on?")  # the next model question: server restarted
     assert server.is_running()
     assert "SIGKILL" not in nxt.notice and nxt.citations
 
