@@ -129,7 +129,11 @@ class Settings(BaseSettings):
         2000,
         ge=100,
         le=100_000,
-        description="Longest question accepted, in characters (whitespace runs count as one). A longer message is refused with a message saying so, before any search: a pasted page is not a question (read as one it was matched to papers at random and even answered as a comparison).",
+        description=(
+            "Longest question accepted, in characters (whitespace runs count as one). A longer message is "
+            "refused with a message saying so, before any search: a pasted page is not a question (read as one "
+            "it was matched to papers at random and even answered as a comparison)."
+        ),
     )
     top_k: int = Field(5, ge=1, le=50, description="Papers shown as sources per answer.")
     candidate_k: int = Field(

@@ -29,8 +29,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--questions", nargs="+", default=["eval/dev.jsonl", "eval/fresh.jsonl"])
     parser.add_argument("--ask-all", action="store_true", help="ask the model for every lookup kind")
-    parser.add_argument("--split", choices=["all", "val", "test"], default="all",
-                        help="frozen sets (eval/kept-seeds.jsonl): odd ids are test, even ids val")
+    parser.add_argument(
+        "--split",
+        choices=["all", "val", "test"],
+        default="all",
+        help="frozen sets (eval/kept-seeds.jsonl): odd ids are test, even ids val",
+    )
     args = parser.parse_args(argv)
     enforce_offline()
     import assistant.answer.strategies as strategies
@@ -59,7 +63,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             key = answer.intent + (f" / {lookup_kind(analyze(question))}" if answer.intent == "lookup" else "")
             kept[key].append(answer.mode == "generated")
             waited[key].append(answer.timings_ms.get("generate", 0.0) / 1000)
-            print(f"{'kept' if kept[key][-1] else 'none':4s} {waited[key][-1]:5.1f} s  {key:24s} {question[:70]}", flush=True)
+            print(
+                f"{'kept' if kept[key][-1] else 'none':4s} {waited[key][-1]:5.1f} s  {key:24s} {question[:70]}",
+                flush=True,
+            )
     print(f"\n{'asked for':26s} {'answers':>7s} {'kept':>5s} {'share':>6s} {'mean wait s':>11s}")
     for key in sorted(kept):
         k, w = kept[key], waited[key]

@@ -83,8 +83,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--questions", nargs="+", default=["eval/dev.jsonl", "eval/fresh.jsonl"])
     parser.add_argument("--limit", type=int, default=30, help="extractive answers to read")
     parser.add_argument("--show", action="store_true", help="print every shown text's opening")
-    parser.add_argument("--split", choices=["all", "val", "test"], default="all",
-                        help="frozen sets (eval/kept-seeds.jsonl): odd ids are test, even ids val")
+    parser.add_argument(
+        "--split",
+        choices=["all", "val", "test"],
+        default="all",
+        help="frozen sets (eval/kept-seeds.jsonl): odd ids are test, even ids val",
+    )
     args = parser.parse_args(argv)
     enforce_offline()
     from assistant.service import build_assistant

@@ -57,7 +57,10 @@ CHECKING = "Checking for more: a sentence the language model writes is added onc
 SEND = "Send"
 ANSWERING = "Answering…"
 #: Shown (as a notice) when a question is sent while the previous answer is still being written.
-BUSY = "The answer to your last question is still being written; your new question stays in the box. Send it when that answer is finished."
+BUSY = (
+    "The answer to your last question is still being written; your new question stays in the box. "
+    "Send it when that answer is finished."
+)
 #: Runs in the browser when a question is sent: the note under the box says why nothing happens while an
 #: answer is being written (Send is disabled then; Enter in the box is refused by ``take_question``).
 BUSY_NOTE_JS = "() => (document.querySelector('#send')?.disabled ? %s : '')" % json.dumps(f"*{BUSY}*")

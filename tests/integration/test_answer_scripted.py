@@ -108,3 +108,21 @@ def test_comparison_table_is_streamed_before_any_sentence(scripted_assistant) ->
     first = next(e for e in events if e.answer is not None)
     assert first.kind == "partial" and first.answer.comparison is not None and first.answer.sentences == ()
     assert len(first.answer.comparison.rows) == 2
+
+
+def test_the_answer_from_the_abstracts_is_shown_before_the_model_is_asked(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """Issue 25.1: useful text first. The first partial answer is built from the abstracts (cited) before the
+    model is called; the model's verified sentence then joins it; the final answer has no headline notice."""
+    good = "DUALFormer performs the global self-attention module on feature dimensions."
+    with FakeOpenAIServer([good]) as server, scripted_assistant(server) as assistant:
+        seen = []
+        for event in assistant.stream(Q):
+            seen.append((event.kind, event.answer, len(server.requests)))
+    partials = [(a, asked) for kind, a, asked in seen if kind == "partial" and a is not None and a.sentences]
+    first, asked_by_then = partials[0]
+    assert asked_by_then == 0 and first.mode == "extractive" and all(s.citations for s in first.sentences)
+    assert good not in [s.text for s in first.sentences]
+    final = seen[-1][1]
+    assert final is not None and good in [s.text for s in final.sentences] and final.mode == "generated"
+    assert [s.text for s in first.sentences if s.text in [t.text for t in final.sentences]]  # the quotes stay
+    assert not final.notice and final.timings_ms["first_text"] <= final.timings_ms["total"]
