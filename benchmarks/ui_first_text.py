@@ -73,10 +73,9 @@ def main() -> int:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
-    print(
-        f"\n{len(questions)} questions; first cited text p50/p95 {_pct(firsts, 0.5) / 1000:.2f}/{_pct(firsts, 0.95) / 1000:.2f} s; "
-        f"full answer p50/p95 {_pct(totals, 0.5) / 1000:.2f}/{_pct(totals, 0.95) / 1000:.2f} s"
-    )
+    first = f"{_pct(firsts, 0.5) / 1000:.2f}/{_pct(firsts, 0.95) / 1000:.2f}"
+    full = f"{_pct(totals, 0.5) / 1000:.2f}/{_pct(totals, 0.95) / 1000:.2f}"
+    print(f"\n{len(questions)} questions; first cited text p50/p95 {first} s; full answer p50/p95 {full} s")
     return 0
 
 
