@@ -23,6 +23,8 @@ logger = logging.getLogger(__name__)
 
 #: Where the MCP server answers over streamable HTTP.
 MCP_PATH = "/mcp"
+#: Seconds requests in flight get to finish once the server is asked to stop.
+SHUTDOWN_GRACE_S = 5
 _LOOPBACK = ("127.0.0.1", "localhost", "::1")
 __all__ = ["MCP_PATH", "api_key_for", "build_api_app", "is_loopback", "run_app"]
 
@@ -101,9 +103,18 @@ def build_api_app(
 
 
 def run_app(app: Any, host: str, port: int) -> None:
-    """Serve ``app`` with uvicorn on ``host:port`` until Ctrl-C or SIGTERM (then it shuts down cleanly and
-    returns)."""
+    """Serve ``app`` with uvicorn on ``host:port`` until Ctrl-C or SIGTERM, then shut down and return: requests
+    in flight get :data:`SHUTDOWN_GRACE_S` seconds to finish (open event streams, such as a browser tab's, are
+    then closed)."""
     import uvicorn
 
-    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=SHUTDOWN_GRACE_S,
+    )
     uvicorn.Server(config).run()
