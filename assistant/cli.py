@@ -537,10 +537,10 @@ def _papers(settings: Settings, args: argparse.Namespace) -> int:
             emit(found.model_dump_json(indent=2))
             return 0
         lines = []
-        for p in found.papers:
-            lines.append(f"{p.rank}. {p.title}  ({p.similarity:.2f})")
-            lines.append(f"   {p.url or '(no link)'}   id: {p.id}")
-            lines.append(f"   “{p.best_sentence}”")
+        for match in found.papers:
+            lines.append(f"{match.rank}. {match.title}  ({match.similarity:.2f})")
+            lines.append(f"   {match.url or '(no link)'}   id: {match.id}")
+            lines.append(f"   “{match.best_sentence}”")
         emit("\n".join(lines) if lines else f"No indexed paper matches {args.search!r} with these filters.")
         return 0
     catalog = records.open_papers(settings)

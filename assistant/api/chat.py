@@ -169,9 +169,9 @@ def cited_in(text: str, annotations: Sequence[Any] = (), answer: Mapping[str, An
             continue
         start, end, url = cite.get("start_index"), cite.get("end_index"), cite.get("url")
         if isinstance(start, int) and isinstance(end, int) and isinstance(url, str) and url:
-            m = _MARKER.match(text[start:end])
-            if m:
-                found.setdefault(int(m.group(1)), f"url:{url}")
+            marker = _MARKER.match(text[start:end])
+            if marker:
+                found.setdefault(int(marker.group(1)), f"url:{url}")
     return found
 
 
@@ -205,7 +205,8 @@ def rebuild_session(assistant: Assistant, turns: Sequence[PriorTurn]) -> ChatSes
             question = clean_question(turn.question)
         except (EmptyQuestionError, AssistantError):
             continue
-        resolved, focus = question, ()
+        resolved = question
+        focus: tuple[str, ...] = ()
         if i >= len(turns) - RESOLVE_LAST_TURNS and data["turns"]:
             session.restore(data)
             res = session.resolve(question)

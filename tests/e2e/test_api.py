@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from assistant.llm.local import free_port
-from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.fake_openai_server import CUT, FakeOpenAIServer
 from tests.support.seeds import url_of
 from tests.support.servers import wait_for_http
 
@@ -34,10 +34,18 @@ TURNS = [
 ]
 
 
+#: A question whose model reply breaks off mid-stream after one supported sentence (tests/support CUT:).
+BROKEN = "What does A-Bench diagnose about LMMs?"
+
+
 def scripted(payload: dict[str, Any]) -> str:
-    """The model's reply: a sentence the A-Bench abstract supports for A-Bench questions, else an unsupported
-    one (so the answer is the cited extractive one)."""
+    """The model's reply: a sentence the A-Bench abstract supports for A-Bench questions (for :data:`BROKEN`,
+    followed by a long one during which the connection is cut), else an unsupported one (so the answer is the
+    cited extractive one)."""
     prompt = json.dumps(payload.get("messages", []))
+    if "A-Bench diagnose" in prompt:
+        return (CUT + "A-Bench is a benchmark designed to diagnose whether LMMs are masters at evaluating AIGIs [1]. "
+                + "Bananas are yellow and " * 8 + "so on.")
     if "A-Bench" in prompt and "introduces" in prompt:
         return "A-Bench is a benchmark designed to diagnose whether LMMs are masters at evaluating AIGIs [1]."
     return "Bananas are yellow."
@@ -167,6 +175,24 @@ def test_streaming_gives_the_same_text_and_annotations(server: dict[str, str], c
         assert delta.model_extra["annotations"] == [a.model_dump() for a in message.annotations]
         assert delta.model_extra["answer"]["answer"] == message.model_extra["answer"]["answer"]
         history += [{"role": "user", "content": question}, {"role": "assistant", "content": message.content}]
+
+
+def test_a_model_failing_mid_stream_still_streams_the_same_text(server: dict[str, str]) -> None:
+    import httpx
+
+    messages = [{"role": "user", "content": BROKEN}]
+    alone = client(server).chat.completions.create(model="paper-assistant", messages=messages).choices[0].message
+    assert "broke off" in alone.model_extra["answer"]["notice"]
+    assert alone.content.startswith("A-Bench is a benchmark designed to diagnose")  # the verified sentence stays
+    text, last = streamed(server, messages)
+    assert text == alone.content and last.choices[0].finish_reason == "stop"
+    # a client that leaves after the first event does not disturb the server
+    with httpx.stream("POST", f"{server['url']}/v1/chat/completions", timeout=60,
+                      headers={"Authorization": f"Bearer {KEY}"},
+                      json={"model": "paper-assistant", "messages": messages, "stream": True}) as response:
+        assert response.status_code == 200
+        next(response.iter_lines())
+    assert [m.id for m in client(server).models.list()] == ["paper-assistant"]
 
 
 def test_requests_at_once_each_get_the_answer_they_get_alone(server: dict[str, str], conversation: list[Any]) -> None:
