@@ -521,14 +521,18 @@ def _delete(settings: Settings, typed: Sequence[str]) -> int:
 def _papers(settings: Settings, args: argparse.Namespace) -> int:
     from assistant.api import papers as records
 
+    if args.search is not None and args.offset:
+        raise ConfigError("--offset pages a listing; a --search shows the best --limit matches.")
+    if args.search is not None and args.count:
+        raise ConfigError("--count counts a listing; pass either --count or --search.")
+    if args.offset < 0:
+        raise ConfigError(f"--offset {args.offset}: must be 0 or more.")
+    if args.limit is not None and not 1 <= args.limit <= records.MAX_LIMIT:
+        raise ConfigError(f"--limit {args.limit}: must be between 1 and {records.MAX_LIMIT}.")
     require_existing_storage(settings)
     if args.search is not None:
         from assistant.service import build_retriever
 
-        if args.offset:
-            raise ConfigError("--offset pages a listing; a --search shows the best --limit matches.")
-        if args.count:
-            raise ConfigError("--count counts a listing; pass either --count or --search.")
         retriever, _ = build_retriever(settings)
         found = records.search_papers(
             retriever, args.search, author=args.author, venue=args.venue, limit=args.limit or 10
