@@ -188,8 +188,8 @@ def search_papers(
 
 
 def get_paper(catalog: Catalog, paper_id: str) -> PaperDetailJSON:
-    """The paper ``paper_id`` with its abstract. Besides the exact id, an export's own id, an arXiv id, DOI or
-    OpenReview link finds it (as ``assistant delete`` does).
+    """The paper ``paper_id`` with its abstract. Besides the exact id, the paper's link, an export's own id, an
+    arXiv id, DOI or OpenReview link finds it (as ``assistant delete`` does).
 
     Raises:
         PaperNotFoundError: no paper has that id (the message suggests up to 3 close ids).
@@ -202,6 +202,10 @@ def get_paper(catalog: Catalog, paper_id: str) -> PaperDetailJSON:
     if not typed:
         raise PaperNotFoundError("paper id is empty: pass an id as listed by `list_papers` or cited in an answer.")
     paper = catalog.paper(typed)
+    if paper is None:
+        by_link = catalog.ids_by_url([typed]).get(typed, [])
+        if len(by_link) == 1:
+            paper = catalog.paper(by_link[0])
     if paper is None:
         resolution = resolve_ids([typed], CatalogPapers(catalog))
         if len(resolution.ids) == 1:
