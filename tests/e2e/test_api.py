@@ -216,6 +216,12 @@ def test_requests_at_once_each_get_the_answer_they_get_alone(server: dict[str, s
     assert together == alone * 2
 
 
+def test_an_intent_can_be_forced(server: dict[str, str]) -> None:
+    reply = ask(server, [], "horizon generalization", extra_body={"intent": "summary"})
+    answer = reply.choices[0].message.model_extra["answer"]
+    assert answer["intent"] == "summary" and answer["citations"]
+
+
 def test_errors_have_the_openai_shape(server: dict[str, str]) -> None:
     import httpx
     import openai
@@ -230,6 +236,10 @@ def test_errors_have_the_openai_shape(server: dict[str, str]) -> None:
         client(server).chat.completions.create(
             model="paper-assistant", messages=[{"role": "user", "content": TURNS[0]}, {"role": "assistant", "content": "x"}])
     assert "last message" in last.value.message
+    with pytest.raises(openai.BadRequestError) as intent:
+        client(server).chat.completions.create(model="paper-assistant", messages=[{"role": "user", "content": TURNS[0]}],
+                                               extra_body={"intent": "poem"})
+    assert intent.value.body["param"] == "intent"  # type: ignore[index]
     raw = httpx.post(f"{server['url']}/v1/chat/completions", content=b"{not json",
                      headers={"Authorization": f"Bearer {KEY}"}, timeout=30)
     assert raw.status_code == 400
