@@ -597,9 +597,15 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
 
 def _mcp(settings: Settings) -> int:
     require_existing_storage(settings)
+    import signal
+
     from assistant.api.mcp_server import build_mcp_server
     from assistant.service import build_assistant
 
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)  # a desktop app stopping the server: the bundled model stops too
     with build_assistant(settings, start_llm=False) as assistant:
         build_mcp_server(assistant).run("stdio")
     return 0
