@@ -201,6 +201,18 @@ class Settings(BaseSettings):
         4096, ge=512, description="Context window of the bundled model server (2048 rejects larger prompts)."
     )
 
+    # --- API (OpenAI-compatible /v1 and MCP over HTTP; assistant/api/) -------------------------
+    api_key: SecretStr | None = Field(
+        None,
+        description=(
+            "Bearer key that `/v1/*` and `/mcp` requests must send (`Authorization: Bearer KEY`), never logged. "
+            "Unset: the UI's `ASSISTANT_UI_AUTH` value (`user:password`) is the key when that is set, else no key "
+            "is needed."
+        ),
+    )
+    api_host: str = Field("127.0.0.1", description="Interface `assistant serve` binds to (loopback by default).")
+    api_port: int = Field(7860, ge=1, le=65535, description="Port of `assistant serve`.")
+
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         "WARNING", description="Logging level (to stderr). `--verbose` on the command line means INFO."
     )

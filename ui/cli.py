@@ -68,12 +68,14 @@ def _serve(argv: Sequence[str] | None) -> int:
             require_existing_storage(settings)
         embed = None if args.no_ingest else ingest_command(settings, [], rebuild=False, progress=True)
 
+        from assistant.api.server import api_key_for
         from assistant.service import build_assistant
         from ui.app import serve
 
         signal.signal(signal.SIGTERM, _raise_interrupt)  # `kill` stops the UI like Ctrl-C: cleanup runs
         with build_assistant(settings, embed_model=embed) as assistant:  # type: ignore[arg-type]
-            serve(assistant, ui)
+            auth = ui.auth.get_secret_value() if ui.auth is not None else None
+            serve(assistant, ui, api_key=api_key_for(settings, auth))
         return 0
 
     return guarded(body)

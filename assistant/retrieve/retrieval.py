@@ -193,6 +193,12 @@ class PaperRetriever:
             self._seen_generation = generation
             return changed
 
+    @property
+    def catalog(self) -> Catalog:
+        """The catalog this retriever reads (paper records, filters, BM25); call :meth:`refresh` first to see
+        the index's latest papers."""
+        return self._catalog
+
     def sentences_of(self, pid: str) -> list[str]:
         """The sentences of paper ``pid`` (``text.split_sentences`` of its abstract); [] if unknown."""
         return self._catalog.sentences(pid)
