@@ -527,14 +527,24 @@ def explaining(settings: Settings, body: Callable[[], int]) -> int:
         return body()
     except AssistantError:
         raise
-    except Exception as e:  # a failure whose cause is known (read-only / full disk, vector size) gets its own line
-        from assistant.index.store import explain_failure
-
-        known = explain_failure(e, settings)
-        if known is None:
+    except OSError as e:
+        if _stdout_broken():  # the full disk or closed pipe is stdout's: guarded() says so
             raise
+        _explain(e, settings)
+        raise
+    except Exception as e:  # a failure whose cause is known (read-only / full disk, vector size) gets its own line
+        _explain(e, settings)
+        raise
+
+
+def _explain(error: Exception, settings: Settings) -> None:
+    """Raise the known-cause :class:`AssistantError` for ``error`` (see :func:`explaining`); return if none."""
+    from assistant.index.store import explain_failure
+
+    known = explain_failure(error, settings)
+    if known is not None:
         logger.debug("storage failure", exc_info=True)
-        raise known from e
+        raise known from error
 
 
 def _dispatch(settings: Settings, args: argparse.Namespace) -> int:

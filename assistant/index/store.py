@@ -191,6 +191,12 @@ def storage_failure(error: BaseException, settings: Settings) -> StorageEnvironm
         free = shutil.disk_usage(_nearest_existing(d)).free
     except OSError:
         free = -1
+    if isinstance(error, OSError):  # an OS error is the index's only when it is about a file of the index
+        if error.filename is None:  # stdout, a pipe: only a nearly full index disk makes it the index's
+            if not 0 <= free < DISK_FULL_BYTES:
+                return None
+        elif not Path(os.path.abspath(error.filename)).is_relative_to(os.path.abspath(d)):
+            return None
     if code in (errno.ENOSPC, errno.EDQUOT) or _DISK_FULL_TEXT.search(text) or 0 <= free < DISK_FULL_BYTES:
         return StorageEnvironmentError(
             f"The disk holding the index folder {d} is full ({max(free, 0) / 2**20:.1f} MiB free; {type(error).__name__}). "

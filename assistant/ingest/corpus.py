@@ -212,8 +212,8 @@ def _read_file(
                 f"{path}: no abstract to index.{first} Each record needs an abstract "
                 "(field 'abstract', 'text' or 'summary')."
             )
-        for row in rows:
-            note_skip(skipped, *row.split(": ", 1))
+        for skipped_row in rows:
+            note_skip(skipped, *skipped_row.split(": ", 1))
         _add_export_papers(papers, found, path, kept, skipped)
         return
     meta_path = path.parent / METADATA_FILE
