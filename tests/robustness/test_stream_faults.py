@@ -146,4 +146,4 @@ def test_cli_ask_json_with_a_stalled_stream_prints_json_on_time(seeded_settings)
     out = json.loads(proc.stdout)
     assert "timed out" in out["notice"] and out["citations"][0]["paper_id"] == DUALFORMER
     # ended by the 5 s timeout, not the 30 s stall (bound scales with load, tests/support/timing.py)
-    assert out["timings_ms"]["generate"] < min(time_bound_s(5, 0.3), STALL_S) * 1000
+    assert out["timings_ms"]["generate"] < min(time_bound_s(5, 1.0), STALL_S) * 1000
