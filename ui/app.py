@@ -178,8 +178,8 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             else:
                 logger.exception("unexpected error while answering")
                 error = error_markdown(
-                    "Something went wrong while finishing this answer; the details are in the server log. "
-                    "Please try again."
+                    "Internal error: the assistant itself failed while finishing this answer (a bug, not the "
+                    "language model and not your question); the details are in the server log. Please try again."
                 )
             history[-1] = {"role": "assistant", "content": _kept(hits, partial, anchor, error)}
             yield "", history, session

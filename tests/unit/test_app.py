@@ -99,7 +99,8 @@ def test_an_unexpected_failure_keeps_what_was_shown(app) -> None:  # type: ignor
     *_, (_, history, _) = app["respond"].fn("crash now", "auto", [], None)
     content = history[-1]["content"]
     assert "XNet is fast.<sup class='cite'>" in content and "id='m2-ref-1'" in content  # kept
-    assert content.rstrip().endswith("Please try again.</p>") and "Something went wrong" in content
+    assert content.rstrip().endswith("Please try again.</p>") and "Internal error" in content
+    assert "language model failed" not in content
 
 
 def test_a_storage_failure_is_one_clear_line_not_something_went_wrong(app) -> None:  # type: ignore[no-untyped-def]
