@@ -20,8 +20,8 @@ import re
 from dataclasses import dataclass
 
 _DISPLAY = [
-    (re.compile(r"\*\*([^*\s](?:[^*]*?[^*\s])??)\*\*"), r"\1"),  # **bold**, also inside a word: **S**elective
-    (re.compile(r"(?<![\w*])\*([^*\s](?:[^*]*?[^*\s])??)\*(?![\w*])"), r"\1"),  # *italic*
+    (re.compile(r"\*\*(\S(?:.*?\S)??)\*\*"), r"\1"),  # **bold**; ?? = shortest: "**S**elective **A**ttention"
+    (re.compile(r"(?<![\w*])\*(\S(?:.*?\S)??)\*(?![\w*])"), r"\1"),  # *italic*; ?? likewise
     (re.compile(r"\\(?:emph|textit|textbf|texttt|textrm|textsc|underline|mathrm|text)\{([^{}]*)\}"), r"\1"),
     (re.compile(r"\\([%&$#_{}])"), r"\1"),  # \% -> %
 ]

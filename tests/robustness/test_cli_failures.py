@@ -1,6 +1,6 @@
 """No traceback reaches a user from any command, whatever fails after the work is done: every command runs
 against a real index with a failure injected where its result is written (a full disk on stdout, a
-conversation file that cannot be saved, an exception from the renderer or from Gradio's launch)."""
+conversation file that cannot be saved, an exception from the renderer or from the UI's or the API's server)."""
 
 from __future__ import annotations
 
@@ -113,21 +113,35 @@ def test_an_unexpected_exception_after_the_answer_is_one_line(scripted_env, monk
 
     monkeypatch.setattr(assistant.answer.render, "answer_to_text", broken)
     assert main(["ask", Q]) == 1
-    assert _one_error_line(capsys.readouterr().err).startswith("error: unexpected KeyError: 'injected'")
+    assert _one_error_line(capsys.readouterr().err).startswith(
+        "error: internal error, unexpected KeyError: 'injected'"
+    )
 
 
 def test_ui_launch_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    import gradio as gr
-
+    import assistant.api.server
     from ui.cli import main as ui_main
 
-    def broken_launch(self: object, *a: object, **k: object) -> None:
+    def broken_launch(*a: object, **k: object) -> None:
         raise RuntimeError("injected at launch")
 
-    monkeypatch.setattr(gr.Blocks, "launch", broken_launch)
+    monkeypatch.setattr(assistant.api.server, "run_app", broken_launch)  # the server that serves the page and API
     assert ui_main(["--no-ingest", "--port", str(free_port())]) == 1
     out, err = capsys.readouterr()
     assert "Chat UI on http://127.0.0.1:" in out
+    assert "injected at launch" in _one_error_line(err)
+
+
+def test_api_server_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    import assistant.api.server
+
+    def broken_launch(*a: object, **k: object) -> None:
+        raise RuntimeError("injected at launch")
+
+    monkeypatch.setattr(assistant.api.server, "run_app", broken_launch)
+    assert main(["serve", "--port", str(free_port())]) == 1
+    out, err = capsys.readouterr()
+    assert "OpenAI-compatible API on http://127.0.0.1:" in out
     assert "injected at launch" in _one_error_line(err)
 
 
@@ -142,3 +156,24 @@ def test_a_real_full_disk_on_stdout_gives_one_line_and_no_exit_time_traceback(tm
     assert proc.returncode == 1
     assert "Exception ignored" not in proc.stderr
     assert "No space left on device" in _one_error_line(proc.stderr)
+
+
+def test_a_broken_citation_verifier_is_an_internal_error_not_a_model_failure(  # type: ignore[no-untyped-def]
+    scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26.1: a bug in our own checker exits 1 with one "internal error" line; it is never shown as
+    "The language model failed" followed by an extractive answer."""
+    from assistant.verify.attribution import Attributor
+
+    def broken(self: object, sentence: str) -> None:
+        raise ZeroDivisionError("injected into the verifier")
+
+    monkeypatch.setattr(Attributor, "attribute", broken)
+    scripted_env.replies[:] = ["A-Bench is a benchmark for LMMs. It was written by Google DeepMind. A-Bench has two parts."]
+    assert main(["ask", "Which paper introduces A-Bench?"]) == 1
+    out, err = capsys.readouterr()
+    line = _one_error_line(err)
+    assert line.startswith("error: internal error, unexpected ZeroDivisionError: injected into the verifier"), line
+    assert "language model" not in (out + err).lower().replace("not in your input or the model", "")
+    assert "References:" not in out  # no extractive answer dressed up as a fallback
+    assert scripted_env.requests  # the model was asked: the failure came after it answered

@@ -209,3 +209,15 @@ def test_search_links_say_so_and_topic_lists_one_line_per_paper() -> None:
     assert items[0].startswith("<a href='#a-ref-1' class='ref-n'>[1]</a> <a href=\"https://openreview.net/forum?id=x\"")
     assert "XNet is fast.<sup class='cite'>" in items[0] and "YNet is small." in items[1]
     assert "Papers found" in found_html((_Hit(a, 0.1, 0.5, (), ()),))
+
+
+def test_adjacent_emphasis_spans_are_each_the_shortest() -> None:
+    """Found by the hand-written browser oracle (issue 26.3): a seed abstract bolds single letters inside
+    words; each ``**X**`` is its own span, never one run from the first ``**`` to the last."""
+    from ui.text import display_text
+
+    assert display_text("method **S**elective **A**ttention **D**rift **R**estriction(**SADR**)") == (
+        "method Selective Attention Drift Restriction(SADR)"
+    )
+    assert display_text("*a* and *b*") == "a and b"
+    assert display_text("2*3*4 and x * y") == "2*3*4 and x * y"  # no emphasis: kept
