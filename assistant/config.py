@@ -205,8 +205,8 @@ class Settings(BaseSettings):
         "auto",
         description=(
             "How much to ask of the model. `small` (what `auto` picks for the bundled 135M model): the model writes "
-            "only short lookups (at most 64 tokens, stopping at the first verified sentence); summaries and "
-            "comparisons are built from abstract sentences by code. `capable` (what `auto` picks for any configured "
+            "only short answers to lookups that ask for a number (at most 64 tokens, stopping at the first verified "
+            "sentence; where its sentences were kept); everything else is built from abstract sentences by code. `capable` (what `auto` picks for any configured "
             "endpoint): every intent goes to the model, with 4 evidence sentences per paper and "
             "`llm_max_output_tokens`."
         ),
