@@ -494,7 +494,7 @@ def ingest_command(
 def _ask(settings: Settings, args: argparse.Namespace) -> int:
     from assistant.understand.question import clean_question
 
-    question = clean_question(args.question)
+    question = clean_question(args.question, settings.max_question_chars)
     saved = check_session_file(args.session) if args.session else None
     require_existing_storage(settings)
 
