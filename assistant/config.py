@@ -128,10 +128,15 @@ class Settings(BaseSettings):
 
     # --- attribution -------------------------------------------------------------------------
     support_threshold: float = Field(
-        0.55,
+        0.5,
         ge=0.0,
         le=1.0,
-        description="Minimum support score (cosine + lexical overlap, see attribution.py) for an answer sentence to keep a citation.",
+        description="Minimum support probability (the trained support model, attribution.py) for an answer sentence to be shown with its citation; chosen on validation data (assistant/verify/model/MODEL_CARD.md).",
+    )
+
+    llm_judge: bool = Field(
+        False,
+        description="In the `capable` profile, also ask the configured model to judge each sentence the local verifier keeps against its evidence (strict JSON verdict); its 'not supported' drops the sentence, a malformed or missing verdict leaves the local decision.",
     )
 
     # --- LLM ---------------------------------------------------------------------------------

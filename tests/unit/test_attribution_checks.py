@@ -1,5 +1,10 @@
-"""The verifier's checks on aligned evidence (attribution.py), with the real embedding model and real
-abstracts: a sentence that flips what its evidence says is dropped; a faithful one is kept and cited."""
+"""The verifier's hard constraints and citations (attribution.py), with the real embedding model, the shipped
+support model and real abstracts: near-copies are kept and cited to their paper, numbers / names / places
+that the paper does not hold are dropped, a two-paper sentence cites both.
+
+Negation, who-beats-whom, direction and overclaim used to be hand rules tested here on hand-picked seed
+sentences; the support model decides them now, and they are tested as properties over every seed abstract
+(never trained on) in tests/unit/test_support_model.py."""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.verify.attribution import Attributor, mismatches, name_occurs, words
+from assistant.verify.attribution import Attributor, hard_mismatches, name_occurs, proper_nouns, words
 from assistant.ingest.chunking import split_sentences
 from assistant.ingest.corpus import read_papers
 from assistant.types import PaperHit
@@ -45,14 +50,6 @@ def test_near_verbatim_copy_is_kept(attributor: Attributor, sentence: str, paper
 
 
 @pytest.mark.parametrize("sentence", [
-    "EM-LLM integrates key aspects of human episodic memory and event cognition into LLMs through fine-tuning.",
-    "LiMAC does not increase the overall action accuracy compared to fine-tuned VLMs.",
-])
-def test_negation_mismatch_is_dropped(attributor: Attributor, sentence: str) -> None:
-    assert cited(attributor, sentence) is None
-
-
-@pytest.mark.parametrize("sentence", [
     "For compute-optimal training, perplexity and gradient data selection require training-to-selection model size "
     "ratios of 10x and 5x, respectively.",  # numbers swapped between the two measured things
     "LiMAC increases the overall action accuracy by up to 19% compared to fine-tuned VLMs, and up to 24% compared "
@@ -63,32 +60,30 @@ def test_swapped_or_wrong_numbers_are_dropped(attributor: Attributor, sentence: 
     assert cited(attributor, sentence) is None
 
 
-@pytest.mark.parametrize("sentence", [
-    "RAG outperforms its popular counterpart, EM-LLM, in a wide range of tasks, while requiring similar resources.",
-    "The method significantly enhances the OOD generalization of light decoder-based approaches, although the gap "
-    "with the heavy decoder paradigm widens.",
-    "GrokTransfer first trains a larger, stronger model to reach a nontrivial test performance.",
-])
-def test_who_beats_whom_and_direction_swaps_are_dropped(attributor: Attributor, sentence: str) -> None:
-    assert cited(attributor, sentence) is None
-
-
 def test_two_paper_sentence_cites_both(attributor: Attributor) -> None:
     sentence = ("Both papers relate to grokking: GrokTransfer accelerates grokking in training neural networks, while "
                 "low sensitivity of transformers can serve as a progress measure for grokking.")
     assert set(cited(attributor, sentence) or ()) == {GROK, SENSITIVITY}
 
 
-def test_overclaim_is_dropped(attributor: Attributor) -> None:
-    assert cited(attributor, "Notably, EM-LLM's performance surpasses full-context models in every task.") is None
-    assert cited(attributor, "Notably, EM-LLM's performance even surpasses full-context models in most tasks.") == (EM_LLM,)
+def test_invented_affiliation_or_place_is_dropped(attributor: Attributor) -> None:
+    true = "EM-LLM integrates key aspects of human episodic memory and event cognition into LLMs with no fine-tuning"
+    assert cited(attributor, true + ".") == (EM_LLM,)
+    assert cited(attributor, true + ", and it was developed at Stanford University.") is None
+    assert cited(attributor, true + ", by the University of Sydney.") is None
 
 
-def test_mismatch_reasons_name_the_check() -> None:
+def test_hard_mismatches_name_the_constraint() -> None:
     ev = ["Our method sustains over 90% performance with an average compression rate of 60%."]
-    assert mismatches("The method sustains over 90% performance with an average compression rate of 70%.", ev)
-    assert mismatches("Our method sustains over 90% performance with an average compression rate of 60%.", ev) == []
-    assert any("negated" in r for r in mismatches("Our method does not sustain 90% performance.", ev))
+    paper = "MatryoshkaKV. " + ev[0]
+    assert hard_mismatches("The method sustains over 90% performance with a compression rate of 70%.", ev, paper)
+    assert hard_mismatches("The method sustains over 90% performance with an average compression rate of 60%.", ev, paper) == []
+    assert any("Stanford" in r for r in hard_mismatches("The method, from Stanford, keeps 90% performance.", ev, paper))
+
+
+def test_proper_nouns_skip_sentence_starts() -> None:
+    assert proper_nouns("The model was trained at Stanford University on ImageNet.") == ["Stanford", "University"]
+    assert proper_nouns("Results: Accuracy rises. Then it falls (Figure 2).") == []
 
 
 def test_names_match_whole_tokens_and_numbers_are_normalised() -> None:

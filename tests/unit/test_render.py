@@ -201,3 +201,12 @@ def test_search_links_say_so_and_topic_lists_one_line_per_paper() -> None:
     assert items[0].startswith("<a href='#a-ref-1' class='ref-n'>[1]</a> <a href=\"https://openreview.net/forum?id=x\"")
     assert "XNet is fast.<sup class='cite'>" in items[0] and "YNet is small." in items[1]
     assert "Papers found" in found_html((_Hit(a, 0.1, 0.5, (), ()),))
+
+
+def test_a_model_sentence_shows_its_support_probability_on_hover() -> None:
+    from assistant.types import AnswerSentence
+    from ui.render import _sentence
+
+    verified = _sentence(AnswerSentence("XNet is fast.", (1,), 0.91, probability=0.91), "a")
+    assert "title='support probability 0.91'" in verified and "XNet is fast." in verified
+    assert "title=" not in _sentence(AnswerSentence("XNet is fast.", (1,), 0.6), "a")  # quoted: its own evidence
