@@ -128,10 +128,20 @@ class Settings(BaseSettings):
 
     # --- attribution -------------------------------------------------------------------------
     support_threshold: float = Field(
-        0.5,
+        0.55,
         ge=0.0,
         le=1.0,
-        description="Minimum support probability (the trained support model, attribution.py) for an answer sentence to be shown with its citation; chosen on validation data (assistant/verify/model/MODEL_CARD.md).",
+        description="Minimum support score (cosine + lexical overlap, see attribution.py) for an answer sentence to keep a citation (the `rules` verifier).",
+    )
+    verifier: Literal["rules", "model"] = Field(
+        "rules",
+        description="How answer sentences are checked: `rules` (alignment >= support_threshold, hard constraints, hand-written meaning checks) or `model` (hard constraints, then the trained support model's probability >= support_probability). docs/evaluation.md compares them.",
+    )
+    support_probability: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description="Minimum support probability of the trained support model for the `model` verifier; chosen on validation claims (assistant/verify/model/MODEL_CARD.md).",
     )
 
     llm_judge: bool = Field(

@@ -153,9 +153,25 @@ PAIR_MIN_UNIQUE = 2
 PAIR_CANDIDATES = 8
 #: ... plus this many best sentences of every paper.
 PAIR_PER_PAPER = 2
+# The rules verifier's meaning checks (verify/rules.py, ASSISTANT_VERIFIER=rules), fitted on claims-dev.
+#: Least number of replaced words (absent from the paper) that make a ``substitution``: a one-word
+#: change is usually a synonym ("boosts" for "improves"). Claims "entity_swap" vs. "paraphrase".
+SUBSTITUTION_MIN_WORDS = 2
+#: Share of an answer sentence's content words found in its evidence sentence above which it is a
+#: near-copy, and replaced words are checked (``substitution``).
+NEAR_COPY_LEXICAL = 0.7
 #: A sentence with at most this many content words outside a source's title (and the frame words "called",
 #: "titled" ...) restates that title: it answers "which paper ...?" (with no extra word) and nothing else.
 TITLE_ECHO_EXTRA_WORDS = 1
+#: Content words of context compared around an opposite (``antonym``) or a relation's sides (``order``).
+SLOT_WINDOW = 3
+#: Least number of shared context words for a slot or side to count as the same one.
+SLOT_MIN_OVERLAP = 2
+#: Content words on each side of a relation searched for names ("EM-LLM outperforms ... RAG").
+NAME_SIDE_WINDOW = 4
+#: Content words after a negation cue that it covers (to the end of the clause at most).
+NEGATION_SCOPE = 3
+
 #: Single evidence sentences (best aligned first) the support model reads for one answer sentence, besides
 #: the best pair; each costs one cross-encoder pass (~4-8 ms int8 on one core).
 VERIFY_SINGLES = 2

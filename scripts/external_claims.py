@@ -20,7 +20,11 @@ import sys
 from pathlib import Path
 
 EXTERNAL = Path("/work/shared/claims-external")
-KINDS = {"supported": ("supported", "finding"), "unsupported": ("unsupported", "refuted"), "nei": ("unsupported", "nei")}
+KINDS = {
+    "supported": ("supported", "finding"),
+    "unsupported": ("unsupported", "refuted"),
+    "nei": ("unsupported", "nei"),
+}
 
 
 def main(out: Path, split: str = "dev") -> int:
@@ -29,9 +33,19 @@ def main(out: Path, split: str = "dev") -> int:
         for line in (EXTERNAL / "checkcovid_corpus.jsonl").read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             abstract = re.sub(r"^Abstract\s+", "", " ".join(row["abstract"].split()))
-            f.write(json.dumps({"id": row["id"], "title": row["title"], "abstract": abstract,
-                                "authors": row.get("authors") or [], "url": row.get("url") or "",
-                                "venue": row.get("venue") or "CORD-19"}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": row["id"],
+                        "title": row["title"],
+                        "abstract": abstract,
+                        "authors": row.get("authors") or [],
+                        "url": row.get("url") or "",
+                        "venue": row.get("venue") or "CORD-19",
+                    }
+                )
+                + "\n"
+            )
     n = 0
     with (out / f"checkcovid-{split}.jsonl").open("w", encoding="utf-8") as f:
         for line in (EXTERNAL / "checkcovid_claims_train_dev.jsonl").read_text(encoding="utf-8").splitlines():
@@ -42,9 +56,21 @@ def main(out: Path, split: str = "dev") -> int:
             sents = row["abstract_sentences"]
             support = " ... ".join(sents[i] for i in row.get("rationale_sentence_indices") or [] if i < len(sents))
             question = f"What does the study “{row['abstract_title'].rstrip('.')}” find?"
-            f.write(json.dumps({"id": row["id"], "question": question, "claim": row["claim"],
-                                "paper_ids": [row["abstract_id"]], "label": label, "kind": kind,
-                                "support": support, "notes": f"Check-COVID {split}, {row['label']}"}) + "\n")
+            f.write(
+                json.dumps(
+                    {
+                        "id": row["id"],
+                        "question": question,
+                        "claim": row["claim"],
+                        "paper_ids": [row["abstract_id"]],
+                        "label": label,
+                        "kind": kind,
+                        "support": support,
+                        "notes": f"Check-COVID {split}, {row['label']}",
+                    }
+                )
+                + "\n"
+            )
             n += 1
     print(f"wrote {n} claims and their abstracts to {out}")
     return 0

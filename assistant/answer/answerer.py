@@ -315,6 +315,8 @@ class Answerer:
                 req.question,
                 min_alignment=min_alignment,
                 judge=judge,
+                verifier=self.settings.verifier,
+                min_probability=self.settings.support_probability,
             )
 
             def verify(raw: str) -> bool:

@@ -153,8 +153,17 @@ def claim_context(retriever: ClaimRetriever, item: ClaimItem, distractors: int =
     return [*own, *others]
 
 
-def check_claim(item: ClaimItem, context: Sequence[PaperHit], embed: Embedder, threshold: float) -> dict[str, Any]:
-    """Run ``item.claim`` through the answerer's verifier against ``context``; one report item (module docstring)."""
+def check_claim(
+    item: ClaimItem,
+    context: Sequence[PaperHit],
+    embed: Embedder,
+    threshold: float,
+    *,
+    verifier: str = "rules",
+    min_probability: float = 0.2,
+) -> dict[str, Any]:
+    """Run ``item.claim`` through the answerer's verifier against ``context``; one report item (module docstring).
+    ``verifier`` / ``min_probability`` as ``Settings.verifier`` / ``Settings.support_probability``."""
     from assistant.verify.attribution import Attributor
 
     embed_ms = [0.0]
@@ -167,7 +176,9 @@ def check_claim(item: ClaimItem, context: Sequence[PaperHit], embed: Embedder, t
             embed_ms[0] += (time.perf_counter() - t) * 1000
 
     t0 = time.perf_counter()
-    attributor = Attributor(context, timed_embed, threshold, item.question)  # as in Answerer._generate
+    attributor = Attributor(  # as in Answerer._generate
+        context, timed_embed, threshold, item.question, verifier=verifier, min_probability=min_probability
+    )
     t1 = time.perf_counter()
     embed_ms[0] = 0.0
     alignment, verdict = attributor.check(item.claim)
@@ -214,7 +225,14 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def evaluate_claims(
-    retriever: ClaimRetriever, embed: Embedder, items: Sequence[ClaimItem], threshold: float, *, progress: bool = False
+    retriever: ClaimRetriever,
+    embed: Embedder,
+    items: Sequence[ClaimItem],
+    threshold: float,
+    *,
+    progress: bool = False,
+    verifier: str = "rules",
+    min_probability: float = 0.2,
 ) -> dict[str, Any]:
     """Check every claim (see :func:`check_claim`) and aggregate. Returns the report dict (module docstring)."""
     from tqdm import tqdm
@@ -225,7 +243,16 @@ def evaluate_claims(
     embed(["warm-up sentence for the embedding model"])  # first call pays one-off start-up costs
     records = []
     for item in tqdm(items, desc="claims eval", unit="claim", disable=not progress, file=sys.stderr):
-        records.append(check_claim(item, claim_context(retriever, item), embed, threshold))
+        records.append(
+            check_claim(
+                item,
+                claim_context(retriever, item),
+                embed,
+                threshold,
+                verifier=verifier,
+                min_probability=min_probability,
+            )
+        )
     kinds = [k for k in (*SUPPORTED_KINDS, *UNSUPPORTED_KINDS) if any(r["kind"] == k for r in records)]
     return {
         "overall": summarize(records),
@@ -285,8 +312,22 @@ def run_claims_command(
     t0 = time.perf_counter()
     with logging_redirect_tqdm():
         retriever, embedder = build_verifier_inputs(settings)
-        report = evaluate_claims(retriever, embedder, items, settings.support_threshold, progress=progress)
-    report = {"claims": str(claims), "split": split, "seconds": round(time.perf_counter() - t0, 1), **report}
+        report = evaluate_claims(
+            retriever,
+            embedder,
+            items,
+            settings.support_threshold,
+            progress=progress,
+            verifier=settings.verifier,
+            min_probability=settings.support_probability,
+        )
+    report = {
+        "claims": str(claims),
+        "split": split,
+        "verifier": settings.verifier,
+        "seconds": round(time.perf_counter() - t0, 1),
+        **report,
+    }
     print(format_claims_report(report))
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)

@@ -318,14 +318,17 @@ def evaluate_answers(
     as the answer's intent searches (aspect coverage for lookups and summaries).
 
     Args:
-        support_threshold: faithfulness cut-off; default: the assistant's ``settings.support_threshold``.
+        support_threshold: faithfulness cut-off; default: the verifier's own (``settings.support_threshold`` for
+            ``rules``, ``settings.support_probability`` for ``model``).
 
     Returns:
         the report dict (module docstring) with all metrics and per-stage latency of the scored turns.
     """
     from assistant.understand.question import clean_question
 
-    threshold = assistant.settings.support_threshold if support_threshold is None else support_threshold
+    settings = assistant.settings
+    verifier_threshold = settings.support_threshold if settings.verifier == "rules" else settings.support_probability
+    threshold = verifier_threshold if support_threshold is None else support_threshold
     _warn_unknown_gold(items, assistant.retriever.papers)
     records = []
     for item in _progress(items, progress, "answer eval"):
@@ -414,9 +417,7 @@ def run_eval_command(
             from assistant.service import build_assistant
 
             with build_assistant(settings) as assistant:
-                report = evaluate_answers(
-                    assistant, items, ks, support_threshold=settings.support_threshold, progress=progress
-                )
+                report = evaluate_answers(assistant, items, ks, progress=progress)
     report["questions"], report["seconds"] = str(questions), round(time.perf_counter() - t0, 1)
     from assistant.eval.eval_report import print_report
 

@@ -24,13 +24,13 @@ A sentence of the model's answer is shown only if the abstracts support it. Thre
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from assistant.lang.text import STOPWORDS, content_tokens
+from assistant.lang.text import content_tokens
 from assistant.llm.prompts import is_refusal, strip_citations
 from assistant.retrieve.references import author_phrase
 from assistant.tuning import (
@@ -48,174 +48,35 @@ from assistant.tuning import (
 )
 from assistant.types import AnswerSentence, PaperHit
 from assistant.understand.question import analyze
+from assistant.verify.rules import (
+    _REFERS_TO_TWO,
+    TITLE_FRAME_WORDS,
+    Embedder,
+    _check_numbers,
+    _Text,
+    mismatches,
+    name_occurs,
+    names_in,
+    unmatched_facts,
+    words,
+)
+
+__all__ = [
+    "Alignment",
+    "Attributor",
+    "Embedder",
+    "hard_mismatches",
+    "mismatches",
+    "name_occurs",
+    "names_in",
+    "proper_nouns",
+    "unmatched_facts",
+    "words",
+]
 
 if TYPE_CHECKING:
     from assistant.verify.judge import LLMJudge
     from assistant.verify.support_model import SupportModel
-
-
-TITLE_FRAME_WORDS = frozenset(
-    {"called", "titled", "named", "introduces", "introduced", "presents", "presented", "by", "authors"}
-)
-
-
-_NUMBER = re.compile(r"(?<![A-Za-z0-9\-.])\d+(?:[.,]\d+)*")
-_NAME_TOKEN = re.compile(r"(?<![A-Za-z0-9\-+])[A-Za-z0-9]+(?:[\-+][A-Za-z0-9]+)*\+*")
-_WORDS = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|[%,;:()]")
-_LATEX = re.compile(r"\\(?:emph|textit|textbf|mathrm|text)\{|[\\${}*]")
-
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen twenty".split()
-    )
-    if w != "_"
-}
-_NUMBER_WORDS.update(
-    {
-        "thirty": "30",
-        "forty": "40",
-        "fifty": "50",
-        "sixty": "60",
-        "seventy": "70",
-        "eighty": "80",
-        "ninety": "90",
-        "hundred": "100",
-        "percent": "%",
-    }
-)
-#: Nouns after a count that make it a count of works, not a fact ("two papers here").
-_META_COUNTED = frozenset(
-    {"paper", "papers", "work", "works", "abstract", "abstracts", "study", "studies", "source", "sources"}
-)
-
-_REFERS_TO_TWO = re.compile(
-    r"\b(?:both|two|former|latter|respectively|while|whereas|papers|likewise|similarly)\b", re.I
-)
-
-Embedder = Callable[[list[str]], list[list[float]]]
-
-
-def _norm_num(n: str) -> str:
-    return n.replace(",", "").rstrip(".")
-
-
-def _is_name(token: str) -> bool:
-    """Name-like: a capital after the first character (``DUALFormer``, ``A-Bench``), letters mixed with
-    digits (``GPT-4o``, ``Gen-3``) or all capitals of length >= 2 (``NTK``)."""
-    core = token.rstrip("+")
-    if len(core) < 2 or not any(c.isalpha() for c in core):
-        return False
-    return (
-        any(c.isupper() for c in core[1:])
-        or (any(c.isdigit() for c in core) and any(c.isalpha() for c in core))
-        or token.endswith("+")
-    )
-
-
-def names_in(text: str) -> list[str]:
-    """Name-like tokens of ``text`` in order (see :func:`_is_name`)."""
-    return [t for t in _NAME_TOKEN.findall(text) if _is_name(t)]
-
-
-def _name_pattern(name: str) -> re.Pattern[str]:
-    variants = [re.escape(name)]
-    if name.endswith("s") and any(c.isupper() for c in name[1:-1]):  # "AIGIs" -> "AIGI", "LoRAs" -> "LoRA"
-        variants.append(re.escape(name[:-1]))
-    return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(variants) + r")(?:s|es)?(?![A-Za-z0-9+])", re.I)
-
-
-def name_occurs(name: str, text: str) -> bool:
-    """``name`` occurs in ``text`` as a whole token (case-insensitive; a plural ``s`` allowed), so ``GPT-4``
-    does not match inside ``GPT-4o``."""
-    return _name_pattern(name).search(text) is not None
-
-
-def unmatched_facts(sentence: str, paper_text: str) -> list[str]:
-    """Numbers and name-like tokens (``DUALFormer``, ``GPT-4o``, ``TD(0)``) in ``sentence`` absent from ``paper_text``.
-
-    Numbers are compared without thousands commas; names as whole tokens, case-insensitively.
-    """
-    text_nums = {_norm_num(n) for n in _NUMBER.findall(paper_text)}
-    missing = [n for n in _NUMBER.findall(sentence) if _norm_num(n) not in text_nums]
-    missing += [t for t in names_in(sentence) if not name_occurs(t, paper_text)]
-    return missing
-
-
-def _stem(word: str) -> str:
-    """A light suffix stripper, applied alike to both sides of every comparison."""
-    w = word.lower()
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    for suffix in ("ing", "ed", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
-            w = w[: -len(suffix)]
-            break
-    return w[:-1] if len(w) > 3 and w.endswith("e") else w
-
-
-def words(text: str) -> list[str]:
-    """Lower-case word tokens in order, hyphenated words split, LaTeX markup dropped, thousands commas removed,
-    number words as digits and ``percent`` as ``%`` (``"sixteen"`` -> ``"16"``, ``"2,864"`` -> ``"2864"``); the
-    clause punctuation ``, ; : ( )`` is kept as tokens (it ends a negation's scope)."""
-    text = _LATEX.sub(" ", text.replace("\\%", "%"))
-    text = re.sub(r"(\d),(\d{3})\b", r"\1\2", text.lower())
-    return [_NUMBER_WORDS.get(w, w) for w in _WORDS.findall(text.replace("n't", " nt"))]
-
-
-def _is_number(w: str) -> bool:
-    return w[0].isdigit()
-
-
-def _content(w: str) -> bool:
-    return len(w) > 2 and w not in STOPWORDS and not _is_number(w) and w != "%"
-
-
-@dataclass(frozen=True, slots=True)
-class _Text:
-    """A sentence analysed once: word tokens, their stems, content stems, and the sentence's own number facts."""
-
-    raw: str
-    words: tuple[str, ...]
-    stems: tuple[str, ...]
-    content: frozenset[str]
-
-    @classmethod
-    def of(cls, text: str) -> _Text:
-        ws = tuple(words(text))
-        stems = tuple(_stem(w) for w in ws)
-        return cls(text, ws, stems, frozenset(s for w, s in zip(ws, stems) if _content(w)))
-
-
-def _numbers(t: _Text) -> list[tuple[str, str]]:
-    """``(number, the word after it)`` for each number in ``t`` (``%`` counts as the word), counts of works skipped."""
-    out = []
-    for i, w in enumerate(t.words):
-        if _is_number(w):
-            nxt = t.stems[i + 1] if i + 1 < len(t.words) and (t.words[i + 1].isalnum() or t.words[i + 1] == "%") else ""
-            if nxt in {_stem(m) for m in _META_COUNTED}:
-                continue
-            out.append((w.rstrip("."), nxt))
-    return out
-
-
-def _check_numbers(claim: _Text, ev: _Text) -> str:
-    ev_nums = _numbers(ev)
-    ev_values = {n for n, _ in ev_nums}
-    claim_nums = _numbers(claim)
-    for n, unit in claim_nums:
-        if n not in ev_values:
-            return f"number {n} not in the evidence"
-        if unit and not _is_number(unit) and (n, unit) not in ev_nums:
-            if any(u == unit for _, u in ev_nums):  # the same measured word carries another number there
-                return f"number {n} {unit} measures something else in the evidence"
-    if "respectively" in claim.words:
-        order = [n for n, _ in claim_nums if n in ev_values]
-        ev_order = [n for n, _ in ev_nums if n in set(order)]
-        if len(set(order)) >= 2 and order != ev_order[: len(order)] and sorted(order) == sorted(ev_order[: len(order)]):
-            return "numbers in another order (respectively)"
-    return ""
 
 
 #: A capitalised word inside a sentence (not its first word, nor the first after ``. : ; ( " “``): a
@@ -296,10 +157,16 @@ class Attributor:
         sources: papers in citation order (source ``n`` is ``sources[n-1]``); every sentence of each
             abstract is candidate evidence, and a sentence that only names a paper's title is supported.
         embed: batch text -> unit vectors (the retrieval embedding model), used to align.
-        threshold: minimum support probability in [0, 1] to keep a sentence (``Settings.support_threshold``).
+        threshold: minimum alignment in [0, 1] to keep a sentence in the ``rules`` verifier
+            (``Settings.support_threshold``).
         question: the user's question; a sentence adding fewer than :data:`MIN_NEW_WORDS` content
             words to it only echoes the question and is dropped.
+        verifier: ``rules`` (the default: alignment >= ``threshold``, then the hard constraints and the hand-written
+            meaning checks of :mod:`assistant.verify.rules`) or ``model`` (the hard constraints, then the support
+            model decides: P(supported) >= ``min_probability``); ``Settings.verifier``.
+        min_probability: the support model's threshold (``Settings.support_probability``).
         model: the support model (default: the shipped one, :func:`assistant.verify.support_model.load_support_model`).
+            The ``rules`` verifier also asks it, once per kept sentence, for the probability it reports.
         min_alignment: evidence aligned below this (cosine + overlap scale) is not considered (the ``small``
             profile asks near-restatements: ``tuning.SMALL_MODEL_MIN_SUPPORT``).
         judge: a capable model asked about each sentence the local verifier keeps (``ASSISTANT_LLM_JUDGE``,
@@ -319,12 +186,18 @@ class Attributor:
         model: SupportModel | None = None,
         min_alignment: float = VERIFY_MIN_ALIGNMENT,
         judge: LLMJudge | None = None,
+        verifier: str = "rules",
+        min_probability: float = 0.2,
     ) -> None:
+        if verifier not in ("rules", "model"):
+            raise ValueError(f"verifier must be 'rules' or 'model', got {verifier!r}")
         if model is None:
             from assistant.verify.support_model import load_support_model
 
             model = load_support_model()
         self._model = model
+        self._verifier = verifier
+        self._min_probability = min_probability
         self._judge = judge
         self._sources = list(sources)
         self._embed = embed
@@ -433,6 +306,8 @@ class Attributor:
         people = self._people(sentence)
         if not sets:
             return Alignment((), (), 0.0, ("no evidence in a paper holding its numbers, names and people",))
+        if self._verifier == "rules":
+            return self._align_rules(sentence, sets, people)
         checked = []
         for align_score, picked in sets:
             cands = [self._candidates[i] for i in picked]
@@ -448,16 +323,38 @@ class Attributor:
         k = int(np.argmax(probs))
         citations, texts, align_score, _ = passing[k]
         p = float(probs[k])
-        if p < self._threshold:
-            return Alignment(
-                citations, texts, p, (f"support probability {p:.2f} < {self._threshold:.2f}",), align_score
-            )
+        if p < self._min_probability:
+            reason = f"support probability {p:.2f} < {self._min_probability:.2f}"
+            return Alignment(citations, texts, p, (reason,), align_score)
         if self._judge is not None:
             verdict = self._judge.judge(sentence, texts)
             if verdict is not None and not verdict.supported:
                 return Alignment(
                     citations, texts, p, (f"the judge model: {verdict.reason or 'not supported'}",), align_score
                 )
+        return Alignment(citations, texts, p, (), align_score)
+
+    def _align_rules(self, sentence: str, sets: list[tuple[float, tuple[int, ...]]], people: set[str]) -> Alignment:
+        """The ``rules`` verifier: the best-aligned candidate must reach the threshold (and ``min_alignment``),
+        then pass the hard constraints and :func:`assistant.verify.rules.mismatches`; the support model only
+        reports its probability for a kept sentence (``Alignment.score``)."""
+        align_score, picked = sets[0]
+        cands = [self._candidates[i] for i in picked]
+        citations = tuple(sorted({c.n for c in cands}))
+        texts = tuple(c.text for c in cands)
+        if align_score < max(self._threshold, self._min_alignment):
+            return Alignment((), texts, 0.0, (f"alignment {align_score:.2f} under the threshold",), align_score)
+        papers = [self._paper_text[n] for n in citations]
+        reasons = hard_mismatches(sentence, texts, " ".join(papers), people)
+        reasons += [r for r in mismatches(sentence, texts, papers) if r not in reasons]
+        if reasons:
+            return Alignment(citations, texts, 0.0, tuple(reasons), align_score)
+        p = float(self._model.probabilities([(sentence, texts)])[0])
+        if self._judge is not None:
+            verdict = self._judge.judge(sentence, texts)
+            if verdict is not None and not verdict.supported:
+                reason = f"the judge model: {verdict.reason or 'not supported'}"
+                return Alignment(citations, texts, p, (reason,), align_score)
         return Alignment(citations, texts, p, (), align_score)
 
     def support(self, sentence: str) -> tuple[int | None, float, str]:
@@ -484,7 +381,12 @@ class Attributor:
         if not a.supported:
             return a, None
         return a, (
-            AnswerSentence(text=clean, citations=a.citations, support=round(a.score, 3), probability=round(a.score, 3)),
+            AnswerSentence(
+                text=clean,
+                citations=a.citations,
+                support=round(a.score if self._verifier == "model" else a.alignment, 3),
+                probability=round(a.score, 3),
+            ),
             " ... ".join(a.sentences),
         )
 
@@ -493,6 +395,8 @@ class Attributor:
 
         The ``[n]`` the model wrote is ignored: the citation comes from the support check only. A
         sentence aligned to two papers cites both (``citations == (n, m)``); its evidence is the two
-        sentences joined by ``" ... "``. ``AnswerSentence.support`` is the support probability.
+        sentences joined by ``" ... "``. ``AnswerSentence.probability`` is the support model's probability;
+        ``AnswerSentence.support`` is what the verifier compared with its threshold (alignment for ``rules``, the
+        probability for ``model``).
         """
         return self.check(raw_sentence)[1]

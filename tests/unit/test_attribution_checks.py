@@ -1,10 +1,10 @@
-"""The verifier's hard constraints and citations (attribution.py), with the real embedding model, the shipped
-support model and real abstracts: near-copies are kept and cited to their paper, numbers / names / places
-that the paper does not hold are dropped, a two-paper sentence cites both.
+"""The verifier's checks on aligned evidence (attribution.py), with the real embedding model and real
+abstracts: a sentence that flips what its evidence says is dropped; a faithful one is kept and cited.
 
-Negation, who-beats-whom, direction and overclaim used to be hand rules tested here on hand-picked seed
-sentences; the support model decides them now, and they are tested as properties over every seed abstract
-(never trained on) in tests/unit/test_support_model.py."""
+These test the default ``rules`` verifier (ASSISTANT_VERIFIER=rules), whose meaning checks were fitted on
+eval/claims-dev.jsonl; the trained support model (ASSISTANT_VERIFIER=model) is tested as properties over the
+seed abstracts in tests/unit/test_support_model.py. The hard constraints (numbers, names, places, authors)
+hold for both."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.verify.attribution import Attributor, hard_mismatches, name_occurs, proper_nouns, words
+from assistant.verify.attribution import Attributor, hard_mismatches, mismatches, name_occurs, proper_nouns, words
 from assistant.ingest.chunking import split_sentences
 from assistant.ingest.corpus import read_papers
 from assistant.types import PaperHit
@@ -50,6 +50,14 @@ def test_near_verbatim_copy_is_kept(attributor: Attributor, sentence: str, paper
 
 
 @pytest.mark.parametrize("sentence", [
+    "EM-LLM integrates key aspects of human episodic memory and event cognition into LLMs through fine-tuning.",
+    "LiMAC does not increase the overall action accuracy compared to fine-tuned VLMs.",
+])
+def test_negation_mismatch_is_dropped(attributor: Attributor, sentence: str) -> None:
+    assert cited(attributor, sentence) is None
+
+
+@pytest.mark.parametrize("sentence", [
     "For compute-optimal training, perplexity and gradient data selection require training-to-selection model size "
     "ratios of 10x and 5x, respectively.",  # numbers swapped between the two measured things
     "LiMAC increases the overall action accuracy by up to 19% compared to fine-tuned VLMs, and up to 24% compared "
@@ -60,10 +68,39 @@ def test_swapped_or_wrong_numbers_are_dropped(attributor: Attributor, sentence: 
     assert cited(attributor, sentence) is None
 
 
+@pytest.mark.parametrize("sentence", [
+    "RAG outperforms its popular counterpart, EM-LLM, in a wide range of tasks, while requiring similar resources.",
+    "The method significantly enhances the OOD generalization of light decoder-based approaches, although the gap "
+    "with the heavy decoder paradigm widens.",
+    "GrokTransfer first trains a larger, stronger model to reach a nontrivial test performance.",
+])
+def test_who_beats_whom_and_direction_swaps_are_dropped(attributor: Attributor, sentence: str) -> None:
+    assert cited(attributor, sentence) is None
+
+
 def test_two_paper_sentence_cites_both(attributor: Attributor) -> None:
     sentence = ("Both papers relate to grokking: GrokTransfer accelerates grokking in training neural networks, while "
                 "low sensitivity of transformers can serve as a progress measure for grokking.")
     assert set(cited(attributor, sentence) or ()) == {GROK, SENSITIVITY}
+
+
+def test_overclaim_is_dropped(attributor: Attributor) -> None:
+    assert cited(attributor, "Notably, EM-LLM's performance surpasses full-context models in every task.") is None
+    assert cited(attributor, "Notably, EM-LLM's performance even surpasses full-context models in most tasks.") == (EM_LLM,)
+
+
+def test_mismatch_reasons_name_the_check() -> None:
+    ev = ["Our method sustains over 90% performance with an average compression rate of 60%."]
+    assert mismatches("The method sustains over 90% performance with an average compression rate of 70%.", ev)
+    assert mismatches("Our method sustains over 90% performance with an average compression rate of 60%.", ev) == []
+    assert any("negated" in r for r in mismatches("Our method does not sustain 90% performance.", ev))
+
+
+def test_names_match_whole_tokens_and_numbers_are_normalised() -> None:
+    assert not name_occurs("GPT-4", "baselines like GPT-4o.")
+    assert name_occurs("GPT-4o", "baselines like GPT-4o.")
+    assert name_occurs("LoRAs", "composing LoRA modules")
+    assert words("sixteen models, 2,864 images: 29\\% better") == ["16", "models", ",", "2864", "images", ":", "29", "%", "better"]
 
 
 def test_invented_affiliation_or_place_is_dropped(attributor: Attributor) -> None:
@@ -84,10 +121,3 @@ def test_hard_mismatches_name_the_constraint() -> None:
 def test_proper_nouns_skip_sentence_starts() -> None:
     assert proper_nouns("The model was trained at Stanford University on ImageNet.") == ["Stanford", "University"]
     assert proper_nouns("Results: Accuracy rises. Then it falls (Figure 2).") == []
-
-
-def test_names_match_whole_tokens_and_numbers_are_normalised() -> None:
-    assert not name_occurs("GPT-4", "baselines like GPT-4o.")
-    assert name_occurs("GPT-4o", "baselines like GPT-4o.")
-    assert name_occurs("LoRAs", "composing LoRA modules")
-    assert words("sixteen models, 2,864 images: 29\\% better") == ["16", "models", ",", "2864", "images", ":", "29", "%", "better"]

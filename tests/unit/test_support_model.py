@@ -30,13 +30,13 @@ import verifier_data as D  # noqa: E402
 
 #: Measured share (MODEL_CARD.md) minus the regression margin REGRESSION_MARGIN.
 REGRESSION_MARGIN = 0.05
-MEASURED = {  # kind -> (label, share decided right when trained); see MODEL_CARD.md
-    "restate": (1, 0.0),
-    "negation": (0, 0.0),
-    "direction": (0, 0.0),
-    "number": (0, 0.0),
-    "extra_clause": (0, 0.0),
-    "scope": (0, 0.0),
+MEASURED = {  # kind -> (label, share decided right at the shipped threshold when trained); see MODEL_CARD.md
+    "restate": (1, 0.97),  # 294 sentences
+    "negation": (0, 0.88),  # 179
+    "direction": (0, 0.12),  # 116: the model's weak spot
+    "number": (0, 0.20),  # 34 (end to end, the hard number constraint drops all of them)
+    "extra_clause": (0, 0.42),  # 294 (end to end, an invented affiliation/place is also a hard constraint)
+    "scope": (0, 0.61),  # 101
 }
 
 
