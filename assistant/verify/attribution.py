@@ -277,7 +277,7 @@ class Attributor:
                 score = COSINE_WEIGHT * min(centroid, 1.0) + LEXICAL_WEIGHT * lex
                 if score > best_pair[0]:
                     best_pair = (score, tuple(sorted((a, b))))
-        sets = list(singles)
+        sets: list[tuple[float, tuple[int, ...]]] = list(singles)
         if best_pair[1] and (not singles or best_pair[0] >= singles[0][0] + PAIR_MIN_GAIN):
             sets.append(best_pair)
         sets = [c for c in sets if c[0] >= self._min_alignment]
@@ -313,8 +313,8 @@ class Attributor:
             cands = [self._candidates[i] for i in picked]
             citations = tuple(sorted({c.n for c in cands}))
             texts = tuple(c.text for c in cands)
-            hard = hard_mismatches(sentence, texts, " ".join(self._paper_text[n] for n in citations), people)
-            checked.append((citations, texts, align_score, tuple(hard)))
+            hard_reasons = hard_mismatches(sentence, texts, " ".join(self._paper_text[n] for n in citations), people)
+            checked.append((citations, texts, align_score, tuple(hard_reasons)))
         passing = [c for c in checked if not c[3]]
         if not passing:
             citations, texts, align_score, hard = checked[0]
