@@ -191,11 +191,7 @@ class Attributor:
     ) -> None:
         if verifier not in ("rules", "model"):
             raise ValueError(f"verifier must be 'rules' or 'model', got {verifier!r}")
-        if model is None:
-            from assistant.verify.support_model import load_support_model
-
-            model = load_support_model()
-        self._model = model
+        self._given_model = model  # loaded at the first sentence that needs it (start-up stays model-free)
         self._verifier = verifier
         self._min_probability = min_probability
         self._judge = judge
@@ -216,6 +212,14 @@ class Attributor:
             n: {" ".join(a.lower().split()) for a in h.paper.authors} for n, h in enumerate(self._sources, start=1)
         }
         self._all_authors = set().union(*self._authors.values()) if self._authors else set()
+
+    @property
+    def _model(self) -> SupportModel:
+        if self._given_model is None:
+            from assistant.verify.support_model import load_support_model
+
+            self._given_model = load_support_model()
+        return self._given_model
 
     def _people(self, sentence: str) -> set[str]:
         """Authors a sentence attributes something to: any source author's full name in it, and the name in
