@@ -213,6 +213,11 @@ def _parser() -> CLIParser:
         metavar="OUT",
         help="Also write the full report (per claim) to this JSON file.",
     )
+    ec.add_argument(
+        "--split",
+        metavar="NAME",
+        help="Score only the claims whose `split` field is NAME (e.g. val of eval/claims-corpus.jsonl).",
+    )
     ec.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
     return p
 
@@ -716,7 +721,9 @@ def _dispatch(settings: Settings, args: argparse.Namespace) -> int:
             check_output_file(args.json_out, "--json")
         from assistant.eval.claims_eval import run_claims_command  # lazy: only `eval-claims` needs it
 
-        return run_claims_command(settings, args.claims, json_out=args.json_out, progress=not args.no_progress)
+        return run_claims_command(
+            settings, args.claims, json_out=args.json_out, progress=not args.no_progress, split=args.split
+        )
     if args.command == "delete":
         return _delete(settings, args.ids)
     if args.command == "ask":
