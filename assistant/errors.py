@@ -19,6 +19,11 @@ class StoreNotReadyError(AssistantError):
     """The index is missing, empty or built with other settings: run ``assistant ingest``."""
 
 
+class WriterBusyError(StoreNotReadyError):
+    """Another process holds the index's writer lock (an ingest, rebuild or delete is running); nothing was
+    changed. Readers are not affected: they keep answering from the index as it is."""
+
+
 class EmbeddingUnavailableError(AssistantError):
     """The embedding endpoint (``ASSISTANT_EMBED_BASE_URL``) could not be reached after retries, refused the
     request, or answered with vectors that cannot be used (names the URL, the model and what to do).
