@@ -317,6 +317,10 @@ class PaperStore:
             if not switching or time.monotonic() > deadline:
                 break
             time.sleep(0.05)  # half of the index renamed: the switch takes milliseconds
+        if not set(triple(name)) <= existing and f"{name}{STAGING_SUFFIX}_log" in existing:
+            rebuilt = cls.open_rebuilt(settings)  # a rebuild killed in its switch: its collections are complete
+            if rebuilt is not None:
+                return rebuilt
         if not set(triple(name)) <= existing:
             others = sorted(
                 c
@@ -372,11 +376,11 @@ class PaperStore:
         return store
 
     @classmethod
-    def open_rebuilt(cls, settings: Settings, windows_id: str) -> PaperStore | None:
+    def open_rebuilt(cls, settings: Settings, windows_id: str | None = None) -> PaperStore | None:
         """The collections of a rebuild whose switch was interrupted (killed between replacing the catalog and
         the last rename), found by the id of its windows collection (the catalog's owner): each part under its
         ``-rebuild`` name if not renamed yet, else under the index's name. None unless that rebuild is complete
-        (its log holds the ``built`` mark) and its windows collection has ``windows_id``."""
+        (its log holds the ``built`` mark) and (when given) its windows collection has ``windows_id``."""
         client = make_client(settings)
         name, staging = settings.collection_name(), f"{settings.collection_name()}{STAGING_SUFFIX}"
         try:
@@ -388,7 +392,7 @@ class PaperStore:
             logger.debug("no interrupted rebuild to read: %s", e)
             return None
         windows, papers, log = parts
-        if str(windows.id) != windows_id or not log.get(ids=[BUILT_ID])["ids"]:
+        if (windows_id and str(windows.id) != windows_id) or not log.get(ids=[BUILT_ID])["ids"]:
             return None
         return cls(windows, papers, log, cls._location(settings))
 

@@ -216,12 +216,12 @@ def check_no_writer(settings: Settings) -> None:
     """
     if settings.chroma_host or not (settings.storage_dir / LOCK_FILE).is_file():
         return
-    with writer_lock(settings):
+    with writer_lock(settings, record=False):
         pass
 
 
 @contextmanager
-def writer_lock(settings: Settings) -> Iterator[None]:
+def writer_lock(settings: Settings, *, record: bool = True) -> Iterator[None]:
     """Hold an exclusive, non-blocking lock on the storage dir while writing. Every writer (ingest, rebuild,
     delete, the migration of old ids, dropping an index) takes it before it opens anything for writing, so a
     writer refused here has changed nothing. Not re-entrant: a second ``with writer_lock`` in the same process
@@ -229,8 +229,11 @@ def writer_lock(settings: Settings) -> Iterator[None]:
 
     Embedded mode only (in client/server mode run a single ingest writer, see README).
 
+    Args:
+        record: write ``pid N`` of this process into the lock file (what a refused writer's message names).
+
     Raises:
-        StoreNotReadyError: another process is writing to the same storage dir.
+        WriterBusyError: another process is writing to the same storage dir.
     """
     if settings.chroma_host:
         yield
@@ -248,10 +251,11 @@ def writer_lock(settings: Settings) -> Iterator[None]:
                 f"Another ingest ({f.read().strip() or 'unknown process'}) is writing to {settings.storage_dir}; "
                 "nothing was changed. Wait for it to finish, then run the command again."
             ) from e
-        f.seek(0)
-        f.truncate()
-        f.write(f"pid {os.getpid()}")
-        f.flush()
+        if record:
+            f.seek(0)
+            f.truncate()
+            f.write(f"pid {os.getpid()}")
+            f.flush()
         try:
             yield
         finally:

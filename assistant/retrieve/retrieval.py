@@ -238,8 +238,9 @@ class PaperRetriever:
 
     def _reopen(self) -> _View:
         """Open the index again (embedded: through a new Chroma client, which loads what is on disk now) and make
-        that the view new questions read through. Waits, at most ``SWITCH_WAIT_S``, while a rebuild switches
-        (the catalog already belongs to the new collections, the names not yet). Call under ``_sync_lock``."""
+        that the view new questions read through. When the catalog already belongs to a rebuild's collections
+        (it is switched first), those are read, whatever names they carry at that moment; otherwise this waits,
+        at most ``SWITCH_WAIT_S``, for the catalog and the index to match. Call under ``_sync_lock``."""
         from assistant.index.store import SWITCH_WAIT_S, PaperStore, embedded_system, forget_embedded_client
 
         if not self._settings.chroma_host:
@@ -250,9 +251,12 @@ class PaperRetriever:
             owner = self._catalog.owner
             if self._settings.chroma_host or not owner or owner == store.collection_id:
                 break
-            if time.monotonic() > deadline:  # a rebuild killed in its switch: read the rebuilt collections
-                store = PaperStore.open_rebuilt(self._settings, owner) or store  # else: "run assistant ingest"
+            rebuilt = PaperStore.open_rebuilt(self._settings, owner)  # a rebuild is switching (or was killed doing so)
+            if rebuilt is not None:
+                store = rebuilt  # complete: read it under whichever names its collections have now
                 break
+            if time.monotonic() > deadline:
+                break  # the catalog stays another index's: _sync_catalog says to run `assistant ingest`
             time.sleep(0.05)
         new = _View(store, self._build_fusion(store), embedded_system(self._settings))
         with self._views_lock:

@@ -37,14 +37,15 @@ def _no_traceback(*streams: str) -> None:
         assert "Traceback" not in text and "NotFoundError" not in text, text[-2000:]
 
 
-@pytest.mark.parametrize(("first", "seed"), [("ingest", 1), ("rebuild", 2), ("ingest", 3), ("rebuild", 4)])
+@pytest.mark.parametrize(("first", "seed"), [("ingest", 1), ("ingest", 3), ("rebuild", 4)])
+# seed 1: the first writer runs to its end (the report's case); 3, 4: it is killed at a random moment
 def test_overlapping_ingest_and_rebuild_never_lose_a_completed_run(
     first: str, seed: int, tmp_path: Path, embed_model
 ) -> None:  # type: ignore[no-untyped-def]
     rng = random.Random(seed)
     settings = Settings(storage_dir=tmp_path / "index")
-    a = write_export(tmp_path / "a.jsonl", corpus_rows(0, 30))
-    b = write_export(tmp_path / "b.jsonl", corpus_rows(30, 60))
+    a = write_export(tmp_path / "a.jsonl", corpus_rows(0, 20))
+    b = write_export(tmp_path / "b.jsonl", corpus_rows(20, 50))
     ingest(settings, [SEEDS, a], embed_model, progress=False)
     base = seed_ids() | export_ids(a)
     assert index_papers(settings, embed_model) == base
@@ -63,7 +64,7 @@ def test_overlapping_ingest_and_rebuild_never_lose_a_completed_run(
     assert "nothing was changed" in refused.stderr and refused.stderr.count("\n") == 1 and refused.stdout == ""
     _no_traceback(refused.stderr)
 
-    kill_after = rng.uniform(0.5, 20.0) if seed > 2 else None  # seeds 1, 2: the first writer finishes
+    kill_after = rng.uniform(0.5, 12.0) if seed > 2 else None
     deadline = time.monotonic() + (kill_after if kill_after is not None else 600)
     while writer.poll() is None and time.monotonic() < deadline:
         time.sleep(0.05)
