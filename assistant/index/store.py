@@ -106,18 +106,25 @@ def forget_embedded_client(settings: Settings, *, stop: bool = True) -> Any:
     return system
 
 
+#: What Chroma's embedded vector reader says when its in-memory index lacks a record its SQLite side has
+#: (rust/segment/src/local_hnsw.rs: ``IdNotFound``, ``GetEmbeddingError``).
+STALE_VECTOR_ERRORS = ("Error finding id", "Error getting embedding")
+
+
 def is_stale_view_error(error: BaseException) -> bool:
     """True for the errors a reader gets when its view of the index is older than what another process wrote:
-    an embedded client asked for a record whose vector it has not loaded ("Error finding id"), or a collection
-    dropped by a rebuild ("does not exist"). Reopening the index and reading again is the cure; anything else
-    is a real error."""
+    an embedded client asked for a record whose vector it has not loaded (:data:`STALE_VECTOR_ERRORS`: it
+    loaded the vectors on disk, plus Chroma's write log, once, at its first read; the records themselves are
+    read live from SQLite; and the vector files on disk are rewritten by the writer every 1,000 records, so a
+    client that loaded them mid-write lacks some), or a collection dropped by a rebuild ("does not exist").
+    Reopening the index and reading again is the cure; anything else is a real error."""
     from chromadb.errors import ChromaError, NotFoundError
 
     if isinstance(error, NotFoundError):
         return True
     text = str(error)
     return isinstance(error, (ChromaError, ValueError)) and (
-        "Error finding id" in text or "does not exist" in text or "not found" in text.lower()
+        any(e in text for e in STALE_VECTOR_ERRORS) or "does not exist" in text
     )
 
 

@@ -57,6 +57,8 @@ logger = logging.getLogger(__name__)
 #: A retriever checks for papers added, replaced or deleted by another process at most this often (seconds).
 REFRESH_INTERVAL_S = 1.0
 T = TypeVar("T")
+#: Reads of one question through successive views when the index changed under the previous ones.
+READ_ATTEMPTS = 3
 _NAME_LIKE = re.compile(r"[A-Z].*[A-Z]|\d|-")
 
 
@@ -249,15 +251,20 @@ class PaperRetriever:
         while True:
             store = PaperStore.open_for_read(self._settings)
             owner = self._catalog.owner
-            if self._settings.chroma_host or not owner or owner == store.collection_id:
+            if not owner or owner == store.collection_id:
                 break
             rebuilt = PaperStore.open_rebuilt(self._settings, owner)  # a rebuild is switching (or was killed doing so)
             if rebuilt is not None:
                 store = rebuilt  # complete: read it under whichever names its collections have now
                 break
-            if time.monotonic() > deadline:
-                break  # the catalog stays another index's: _sync_catalog says to run `assistant ingest`
+            if self._settings.chroma_host or time.monotonic() > deadline:
+                break  # server: this replica's catalog is rebuilt; embedded: "run `assistant ingest`"
             time.sleep(0.05)
+        for collection in (store.windows, store.papers, store.log):
+            # an embedded client loads a collection's vectors and replays Chroma's write log into them at its
+            # first read; done here, once, before any question reads through the view (several threads doing
+            # that first read at once replayed the log into the same vector index together: a segfault)
+            collection.count()
         new = _View(store, self._build_fusion(store), embedded_system(self._settings))
         with self._views_lock:
             old, self._view = self._view, new
@@ -299,16 +306,17 @@ class PaperRetriever:
 
     def _read(self, work: Callable[[_View, bool], T]) -> T:
         """Run ``work(view, lenient)`` through the current view; if the index changed under it (a stale-view
-        error), reopen and run it once more with ``lenient`` (papers whose vectors are still missing, i.e.
-        being written right now, are left out of that answer)."""
+        error), reopen and run it again, at most ``READ_ATTEMPTS`` times in all, the last with ``lenient``
+        (papers whose vectors that view still cannot read, i.e. being written right now, are left out of that
+        answer)."""
         from assistant.index.store import is_stale_view_error
 
-        for attempt in (1, 2):
+        for attempt in range(1, READ_ATTEMPTS + 1):
             view = self._acquire()
             try:
-                return work(view, attempt == 2)
+                return work(view, attempt == READ_ATTEMPTS)
             except Exception as e:
-                if attempt == 2 or not is_stale_view_error(e):
+                if attempt == READ_ATTEMPTS or not is_stale_view_error(e):
                     raise
                 logger.info("the index changed while reading (%s); reading it again", e)
             finally:

@@ -107,6 +107,11 @@ def _readers_during(
                 for t in threads:
                     t.join(timeout=120)
     errors = [r.error for r in results if r.error]
+    new_found = sum(r.found for r in results if r.kind == "new")
+    print(
+        f"{len(results)} answers in 3 conversations ({len(errors)} failed; new papers found in {new_found} of "
+        f"{sum(r.kind == 'new' for r in results)}), {len(asks)} ask processes ({sum(rc != 0 for _, rc, _ in asks)} failed)"
+    )
     assert not errors, f"{len(errors)} of {len(results)} answers failed: {errors[:3]}"
     assert all(rc == 0 and "error" not in err.lower() for _, rc, err in asks), [a for a in asks if a[1] != 0][:3]
     assert len(asks) >= 2 and len(results) >= 30
