@@ -1,4 +1,5 @@
-"""Command line: ``assistant ingest | delete | ask | eval | eval-claims``. Builds the settings and passes them down.
+"""Command line: ``assistant ingest | delete | ask | papers | serve | mcp | eval | eval-claims``. Builds the
+settings and passes them down.
 
 The chat UI has its own entry point (``assistant-ui`` / ``python -m ui``, in ``ui/cli.py``), built from the
 pieces here: :func:`global_options`, :func:`parse`, :func:`start`, :func:`guarded`, :func:`emit` and
@@ -40,9 +41,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 #: Commands that moved to another entry point: what to type instead.
-MOVED = {
-    "serve": "the chat UI has its own command: `assistant-ui [--host H --port P] [--no-ingest]` (or `python -m ui`)"
-}
+MOVED: dict[str, str] = {}
 _INVALID_CHOICE = re.compile(r"invalid choice: '([^']*)' \(choose from (.*)\)")
 
 
@@ -108,7 +107,9 @@ def _parser() -> CLIParser:
         description="Cited answers about research-paper abstracts, offline by default. Settings come from "
         "ASSISTANT_* environment variables (see README); flags override them. The chat UI is `assistant-ui`.",
     )
-    sub = p.add_subparsers(dest="command", required=True, metavar="{ingest,delete,ask,eval,eval-claims}")
+    sub = p.add_subparsers(
+        dest="command", required=True, metavar="{ingest,delete,ask,papers,serve,mcp,eval,eval-claims}"
+    )
 
     ing = sub.add_parser("ingest", parents=[common], help="Index seed files (default: the seeds directory).")
     ing.add_argument(
@@ -157,6 +158,33 @@ def _parser() -> CLIParser:
         help="Conversation file: continue the conversation saved there, then save it.",
     )
     ask.add_argument("--intent", choices=list(INTENTS), help="Force an intent (default: detected from the wording).")
+
+    pp = sub.add_parser(
+        "papers",
+        parents=[common],
+        help="List, count or search the indexed papers (the records the MCP tools return).",
+    )
+    pp.add_argument("--count", action="store_true", help="Print only how many papers pass the filters.")
+    pp.add_argument("--author", default="", metavar="NAME", help="Only papers with an author whose name contains NAME.")
+    pp.add_argument("--venue", default="", metavar="TEXT", help="Only papers whose venue contains TEXT.")
+    pp.add_argument("--search", metavar="QUERY", help="Rank papers by QUERY (loads the embedding model).")
+    pp.add_argument("--json", action="store_true", help="Print one JSON object (the records of the MCP tools).")
+    pp.add_argument("--limit", type=int, default=None, metavar="N", help="Papers shown (default 20; 10 for --search).")
+    pp.add_argument("--offset", type=int, default=0, metavar="N", help="Papers to skip (paging; not with --search).")
+
+    sv = sub.add_parser(
+        "serve",
+        parents=[common],
+        help="Serve the OpenAI-compatible API (/v1) and MCP over HTTP (/mcp) without the chat UI.",
+    )
+    sv.add_argument("--host", help="Bind address (ASSISTANT_API_HOST, default 127.0.0.1).")
+    sv.add_argument("--port", type=int, help="Port (ASSISTANT_API_PORT, default 7860).")
+
+    sub.add_parser(
+        "mcp",
+        parents=[common],
+        help="Run the MCP server over stdio (for Claude Desktop, Cursor, Claude Code: see README).",
+    )
 
     ev = sub.add_parser(
         "eval", parents=[common], help="Score answers (or retrieval only) on a gold question file (docs/evaluation.md)."
@@ -209,8 +237,25 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpar
         if isinstance(action, argparse._SubParsersAction) and command in action.choices:  # noqa: SLF001
             target = action.choices[command]
     options = [o for a in target._actions for o in a.option_strings if o.startswith("--")]  # noqa: SLF001
-    hint = did_you_mean(extra[0].split("=", 1)[0], options) if extra[0].startswith("-") else ""
+    typed = extra[0].split("=", 1)[0]
+    if command and typed.startswith("-"):
+        owners = [name for name, sub in _subparsers(parser).items() if typed in sub._option_string_actions]  # noqa: SLF001
+        if command in owners:  # `assistant --json ask "..."`: a command's own option given before the command
+            target.error(
+                f"{typed} is an option of `{command}`: put it after `{command}` ({parser.prog} {command} {typed} ...)"
+            )
+        if owners:
+            target.error(f"{typed} is not an option of `{command}` (only of {', '.join(f'`{o}`' for o in owners)})")
+    hint = did_you_mean(typed, options) if typed.startswith("-") else ""
     target.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """``{command: its parser}`` of ``parser``'s sub-commands ({} when it has none)."""
+    for action in parser._actions:  # noqa: SLF001 - argparse has no public accessor for subparsers
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            return dict(action.choices)
+    return {}
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -368,10 +413,15 @@ def ingest_summary(report: IngestReport) -> str:
         f"Indexed {report.papers} papers as {report.windows} windows: {report.added} added, {report.updated} updated, "
         f"{report.removed} removed, {report.skipped} unchanged in {report.seconds:.1f} s ({report.collection})."
     ]
-    if report.skipped_rows:
-        n = len(report.skipped_rows)
-        lines.append(f"Skipped {n} row{'s' if n != 1 else ''} (not indexed):")
-        lines += [f"  {row}" for row in report.skipped_rows]
+    from assistant.ingest.corpus import FILE_SKIPPED
+
+    files = [row for row in report.skipped_rows if f": {FILE_SKIPPED} (" in row]
+    rows = [row for row in report.skipped_rows if row not in files]
+    for kind, entries in (("file", files), ("row", rows)):
+        if entries:
+            n = len(entries)
+            lines.append(f"Skipped {n} {kind}{'s' if n != 1 else ''} (not indexed):")
+            lines += [f"  {entry}" for entry in entries]
     if report.flagged:
         lines.append(
             f"Flagged {len(report.flagged)} abstract(s) whose text looks like instructions to the assistant "
@@ -480,9 +530,11 @@ def ingest_command(
         ConfigError: a rebuild that would remove papers was not confirmed (nothing changed).
         StoreNotReadyError: see :func:`assistant.ingest.pipeline.ingest_papers`.
     """
+    from assistant.index.store import check_storage_path
     from assistant.ingest.corpus import read_papers
     from assistant.ingest.pipeline import check_no_writer
 
+    check_storage_path(settings)  # a file where the index folder should be: said before any model loads
     check_no_writer(settings)  # another writer: one line now, before reading or asking anything
     inputs = rebuild_inputs(settings, paths) if rebuild else list(paths) or [settings.seeds_dir]
     skipped: list[str] = []
@@ -584,8 +636,153 @@ def _delete(settings: Settings, typed: Sequence[str]) -> int:
     return 0 if removed else 1
 
 
+def _papers(settings: Settings, args: argparse.Namespace) -> int:
+    from assistant.api import papers as records
+
+    if args.search is not None and args.offset:
+        raise ConfigError("--offset pages a listing; a --search shows the best --limit matches.")
+    if args.search is not None and args.count:
+        raise ConfigError("--count counts a listing; pass either --count or --search.")
+    if args.offset < 0:
+        raise ConfigError(f"--offset {args.offset}: must be 0 or more.")
+    if args.limit is not None and not 1 <= args.limit <= records.MAX_LIMIT:
+        raise ConfigError(f"--limit {args.limit}: must be between 1 and {records.MAX_LIMIT}.")
+    require_existing_storage(settings)
+    if args.search is not None:
+        from assistant.service import build_retriever
+
+        retriever, _ = build_retriever(settings)
+        found = records.search_papers(
+            retriever, args.search, author=args.author, venue=args.venue, limit=args.limit or 10
+        )
+        if args.json:
+            emit(found.model_dump_json(indent=2))
+            return 0
+        lines = []
+        for match in found.papers:
+            lines.append(f"{match.rank}. {match.title}  ({match.similarity:.2f})")
+            lines.append(f"   {match.url or '(no link)'}   id: {match.id}")
+            lines.append(f"   “{match.best_sentence}”")
+        emit("\n".join(lines) if lines else f"No indexed paper matches {args.search!r} with these filters.")
+        return 0
+    catalog = records.open_papers(settings)
+    if args.count:
+        n = records.count_papers(catalog, author=args.author, venue=args.venue)
+        emit(json.dumps({"total": n}) if args.json else str(n))
+        return 0
+    page = records.list_papers(
+        catalog, author=args.author, venue=args.venue, offset=args.offset, limit=args.limit or records.DEFAULT_LIMIT
+    )
+    if args.json:
+        emit(page.model_dump_json(indent=2))
+        return 0
+    lines = []
+    for p in page.papers:
+        by = ", ".join(p.authors[:3]) + (" et al." if len(p.authors) > 3 else "")
+        lines.append(f"{p.id}  {p.title}" + (f" — {by}" if by else "") + (f" ({p.venue})" if p.venue else ""))
+        lines.append(f"    {p.url or '(no link)'}")
+    shown = f"{page.offset + 1}–{page.offset + len(page.papers)}" if page.papers else "none"
+    end = page.offset + len(page.papers)
+    more = f"; --offset {end} for more" if end < page.total else ""
+    lines.append(f"papers {shown} of {page.total}{more}")
+    emit("\n".join(lines))
+    return 0
+
+
+def _serve(settings: Settings, args: argparse.Namespace) -> int:
+    from assistant.api.openai_compat import MODEL_ID
+    from assistant.api.server import api_key_for, build_api_app, is_loopback, run_app
+
+    host = args.host or settings.api_host
+    port = args.port or settings.api_port
+    check_listen(host, port, "--host / --port (ASSISTANT_API_HOST / ASSISTANT_API_PORT)")
+    require_existing_storage(settings)
+    key = api_key_for(settings)
+    if not key and not is_loopback(host):
+        print(f"warning: {host} is reachable from other machines and no ASSISTANT_API_KEY is set.", file=sys.stderr)
+    from assistant.service import build_assistant
+
+    with build_assistant(settings) as assistant:
+        app = build_api_app(assistant, api_key=key, host=host)
+        print(
+            f"OpenAI-compatible API on http://{host}:{port}/v1 (model {MODEL_ID}), MCP on http://{host}:{port}/mcp"
+            f"{' (bearer key required)' if key else ''}; Ctrl-C stops it.",
+            flush=True,
+        )
+        run_app(app, host, port)
+    return 0
+
+
+def _mcp(settings: Settings) -> int:
+    require_existing_storage(settings)
+    import signal
+
+    from assistant.api.mcp_server import build_mcp_server
+    from assistant.service import build_assistant
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)  # a desktop app stopping the server: the bundled model stops too
+    with build_assistant(settings, start_llm=False) as assistant:
+        build_mcp_server(assistant).run("stdio")
+    return 0
+
+
+def check_listen(host: str, port: int, flags: str) -> None:
+    """Fail at once, before any model loads, when ``host:port`` cannot be bound.
+
+    Raises:
+        ConfigError: the port is taken or the address is not local (names both, and ``flags`` to change them).
+    """
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+        family, kind, proto, _, address = infos[0]
+        with socket.socket(family, kind, proto) as s:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            s.bind(address)
+    except OSError as e:
+        raise ConfigError(
+            f"cannot listen on {host}:{port} ({e.strerror or e}). Pass another {flags}, or stop what uses it."
+        ) from e
+
+
 def _run(args: argparse.Namespace) -> int:
     settings = start(args)
+    return explaining(settings, lambda: _dispatch(settings, args))
+
+
+def explaining(settings: Settings, body: Callable[[], int]) -> int:
+    """Run ``body``; a failure whose cause is known (a read-only or full disk under the index, a vector-size
+    mismatch: :func:`assistant.index.store.explain_failure`) is raised again as that one-line
+    :class:`AssistantError` (so :func:`guarded` prints the cause and the fix, not "unexpected InternalError")."""
+    try:
+        return body()
+    except AssistantError:
+        raise
+    except OSError as e:
+        if _stdout_broken():  # the full disk or closed pipe is stdout's: guarded() says so
+            raise
+        _explain(e, settings)
+        raise
+    except Exception as e:  # a failure whose cause is known (read-only / full disk, vector size) gets its own line
+        _explain(e, settings)
+        raise
+
+
+def _explain(error: Exception, settings: Settings) -> None:
+    """Raise the known-cause :class:`AssistantError` for ``error`` (see :func:`explaining`); return if none."""
+    from assistant.index.store import explain_failure
+
+    known = explain_failure(error, settings)
+    if known is not None:
+        logger.debug("storage failure", exc_info=True)
+        raise known from error
+
+
+def _dispatch(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "ingest":
         ingest_command(
             settings, args.paths, rebuild=args.rebuild, progress=not args.no_progress, as_json=args.json, yes=args.yes
@@ -617,6 +814,12 @@ def _run(args: argparse.Namespace) -> int:
         return _delete(settings, args.ids)
     if args.command == "ask":
         return _ask(settings, args)
+    if args.command == "papers":
+        return _papers(settings, args)
+    if args.command == "serve":
+        return _serve(settings, args)
+    if args.command == "mcp":
+        return _mcp(settings)
     return 2
 
 

@@ -192,8 +192,9 @@ def relabel(answer: Answer, mapping: dict[int, int]) -> Answer:
 @dataclass(frozen=True, slots=True)
 class IngestReport:
     """Outcome of one ingest run: counts (``skipped``: windows unchanged, so not re-embedded), seconds taken,
-    ids of papers whose text looks like an attempt to steer the assistant (indexed as data anyway; see
-    corpus.suspicious_text), and ``skipped_rows``: input rows not indexed, as ``"file:line: reason"``.
+    ids of the papers this run (re)indexed whose text looks like an attempt to steer the assistant (indexed
+    as data anyway; see ingest.steering), and ``skipped_rows``: input rows not indexed, as
+    ``"file:line: reason"``.
 
     ``embedded_tokens``: word pieces sent to the encoder in this run (each changed sentence once);
     ``corpus_tokens``: word pieces of every ingested title + abstract, once (both counted by the embedding

@@ -170,11 +170,17 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             logger.warning("question failed: %s", e)
             history[-1] = {"role": "assistant", "content": _kept(hits, partial, anchor, error_markdown(str(e)))}
             yield "", history, session
-        except Exception:
-            logger.exception("unexpected error while answering")
-            error = error_markdown(
-                "Something went wrong while finishing this answer; the details are in the server log. Please try again."
-            )
+        except Exception as e:
+            known = assistant.explain(e)  # a read-only / full disk, a vector-size mismatch: said in one line
+            if known is not None:
+                logger.warning("question failed: %s", known)
+                error = error_markdown(str(known))
+            else:
+                logger.exception("unexpected error while answering")
+                error = error_markdown(
+                    "Something went wrong while finishing this answer; the details are in the server log. "
+                    "Please try again."
+                )
             history[-1] = {"role": "assistant", "content": _kept(hits, partial, anchor, error)}
             yield "", history, session
 
@@ -261,25 +267,40 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
     return demo
 
 
-def serve(assistant: Assistant, settings: UISettings) -> None:
-    """Build the app and block serving it on ``settings.host:port`` until interrupted; prints the URL to stdout."""
+def serve(assistant: Assistant, settings: UISettings, api_key: str | None = None) -> None:
+    """Serve the chat page at ``/`` and, in the same process and port, the OpenAI-compatible API at ``/v1``
+    and the MCP server at ``/mcp`` (``assistant.api.server``); block on ``settings.host:port`` until
+    interrupted. Prints the URLs to stdout.
+
+    Args:
+        assistant: the shared answering service.
+        settings: where to listen, and the login the page asks for.
+        api_key: the bearer key ``/v1`` and ``/mcp`` requests need (None: none); see
+            :func:`assistant.api.server.api_key_for`.
+    """
+    from assistant.api.server import build_api_app, run_app
+
     demo = build_app(assistant)
     demo.queue(default_concurrency_limit=CONCURRENCY_LIMIT)
     auth = settings.login()
-    print(
-        f"Chat UI on http://{settings.host}:{settings.port}{' (login required)' if auth else ''}; Ctrl-C stops it.",
-        flush=True,
-    )
-    demo.launch(
+    app = build_api_app(assistant, api_key=api_key, host=settings.host, concurrency=CONCURRENCY_LIMIT)
+    app = gr.mount_gradio_app(
+        app,
+        demo,
+        path="/",
         server_name=settings.host,
         server_port=settings.port,
-        share=False,
-        inbrowser=False,
-        quiet=True,
-        show_error=False,
         footer_links=[],
-        css=CSS,
-        mcp_server=False,
-        ssr_mode=False,
         auth=auth,
+        show_error=False,
+        ssr_mode=False,
+        mcp_server=False,
+        css=CSS,
     )
+    base = f"http://{settings.host}:{settings.port}"
+    print(
+        f"Chat UI on {base}{' (login required)' if auth else ''}; OpenAI-compatible API on {base}/v1, MCP on "
+        f"{base}/mcp{' (bearer key required)' if api_key else ''}; Ctrl-C stops it.",
+        flush=True,
+    )
+    run_app(app, settings.host, settings.port)

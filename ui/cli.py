@@ -13,7 +13,8 @@ import socket
 import sys
 from collections.abc import Sequence
 
-from assistant.cli import CLIParser, global_options, guarded, ingest_command, parse, start
+from assistant.cli import CLIParser, explaining, global_options, guarded, ingest_command, parse, start
+from assistant.config import Settings
 from assistant.errors import ConfigError
 from assistant.index.store import require_existing_storage
 from ui.settings import UISettings, load_ui_settings
@@ -63,6 +64,9 @@ def _serve(argv: Sequence[str] | None) -> int:
         from assistant.config import env_names
 
         settings = start(args, known_env=env_names(UISettings), ignore_prefixes=())
+        return explaining(settings, lambda: launch(settings))
+
+    def launch(settings: Settings) -> int:
         ui = load_ui_settings(host=args.host, port=args.port)
         check_port_free(ui)
         if args.no_ingest:
@@ -79,12 +83,14 @@ def _serve(argv: Sequence[str] | None) -> int:
                     f"warning: {e} Serving the index as it is; new papers appear as they are written.", file=sys.stderr
                 )
 
+        from assistant.api.server import api_key_for
         from assistant.service import build_assistant
         from ui.app import serve
 
         signal.signal(signal.SIGTERM, _raise_interrupt)  # `kill` stops the UI like Ctrl-C: cleanup runs
         with build_assistant(settings, embed_model=embed) as assistant:  # type: ignore[arg-type]
-            serve(assistant, ui)
+            auth = ui.auth.get_secret_value() if ui.auth is not None else None
+            serve(assistant, ui, api_key=api_key_for(settings, auth))
         return 0
 
     return guarded(body)

@@ -1,1 +1,3 @@
-"""Scoring: recall@k, citation precision/recall and facts on question sets; the citation verifier on labelled claims."""
+"""Scoring: recall@k, citation precision/recall and facts on question sets; the citation verifier on labelled
+claims.
+"""

@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-CATALOG_SCHEMA = 1
+CATALOG_SCHEMA = 2  # 2: Unicode-aware terms ("ÅngströmNet" -> "angstromnet", was "ngstr")
 #: Window and contribution rows get rowid ``paper_rowid * ROWS_PER_PAPER + sentence``, so a paper's rows are
 #: one rowid range (deleted without a scan). Abstracts have far fewer sentences (the seeds: at most 21).
 ROWS_PER_PAPER = 1000
@@ -112,6 +112,11 @@ def fts_query(text: str, *, phrase: bool = False) -> str:
     if phrase:
         return '"' + " ".join(words) + '"'
     return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
+
+
+def _like(text: str) -> str:
+    """``text`` with LIKE's wildcards (and the escape character) escaped by a backslash."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def catalog_path(storage_dir: Path, collection: str) -> Path:
@@ -435,6 +440,48 @@ class Catalog:
     def paper_ids(self) -> list[str]:
         """Every paper id, in catalog order (the order papers were first added)."""
         return [r[0] for r in self._conn().execute("SELECT id FROM papers ORDER BY rowid")]
+
+    def find_papers(
+        self, *, author: str = "", venue: str = "", offset: int = 0, limit: int | None = None
+    ) -> tuple[int, list[str]]:
+        """Papers matching every filter given, in catalog order, for listing and paging.
+
+        Args:
+            author: part of an author's name, case-insensitive (``"jiang"``, ``"Yalong Jiang"``).
+            venue: part of the venue / collection name, case-insensitive (``"iclr 2025"``).
+            offset, limit: the page (``limit`` None = all after ``offset``).
+
+        Returns:
+            ``(total, ids)``: how many papers match in all, and the ids of the requested page.
+        """
+        where, args = [], []
+        if author.strip():
+            where.append("rowid IN (SELECT paper FROM authors WHERE name LIKE ? ESCAPE '\\')")
+            args.append(f"%{_like(author_key(author))}%")
+        if venue.strip():
+            where.append("lower(venue) LIKE ? ESCAPE '\\'")
+            args.append(f"%{_like(' '.join(venue.lower().split()))}%")
+        clause = f" WHERE {' AND '.join(where)}" if where else ""
+        con = self._conn()
+        total = int(con.execute(f"SELECT count(*) FROM papers{clause}", args).fetchone()[0])
+        page = con.execute(
+            f"SELECT id FROM papers{clause} ORDER BY rowid LIMIT ? OFFSET ?",
+            [*args, -1 if limit is None else max(0, limit), max(0, offset)],
+        )
+        return total, [r[0] for r in page]
+
+    def ids_by_url(self, urls: Sequence[str]) -> dict[str, list[str]]:
+        """``{url: paper ids}`` for those of ``urls`` that are some paper's link (exact match)."""
+        urls = [u for u in dict.fromkeys(urls) if u]
+        out: dict[str, list[str]] = {}
+        for b in range(0, len(urls), 500):
+            chunk = urls[b : b + 500]
+            marks = ",".join("?" * len(chunk))
+            for pid, url in self._conn().execute(
+                f"SELECT id, url FROM papers WHERE url IN ({marks}) ORDER BY rowid", chunk
+            ):
+                out.setdefault(url, []).append(pid)
+        return out
 
     def _ids(self, rowids: Sequence[int]) -> list[str]:
         if not rowids:

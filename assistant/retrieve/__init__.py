@@ -1,1 +1,3 @@
-"""Question -> ranked papers with evidence: dense + BM25 fused (retrieval), and the papers a question names (references)."""
+"""Question -> ranked papers with evidence: dense + BM25 fused (retrieval), and the papers a question names
+(references).
+"""

@@ -19,7 +19,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from llama_index.core.retrievers import BaseRetriever
@@ -85,6 +85,17 @@ class CatalogBM25Retriever(BaseRetriever):
             )
             for wid, pid, sent, h, text, score in rows
         ]
+
+
+def _no_transformation() -> Any:
+    """A llama-index ``TransformComponent`` that returns the nodes unchanged (for a read-only index)."""
+    from llama_index.core.schema import TransformComponent
+
+    class NoTransformation(TransformComponent):
+        def __call__(self, nodes: Any, **kwargs: Any) -> Any:
+            return nodes
+
+    return NoTransformation()
 
 
 class _View:
@@ -172,9 +183,11 @@ class PaperRetriever:
         from llama_index.core.retrievers import QueryFusionRetriever
 
         k = self._settings.candidate_k
-        # transformations=[]: no default node parser (it would load a tiktoken tokenizer, ~0.5 s, for nothing)
+        # one no-op transformation: no default node parser. An empty list is falsy, and llama-index then builds
+        # its global SentenceSplitter, which loads a tiktoken encoding (~0.5 s) and, when TIKTOKEN_CACHE_DIR
+        # lacks it, tries to download it (a raw ConnectionError offline; issue 20). Nothing is inserted here.
         dense = VectorStoreIndex.from_vector_store(
-            store.vector_store, embed_model=self._embed, transformations=[]
+            store.vector_store, embed_model=self._embed, transformations=[_no_transformation()]
         ).as_retriever(similarity_top_k=k)
         bm25 = CatalogBM25Retriever(self._catalog, k)
         # num_queries=1: no query generation, so the LLM is never called; MockLLM only keeps
@@ -323,6 +336,12 @@ class PaperRetriever:
                 self._release(view)
             self._reopen_after(view)
         raise AssertionError("unreachable")
+
+    @property
+    def catalog(self) -> Catalog:
+        """The catalog this retriever reads (paper records, filters, BM25); call :meth:`refresh` first to see
+        the index's latest papers."""
+        return self._catalog
 
     def sentences_of(self, pid: str) -> list[str]:
         """The sentences of paper ``pid`` (``text.split_sentences`` of its abstract); [] if unknown."""

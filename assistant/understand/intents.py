@@ -84,7 +84,8 @@ COLUMNS: tuple[tuple[str, str, frozenset[str]], ...] = (
 
 #: "Which of them needs less data?", "Which one of the two is faster?": a choice between papers.
 _CHOICE = re.compile(
-    r"\bwhich (?:one )?of (?:them|these|those|the two|the three|both)\b|\bwhich (?:one|paper) (?:of the (?:two|three) )?"
+    r"\bwhich (?:one )?of (?:them|these|those|the two|the three|both)\b|"
+    r"\bwhich (?:one|paper) (?:of the (?:two|three) )?"
     r"(?:needs|uses|requires|is|has|does|reaches|achieves|gets|scales)\b.*\b(?:less|more|fewer|better|worse|faster|slower|"
     r"larger|smaller|lower|higher|cheaper)\b",
     re.I,

@@ -54,7 +54,8 @@ _MEASURE = re.compile(
     re.I,
 )
 _QUANTITY = re.compile(
-    r"\bhow (?:many|much|large|big|long|fast|often)\b|\bby how much\b|\bwhat (?:percentage|fraction|proportion|number)\b",
+    r"\bhow (?:many|much|large|big|long|fast|often)\b|\bby how much\b|"
+    r"\bwhat (?:percentage|fraction|proportion|number)\b",
     re.I,
 )
 _WHICH_PAPER = re.compile(
@@ -65,7 +66,8 @@ _WHICH_PAPER = re.compile(
 #: "Which graph transformer puts ...?": a question that opens with "which <thing> <verb>" asks to identify
 #: a paper's method, unless it asks about a paper already in focus ("which models did *it* beat?").
 _WHICH_THING = re.compile(
-    r"^\s*which\b(?!.*\b(?:did|do|does|is|are|was|were|has|have)\s+(?:it|they|its|their|the authors|this|these|those)\b)"
+    r"^\s*which\b"
+    r"(?!.*\b(?:did|do|does|is|are|was|were|has|have)\s+(?:it|they|its|their|the authors|this|these|those)\b)"
     r"(?!\s+of\b)",
     re.I,
 )

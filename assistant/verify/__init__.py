@@ -1,1 +1,3 @@
-"""Answer sentences -> supporting abstract sentences -> citations; a sentence nothing supports is dropped (attribution)."""
+"""Answer sentences -> supporting abstract sentences -> citations; a sentence nothing supports is dropped
+(attribution).
+"""

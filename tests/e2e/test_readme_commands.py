@@ -1,7 +1,8 @@
 """The README's "Using it" block is a test: each line is parsed from the README (so a changed README is
 re-tested) and run as written, in order, from a scratch folder, against a copy of the seeded index with a
 scripted OpenAI-compatible endpoint standing in for the model. ``assistant`` lines run in-process through
-``assistant.cli.main``; the ``assistant-ui`` line runs as ``python -m ui`` until its page answers."""
+``assistant.cli.main``; the servers run as subprocesses until they answer: ``assistant-ui`` as ``python -m ui``
+(its page), ``assistant serve`` as ``python -m assistant serve`` (``/v1/models``)."""
 
 from __future__ import annotations
 
@@ -40,7 +41,7 @@ def test_the_block_shows_every_command() -> None:
     commands = readme_commands()
     assert {c[0] for c in commands} == set(PROGRAMS), "every line runs one of our two programs"
     shown = {c[1] for c in commands if c[0] == ".venv/bin/assistant"}
-    assert shown == {"ingest", "delete", "ask", "eval", "eval-claims"}
+    assert shown == {"ingest", "delete", "ask", "papers", "serve", "eval", "eval-claims"}
 
 
 def test_every_readme_command_runs_as_written(seeded_settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
@@ -63,6 +64,10 @@ def test_every_readme_command_runs_as_written(seeded_settings, tmp_path: Path, m
                 _run_ui(args, work)
                 ran.append(argv)
                 continue
+            if args[:1] == ["serve"]:
+                _run_serve(args, work)
+                ran.append(argv)
+                continue
             code = main(args)
             out, err = capsys.readouterr()
             assert code == 0, (argv, err)
@@ -70,6 +75,8 @@ def test_every_readme_command_runs_as_written(seeded_settings, tmp_path: Path, m
             assert "Traceback" not in err and "error:" not in err, (argv, err)
             if "--json" in args and args[0] == "ask":
                 AnswerJSON.model_validate(json.loads(out))
+            if args == ["papers", "--count"]:
+                assert out.strip() == "38", out
             ran.append(argv)
     assert len(ran) == len(readme_commands())
     assert len(json.loads((work / "chat.json").read_text())["turns"]) == 3  # the documented conversation
@@ -90,3 +97,20 @@ def _run_ui(args: list[str], cwd: Path) -> None:
     text = log.read_text()
     assert f"Chat UI on http://127.0.0.1:{port}" in text
     assert "share=True" not in text and "Traceback" not in text, text[-3000:]
+
+
+def _run_serve(args: list[str], cwd: Path) -> None:
+    port = free_port()
+    env = {**os.environ, "ASSISTANT_API_PORT": str(port), "PYTHONPATH": str(REPO)}
+    log = cwd / "serve.log"
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "assistant", *args], cwd=cwd, env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
+    try:
+        wait_for_http(f"http://127.0.0.1:{port}/v1/models", proc, timeout_s=180, log=log)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    text = log.read_text()
+    assert f"OpenAI-compatible API on http://127.0.0.1:{port}/v1" in text
+    assert "Traceback" not in text, text[-3000:]

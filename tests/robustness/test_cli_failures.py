@@ -1,6 +1,6 @@
 """No traceback reaches a user from any command, whatever fails after the work is done: every command runs
 against a real index with a failure injected where its result is written (a full disk on stdout, a
-conversation file that cannot be saved, an exception from the renderer or from Gradio's launch)."""
+conversation file that cannot be saved, an exception from the renderer or from the UI's or the API's server)."""
 
 from __future__ import annotations
 
@@ -117,17 +117,29 @@ def test_an_unexpected_exception_after_the_answer_is_one_line(scripted_env, monk
 
 
 def test_ui_launch_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
-    import gradio as gr
-
+    import assistant.api.server
     from ui.cli import main as ui_main
 
-    def broken_launch(self: object, *a: object, **k: object) -> None:
+    def broken_launch(*a: object, **k: object) -> None:
         raise RuntimeError("injected at launch")
 
-    monkeypatch.setattr(gr.Blocks, "launch", broken_launch)
+    monkeypatch.setattr(assistant.api.server, "run_app", broken_launch)  # the server that serves the page and API
     assert ui_main(["--no-ingest", "--port", str(free_port())]) == 1
     out, err = capsys.readouterr()
     assert "Chat UI on http://127.0.0.1:" in out
+    assert "injected at launch" in _one_error_line(err)
+
+
+def test_api_server_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+    import assistant.api.server
+
+    def broken_launch(*a: object, **k: object) -> None:
+        raise RuntimeError("injected at launch")
+
+    monkeypatch.setattr(assistant.api.server, "run_app", broken_launch)
+    assert main(["serve", "--port", str(free_port())]) == 1
+    out, err = capsys.readouterr()
+    assert "OpenAI-compatible API on http://127.0.0.1:" in out
     assert "injected at launch" in _one_error_line(err)
 
 

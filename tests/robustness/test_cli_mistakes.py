@@ -60,6 +60,12 @@ def test_cheap_mistakes_fail_in_one_line_before_any_model_loads(tmp_path: Path) 
         ("assistant", ["eval", "--questions", "corrupt.json", "--storage-dir", str(index)], {}, "corrupt.json:1"),
         ("assistant", ["eval-claims", "--claims", "corrupt.json", "--storage-dir", str(index)], {}, "corrupt.json:1"),
         ("ui", ["--no-ingest", "--port", str(port)], {}, f"cannot listen on 127.0.0.1:{port}"),
+        ("assistant", ["serve", "--port", str(port)], {}, f"cannot listen on 127.0.0.1:{port}"),
+        ("assistant", ["serve"], {"ASSISTANT_API_PORT": "0"}, "ASSISTANT_API_PORT"),
+        ("assistant", ["papers", "--count"], {}, "no-index does not exist"),
+        ("assistant", ["mcp"], {}, "no-index does not exist"),
+        ("assistant", ["papers", "--search", "graphs", "--offset", "5"], {}, "--offset pages a listing"),
+        ("assistant", ["papers", "--limit", "0"], {}, "--limit 0: must be between 1 and 100"),
     ]
     try:
         slowest = 0.0

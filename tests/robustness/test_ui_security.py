@@ -66,6 +66,21 @@ def test_login_is_required_and_works(secured_ui: str) -> None:
     assert code == 200 and "components" in body
 
 
+def test_the_api_in_the_ui_process_needs_the_ui_login_as_its_key(secured_ui: str) -> None:
+    import httpx
+    import openai
+
+    for path in ("/v1/models", "/mcp"):
+        refused = httpx.post(secured_ui + path, json={}, timeout=10) if path == "/mcp" else httpx.get(secured_ui + path)
+        assert refused.status_code == 401, path
+        assert refused.json()["error"]["code"] == "invalid_api_key"
+    wrong = openai.OpenAI(base_url=secured_ui + "/v1", api_key="alice:wrong", max_retries=0)
+    with pytest.raises(openai.AuthenticationError):
+        wrong.models.list()
+    right = openai.OpenAI(base_url=secured_ui + "/v1", api_key="alice:s3cret-pw", max_retries=0)
+    assert [m.id for m in right.models.list()] == ["paper-assistant"]
+
+
 @pytest.mark.parametrize(
     "path",
     ["/file=/etc/passwd", "/gradio_api/file=/etc/passwd", "/gradio_api/file=../../../../etc/passwd",

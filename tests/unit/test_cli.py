@@ -40,13 +40,13 @@ def test_a_mistyped_option_shows_the_commands_usage_and_a_suggestion(capsys: pyt
     assert "unrecognized arguments: --jsn (did you mean --json?)" in err
 
 
-def test_a_mistyped_command_gets_a_suggestion_and_serve_says_where_it_went(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_mistyped_command_gets_a_suggestion(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         main(["injest", "seeds"])
     assert "(did you mean ingest?)" in capsys.readouterr().err
     with pytest.raises(SystemExit):
-        main(["serve"])
-    assert "assistant-ui" in capsys.readouterr().err
+        main(["papres", "--count"])
+    assert "(did you mean papers?)" in capsys.readouterr().err
 
 
 def test_ingest_summary_counts_skipped_rows_with_file_and_line(tmp_path: Path) -> None:

@@ -108,6 +108,7 @@ LAYERS: list[set[str]] = [
     {"session"},
     {"service"},
     {"eval"},
+    {"api"},
     {"cli"},
 ]
 

@@ -1,0 +1,180 @@
+"""Is an abstract written to steer the assistant? A small trained model plus a few exact forms.
+
+Indexed text is data, never instructions: an abstract is quoted in the prompt with our delimiters and
+citation markers neutralised, and citations are decided by code (``assistant.llm.prompts``). This module
+only *flags* such abstracts at ingest, so the person indexing an export learns that a row was planted.
+
+* The model (``steering_model.npz``, trained by ``scripts/train_steering.py``; card: docs/models/steering.md)
+  scores each sentence with a logistic regression over hashed character 2-5-grams and word 1-2-grams; an
+  abstract's score is its highest sentence's. It learned from ~80k real abstract sentences (negatives) and
+  ~20k attacks composed by code (positives), so "you are now …", "disregard the above …" or the same in
+  French are found without a word list, while papers *about* prompt injection are not flagged.
+* Exact forms stay rules: our own prompt delimiters (``<source>``, a ``Question:`` label), chat-template
+  control tokens, markdown images and HTML tags, and invisible characters used to hide text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from assistant.errors import ConfigError
+from assistant.llm.prompts import PROMPT_DELIMITER_AS_WRITTEN
+
+if TYPE_CHECKING:
+    from scipy.sparse import csr_matrix
+
+MODEL_PATH = Path(__file__).with_name("steering_model.npz")
+#: Hashed feature space of :func:`featurize` (character and word n-grams share it).
+N_FEATURES = 1 << 20
+
+#: Exact forms, each with the reason shown to the user.
+EXACT_FORMS: list[tuple[str, re.Pattern[str]]] = [
+    ("prompt delimiter", PROMPT_DELIMITER_AS_WRITTEN),
+    (
+        "chat-template control token",
+        re.compile(
+            r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<<SYS>>|<start_of_turn>|"
+            r"(?:^|\n)\s*(?:###\s*(?:Instruction|System|Response)\s*:|\[INST\])",
+            re.I,
+        ),
+    ),
+    (
+        "markdown image or raw HTML",
+        re.compile(r"!\[[^\]]*\]\(|<\s*(?:script|img|iframe|a|div|span|style)\b|<!--", re.I),
+    ),
+    ("hidden characters", re.compile("[\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff\U000e0000-\U000e007f]")),
+]
+
+
+def sentences_of(text: str) -> list[str]:
+    """The sentences the model scores: each line of ``text`` split by the shared sentence splitter."""
+    from assistant.lang.text import split_sentences
+
+    return [s for line in text.splitlines() if line.strip() for s in split_sentences(line)]
+
+
+def featurize(texts: list[str]) -> csr_matrix:
+    """Texts -> sparse matrix (len(texts) x :data:`N_FEATURES`): hashed character 2-5-grams within word
+    boundaries plus word 1-2-grams, lower-cased, L2-normalised per block (scikit-learn's HashingVectorizer)."""
+    from scipy.sparse import hstack
+    from sklearn.feature_extraction.text import HashingVectorizer
+
+    chars = HashingVectorizer(analyzer="char_wb", ngram_range=(2, 5), n_features=N_FEATURES, alternate_sign=False)
+    words = HashingVectorizer(analyzer="word", ngram_range=(1, 2), n_features=N_FEATURES, alternate_sign=False)
+    return hstack([chars.transform(texts), words.transform(texts)]).tocsr()
+
+
+@dataclass(frozen=True)
+class SteeringModel:
+    """A logistic regression over :func:`featurize` features, stored sparsely.
+
+    Attributes:
+        indices: feature indices with a non-zero weight (int32, sorted).
+        weights: their weights (float32, same length).
+        intercept: the bias.
+        threshold: probability at or above which a sentence flags its abstract (chosen in training so that
+            at most 0.1% of held-out real abstracts are flagged).
+    """
+
+    indices: np.ndarray
+    weights: np.ndarray
+    intercept: float
+    threshold: float
+    _cache: dict[str, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+
+    def _dense(self) -> np.ndarray:
+        if "dense" not in self._cache:
+            self._cache["dense"] = self.dense_weights()
+        return self._cache["dense"]
+
+    @classmethod
+    def from_weights(cls, coef: np.ndarray, intercept: float, threshold: float) -> SteeringModel:
+        """From a dense coefficient vector of length ``2 * N_FEATURES``."""
+        nz = np.flatnonzero(np.abs(coef) > 1e-4).astype(np.int32)
+        return cls(nz, coef[nz].astype(np.float32), float(intercept), float(threshold))
+
+    @classmethod
+    def load(cls, path: Path = MODEL_PATH) -> SteeringModel:
+        """Read the model file.
+
+        Raises:
+            ConfigError: the file is missing or unreadable (names the file and how to recreate it).
+        """
+        try:
+            with np.load(path) as data:
+                return cls(data["indices"], data["weights"], float(data["intercept"]), float(data["threshold"]))
+        except (OSError, KeyError, ValueError) as e:
+            raise ConfigError(
+                f"{path}: the steering detector's model could not be read ({e}); it ships with the repository "
+                "(git checkout it, or rebuild it with scripts/train_steering.py)."
+            ) from e
+
+    def save(self, path: Path) -> None:
+        """Write the model as a compressed ``.npz`` file."""
+        np.savez_compressed(
+            path,
+            indices=self.indices,
+            weights=self.weights,
+            intercept=np.float64(self.intercept),
+            threshold=np.float64(self.threshold),
+        )
+
+    def dense_weights(self) -> np.ndarray:
+        """The weights as one dense vector over the ``2 * N_FEATURES`` features (8 MB of float32)."""
+        dense = np.zeros(2 * N_FEATURES, dtype=np.float32)
+        dense[self.indices] = self.weights
+        return dense
+
+    def sentence_scores(self, sentences: list[str]) -> np.ndarray:
+        """Probability (0..1) per sentence that it is written to steer the model."""
+        if not sentences:
+            return np.zeros(0, dtype=np.float32)
+        logits = featurize(sentences) @ self._dense() + self.intercept
+        return 1.0 / (1.0 + np.exp(-np.asarray(logits, dtype=np.float64)))
+
+    def score(self, text: str) -> float:
+        """The highest sentence probability of ``text`` (0.0 for empty text)."""
+        scores = self.sentence_scores(sentences_of(text))
+        return float(scores.max()) if len(scores) else 0.0
+
+    def flags(self, text: str) -> bool:
+        """True when some sentence of ``text`` scores at least :attr:`threshold`."""
+        return self.score(text) >= self.threshold
+
+
+class SteeringDetector:
+    """Reasons an abstract looks written to steer the assistant: exact forms, then the model.
+
+    One per ingest run (the model file is read once, ~1 MB)."""
+
+    def __init__(self, model: SteeringModel | None = None) -> None:
+        self._model = model or SteeringModel.load()
+
+    def reasons(self, text: str) -> list[str]:
+        """E.g. ``["prompt delimiter", "instruction to the model"]``; [] for an ordinary abstract."""
+        return self.reasons_many([text])[0]
+
+    def reasons_many(self, texts: list[str]) -> list[list[str]]:
+        """:meth:`reasons` for many abstracts, their sentences scored in one batch (~10k abstracts in
+        seconds)."""
+        sentences: list[str] = []
+        owner: list[int] = []
+        for i, text in enumerate(texts):
+            for sentence in sentences_of(text):
+                sentences.append(sentence)
+                owner.append(i)
+        best = np.zeros(len(texts))
+        if sentences:
+            np.maximum.at(best, np.array(owner), self._model.sentence_scores(sentences))
+        out = []
+        for text, score in zip(texts, best):
+            found = [reason for reason, pattern in EXACT_FORMS if pattern.search(text)]
+            if score >= self._model.threshold:
+                found.append("instruction to the model")
+            out.append(found)
+        return out
