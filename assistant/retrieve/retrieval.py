@@ -244,10 +244,18 @@ class PaperRetriever:
                 return 0
             embedded = not self._settings.chroma_host
             others_wrote = writer != process_id() or view.system is not embedded_system(self._settings)
-            if switched or (self._seen_generation >= 0 and embedded and others_wrote):
-                view = self._reopen()
-                generation = view.store.generation()
-            changed = self._sync_catalog(view)
+            reopen = switched or (self._seen_generation >= 0 and embedded and others_wrote)
+            for attempt in range(1, READ_ATTEMPTS + 1):
+                try:
+                    if reopen:
+                        view = self._reopen()
+                        generation = view.store.generation()
+                    changed = self._sync_catalog(view)
+                    break
+                except Exception as e:
+                    if attempt == READ_ATTEMPTS or not is_stale_view_error(e):
+                        raise
+                    reopen = True  # the index changed again while it was being read: open what is there now
             self._seen_generation = generation
             return changed
 
@@ -256,28 +264,24 @@ class PaperRetriever:
         that the view new questions read through. When the catalog already belongs to a rebuild's collections
         (it is switched first), those are read, whatever names they carry at that moment; otherwise this waits,
         at most ``SWITCH_WAIT_S``, for the catalog and the index to match. Call under ``_sync_lock``."""
-        from assistant.index.store import SWITCH_WAIT_S, PaperStore, embedded_system, forget_embedded_client
+        from assistant.index.store import SWITCH_WAIT_S, embedded_system, forget_embedded_client, is_stale_view_error
 
         if not self._settings.chroma_host:
             forget_embedded_client(self._settings, stop=False)  # the old view's client stops when it is done
         deadline = time.monotonic() + SWITCH_WAIT_S
         while True:
-            store = PaperStore.open_for_read(self._settings)
-            owner = self._catalog.owner
-            if not owner or owner == store.collection_id:
+            try:
+                store = self._open_store(deadline)
+                for collection in (store.windows, store.papers, store.log):
+                    # an embedded client loads a collection's vectors and replays Chroma's write log into them at
+                    # its first read; done here, once, before any question reads through the view (several
+                    # threads doing that first read at once replayed the log into one vector index: a segfault)
+                    collection.count()
                 break
-            rebuilt = PaperStore.open_rebuilt(self._settings, owner)  # a rebuild is switching (or was killed doing so)
-            if rebuilt is not None:
-                store = rebuilt  # complete: read it under whichever names its collections have now
-                break
-            if self._settings.chroma_host or time.monotonic() > deadline:
-                break  # server: this replica's catalog is rebuilt; embedded: "run `assistant ingest`"
-            time.sleep(0.05)
-        for collection in (store.windows, store.papers, store.log):
-            # an embedded client loads a collection's vectors and replays Chroma's write log into them at its
-            # first read; done here, once, before any question reads through the view (several threads doing
-            # that first read at once replayed the log into the same vector index together: a segfault)
-            collection.count()
+            except Exception as e:
+                if not is_stale_view_error(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)  # dropped while being opened (a rebuild's switch): open what is there now
         new = _View(store, self._build_fusion(store), embedded_system(self._settings))
         with self._views_lock:
             old, self._view = self._view, new
@@ -288,6 +292,22 @@ class PaperRetriever:
         logger.info("reopened the index (collection %s)", store.collection_id)
         return new
 
+    def _open_store(self, deadline: float) -> PaperStore:
+        """The index's store for a new view (see :meth:`_reopen`)."""
+        from assistant.index.store import PaperStore
+
+        while True:
+            store = PaperStore.open_for_read(self._settings)
+            owner = self._catalog.owner
+            if not owner or owner == store.collection_id:
+                return store
+            rebuilt = PaperStore.open_rebuilt(self._settings, owner)  # a rebuild is switching (or was killed doing so)
+            if rebuilt is not None:
+                return rebuilt  # complete: read it under whichever names its collections have now
+            if self._settings.chroma_host or time.monotonic() > deadline:
+                return store  # server: this replica's catalog is rebuilt; embedded: "run `assistant ingest`"
+            time.sleep(0.05)
+
     def _sync_catalog(self, view: _View) -> int:
         """Sync the catalog to ``view``'s store. In client/server mode the catalog is this replica's own and is
         rebuilt (in one transaction) when the server's index was rebuilt; embedded, the writer replaces it."""
@@ -297,11 +317,18 @@ class PaperRetriever:
 
     def _reopen_after(self, failed: _View) -> None:
         """A read through ``failed`` found the index changed under it: reopen, unless another thread already did."""
+        from assistant.index.store import is_stale_view_error
+
         with self._sync_lock:
             if self._view is failed:
-                view = self._reopen()
-                self._sync_catalog(view)
-                self._seen_generation = view.store.generation()
+                try:
+                    view = self._reopen()
+                    self._sync_catalog(view)
+                    self._seen_generation = view.store.generation()
+                except Exception as e:  # changed again meanwhile: the next read finds out and reopens
+                    if not is_stale_view_error(e):
+                        raise
+                    logger.info("the index changed again while it was reopened (%s)", e)
 
     def _acquire(self) -> _View:
         with self._views_lock:
