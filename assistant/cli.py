@@ -330,7 +330,8 @@ def guarded(body: Callable[[], int]) -> int:
     """Run a command's ``body`` so that no traceback reaches the user, whatever it raises.
 
     Returns ``body()``'s exit code, or 1 after one ``error: ...`` line on stderr (:class:`AssistantError`:
-    its message; anything else: type and message, details in the DEBUG log), 130 on Ctrl-C / SIGTERM,
+    its message; anything else is an internal error, a bug: ``error: internal error, unexpected <type>: <message>``,
+    the traceback in the DEBUG log), 130 on Ctrl-C / SIGTERM,
     1 when stdout is gone (closed pipe, full disk).
     """
     previous_hook, threading.excepthook = threading.excepthook, _thread_failed
@@ -353,7 +354,9 @@ def guarded(body: Callable[[], int]) -> int:
             print(f"error: could not write the output to stdout ({e.strerror or e}).", file=sys.stderr)
         else:
             print(
-                f"error: unexpected {type(e).__name__}: {e} (run with --log-level DEBUG for details)", file=sys.stderr
+                f"error: internal error, unexpected {type(e).__name__}: {e} (a bug in the assistant, not in your "
+                "input or the model; run with --log-level DEBUG for the traceback)",
+                file=sys.stderr,
             )
         return 1
     finally:
@@ -585,7 +588,7 @@ def ingest_command(
 def _ask(settings: Settings, args: argparse.Namespace) -> int:
     from assistant.understand.question import clean_question
 
-    question = clean_question(args.question)
+    question = clean_question(args.question, settings.max_question_chars)
     saved = check_session_file(args.session) if args.session else None
     require_existing_storage(settings)
 

@@ -226,8 +226,9 @@ class ChatSession:
 
         Raises:
             EmptyQuestionError: nothing to answer (before any model call).
+            QuestionTooLongError: longer than ``Settings.max_question_chars`` (before any search).
         """
-        question = clean_question(question)
+        question = clean_question(question, self._answerer.settings.max_question_chars)
         res = self.resolve(question, intent)
         if res.clarify:
             for event in self._answerer.clarification(question, res.clarify, intent):

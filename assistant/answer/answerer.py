@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Literal
 
 from assistant.answer.builder import AnswerBuilder
 from assistant.answer.strategies import STRATEGIES, IntentStrategy, Plan, Request, Settled, Tools
-from assistant.errors import AssistantError, LLMUnavailableError
+from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
+from assistant.llm.client import connection_errors
 from assistant.llm.prompts import build_messages, strip_citations
 from assistant.retrieve.references import References, author_phrase, find_references
 from assistant.tuning import ABSTAIN_TOP_PAPERS, FOCUS_DISAGREEMENT_MARGIN, SMALL_MODEL_MIN_SUPPORT
@@ -34,9 +35,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 ABSTAIN_NOTICE = "The indexed abstracts don't cover this question."
-EXTRACTIVE_NOTICE = (
-    "No generated sentence could be verified against the abstracts, so here are the most relevant passages."
-)
 
 
 def split_complete(buffer: str) -> tuple[list[str], str]:
@@ -211,7 +209,10 @@ class Answerer:
         Raises:
             AssistantError: ``intent`` is not registered (before any search).
 
-        LLM failures do not raise: the final answer is built by code and ``notice`` says what happened.
+        Failures of the model connection (:func:`~assistant.llm.client.connection_errors`) do not raise:
+        the final answer is built by code and ``notice`` says what happened. Any other exception (a bug in
+        retrieval, the citation verifier or the answer builder) propagates unchanged: it is an internal
+        error, never reported as a model failure.
         """
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
@@ -293,6 +294,12 @@ class Answerer:
         buffer = ""
         failed = False
         builder.model_used = plan.use_model
+        quoted: AnswerBuilder | None = None  # the answer by code, shown while the model writes
+        if plan.use_model:
+            quoted = builder.fresh()
+            strategy.answer_by_code(self._tools, req, plan, quoted)
+            timings["first_text"] = (time.perf_counter() - t0) * 1000
+            yield AnswerEvent("partial", answer=quoted.build("extractive", timings=timings), hits=hits)
         t_gen = time.perf_counter()
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
@@ -310,24 +317,37 @@ class Answerer:
                 builder.add(*verdict)
                 return True
 
+            # Only the model stream is guarded: a failure of the connection becomes the notice and the code's
+            # answer; a failure in our own code (verify, the builder) propagates as the internal error it is.
+            model_failed = connection_errors()
+            messages = build_messages(req.question, plan.context, strategy.task)
+
+            def model_deltas() -> Iterator[str]:  # lazy: a backend that fails when called fails at next()
+                yield from self._backend.stream(messages, plan.max_tokens)
+
+            deltas = model_deltas()
             try:
-                for delta in self._backend.stream(
-                    build_messages(req.question, plan.context, strategy.task), plan.max_tokens
-                ):
+                while True:
+                    try:
+                        delta = next(deltas)
+                    except StopIteration:
+                        break
+                    except model_failed as e:
+                        reason = getattr(e, "reason", type(e).__name__)
+                        logger.warning("LLM failed (%s): %s", reason, e)
+                        failed, notice = True, failure_notice(e)
+                        break
                     timings.setdefault("first_token", (time.perf_counter() - t0) * 1000)
                     buffer += delta
                     complete, buffer = split_complete(buffer)
                     if any([verify(raw) for raw in complete]):
-                        yield AnswerEvent("partial", answer=builder.build("generated", timings=timings), hits=hits)
+                        shown = builder.merged_with(quoted) if quoted is not None else builder
+                        yield AnswerEvent("partial", answer=shown.build("generated", timings=timings), hits=hits)
                         if plan.stop_at_first:  # the small model's first verified sentence is its answer
                             buffer = ""
                             break
-            except LLMUnavailableError as e:
-                logger.warning("LLM failed (%s): %s", e.reason, e)
-                failed, notice = True, failure_notice(e)
-            except Exception as e:  # noqa: BLE001 - whatever a backend raises, the user gets a cited answer
-                logger.exception("LLM backend raised %s", type(e).__name__)
-                failed, notice = True, failure_notice(e)
+            finally:
+                deltas.close()  # a stopped or abandoned stream releases its connection now
             if not failed:
                 tail = split_sentences(buffer) if buffer.strip() else []
                 for raw in tail:
@@ -344,9 +364,13 @@ class Answerer:
         mode: AnswerMode = "generated"
         if failed or not builder.sentences:  # the verified sentences so far stay; the code's answer follows them
             mode = "generated" if builder.sentences else "extractive"
-            notice = (notice or EXTRACTIVE_NOTICE) if plan.use_model else strategy.notice(plan)
-            strategy.answer_by_code(self._tools, req, plan, builder)
+            notice = notice if plan.use_model else strategy.notice(plan)  # no "could not be verified" headline
+            if quoted is None:
+                strategy.answer_by_code(self._tools, req, plan, builder)
         else:
             strategy.complete(self._tools, req, plan, builder)
+        if quoted is not None:  # the model's verified sentences in the answer already on screen
+            builder = builder.merged_with(quoted)
         timings["total"] = (time.perf_counter() - t0) * 1000
+        timings.setdefault("first_text", timings["total"])
         yield AnswerEvent("final", answer=builder.build(mode, notice, timings), hits=hits)

@@ -8,6 +8,7 @@ import time
 from assistant.llm.client import OpenAIChatBackend
 from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.timing import time_bound_s
 
 Q = "Which graph transformer runs global self-attention on the feature dimension?"
 DUALFORMER = "000_43469673d6f8aaa0.txt#1"
@@ -19,7 +20,7 @@ def test_slow_endpoint_times_out_then_next_question_works(seeded_settings, embed
         with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
             t0 = time.monotonic()
             slow = assistant.ask(Q)
-            assert time.monotonic() - t0 < 15
+            assert time.monotonic() - t0 < time_bound_s(1.0, 1.0)  # the 1 s timeout, not the 5 s reply; scales
             assert slow.mode == "extractive" and "timed out" in slow.notice
             assert slow.citations[0].paper.id == DUALFORMER
             ok = assistant.ask(Q)
@@ -33,7 +34,8 @@ def test_empty_and_nonsense_streams_fall_back_to_cited_evidence(seeded_settings,
         with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
             for _ in replies:
                 answer = assistant.ask(Q)
-                assert answer.mode == "extractive" and answer.notice
+                # the cited answer from the abstracts, with no "could not be verified" headline (issue 25)
+                assert answer.mode == "extractive" and answer.model_used and answer.sentences and not answer.notice
                 assert [c.paper.id for c in answer.citations] == [DUALFORMER]
                 assert all(s.citations == (1,) for s in answer.sentences)
 
@@ -44,7 +46,7 @@ def test_dead_bundled_model_server_is_restarted(seeded_settings, embed_model) ->
         assert server is not None and server.is_running()
         server._proc.kill()  # type: ignore[union-attr]
         server._proc.wait()  # type: ignore[union-attr]
-        answer = assistant.ask(Q)
+        answer = assistant.ask("On how many real-world datasets was DUALFormer evaluated?")  # the small model is asked
         assert server.is_running()
         assert not answer.notice.startswith("The language model failed")
         assert answer.citations[0].paper.id == DUALFORMER

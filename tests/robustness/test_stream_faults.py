@@ -20,12 +20,15 @@ import pytest
 from assistant.llm.client import OpenAIChatBackend
 from assistant.llm.local import LocalLLMServer
 from assistant.service import build_assistant
-from tests.support.fake_openai_server import CUT, MALFORMED, STALL, WORDS, FakeOpenAIServer
+from tests.support.fake_openai_server import CUT, MALFORMED, STALL, STALL_S, WORDS, FakeOpenAIServer
+from tests.support.timing import time_bound_s
 
 REPO = Path(__file__).resolve().parents[2]
 Q = "Which graph transformer runs global self-attention on the feature dimension?"
 DUALFORMER = "000_43469673d6f8aaa0.txt#1"
 GOOD = "DUALFormer performs the global self-attention module on feature dimensions."
+#: A lookup that asks for a number: the one kind the bundled (small) model is asked about.
+NUMBER_Q = "On how many real-world datasets was DUALFormer evaluated?"
 SECOND = "It also reduces intra-class variance and enhances the discriminability of node representations."
 
 
@@ -45,10 +48,10 @@ def test_stream_broken_mid_answer_keeps_verified_sentences_and_falls_back(fault,
             session = assistant.new_session()
             broken = session.ask(Q)
             _assert_cited_fallback(broken, "broke off")
-            assert broken.sentences[0].text == GOOD  # verified before the break, kept first
-            assert len(broken.sentences) >= 2  # ... followed by the extractive passages
+            # verified before the break, kept in the cited answer from the abstracts (shown first, issue 25)
+            assert GOOD in [s.text for s in broken.sentences] and len(broken.sentences) >= 2
             nxt = session.ask(Q)  # the conversation goes on normally
-    assert nxt.mode == "generated" and not nxt.notice and nxt.sentences[0].text == GOOD
+    assert nxt.mode == "generated" and not nxt.notice and GOOD in [s.text for s in nxt.sentences]
 
 
 def test_stalled_stream_ends_on_time_without_the_partial_chunk(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
@@ -59,7 +62,8 @@ def test_stalled_stream_ends_on_time_without_the_partial_chunk(scripted_assistan
             stalled = session.ask(Q)
             elapsed = time.monotonic() - t0
             _assert_cited_fallback(stalled, "timed out")
-            assert elapsed < 3 + 4, elapsed  # about the timeout, not the server's 30 s stall
+            # ended by the 3 s timeout (the notice says so), not by the server's 30 s stall; scales with load
+            assert elapsed < min(time_bound_s(3, 1.0), STALL_S), elapsed
             assert not any("Stalled" in s.text for s in stalled.sentences)
             assert session.ask(Q).mode == "generated"
 
@@ -69,7 +73,7 @@ def test_words_streamed_with_trailing_spaces_keep_their_spaces(scripted_assistan
         with scripted_assistant(server) as assistant:
             session = assistant.new_session()
             answer = session.ask(Q)
-    assert answer.sentences[0].text == GOOD  # every word boundary as the server streamed it
+    assert GOOD in [s.text for s in answer.sentences]  # every word boundary as the server streamed it
 
 
 class _RaisingCompletions:
@@ -110,21 +114,24 @@ def test_no_httpx_or_openai_exception_reaches_the_user(error, seeded_settings, e
     with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
         answer = assistant.new_session().ask(Q)
     assert answer.notice and "Showing the most relevant passages" in answer.notice
-    assert answer.sentences[0].text == GOOD  # verified before the failure
+    assert GOOD in [s.text for s in answer.sentences]  # verified before the failure
     assert all(s.citations for s in answer.sentences) and answer.citations[0].paper.id == DUALFORMER
     assert not any("redu" in s.text.split()[-1] for s in answer.sentences)
 
 
-def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(seeded_settings, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     script = str(REPO / "tests" / "support" / "crashing_llm_server.py")
     server = LocalLLMServer(command=[sys.executable, script, "{port}", "SIGILL"], startup_timeout_s=30)
     with build_assistant(seeded_settings, embed_model=embed_model, llm_server=server) as assistant:
         assert server.broken and "SIGILL" in server.broken
         session = assistant.new_session()
+
+        def no_restart(*args: object, **kwargs: object) -> None:
+            raise AssertionError(f"the broken server was started again: {args!r}")
+
+        monkeypatch.setattr("assistant.llm.local.subprocess.Popen", no_restart)  # a restart loop would fail here
         for _ in range(2):  # every answer: cited passages + the one-line cause; no restart loop
-            t0 = time.monotonic()
-            answer = session.ask(Q)
-            assert time.monotonic() - t0 < 10
+            answer = session.ask(NUMBER_Q)  # a question the bundled model is asked (tuning.SMALL_MODEL_LOOKUP_KINDS)
             assert answer.mode == "extractive"
             assert "SIGILL" in answer.notice and "scripts/setup.sh" in answer.notice
             assert answer.citations[0].paper.id == DUALFORMER
@@ -140,4 +147,5 @@ def test_cli_ask_json_with_a_stalled_stream_prints_json_on_time(seeded_settings)
     assert "Traceback" not in proc.stderr
     out = json.loads(proc.stdout)
     assert "timed out" in out["notice"] and out["citations"][0]["paper_id"] == DUALFORMER
-    assert out["timings_ms"]["generate"] < 5000 + 3000
+    # ended by the 5 s timeout, not the 30 s stall (bound scales with load, tests/support/timing.py)
+    assert out["timings_ms"]["generate"] < min(time_bound_s(5, 1.0), STALL_S) * 1000
