@@ -19,7 +19,6 @@ from assistant.types import (
     Citation,
     Comparison,
     Evidence,
-    Intent,
     PaperHit,
     relabel,
 )
@@ -94,7 +93,7 @@ class AnswerBuilder:
         context: Sequence[PaperHit],
         sources: Sequence[PaperHit],
         model: str,
-        intent: Intent,
+        intent: str,
         query: str,
     ) -> None:
         self.question, self.context, self.sources, self.model = question, list(context), tuple(sources), model
