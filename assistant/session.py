@@ -13,8 +13,8 @@ from typing import TYPE_CHECKING, Any, get_args
 
 from assistant.answer.answerer import AnswerEvent, final_answer
 from assistant.errors import AssistantError
+from assistant.lang.citations import CITATION_LABEL
 from assistant.lang.text import content_tokens
-from assistant.llm.prompts import CITATION_LABEL
 from assistant.tuning import CLARIFY_MAX_CONTENT_WORDS, ELLIPTIC_MAX_WORDS
 from assistant.types import (
     INTENTS,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from assistant.llm.prompts import format_citations
+from assistant.lang.citations import format_citations
 
 
 @dataclass(frozen=True, slots=True)

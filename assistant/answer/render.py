@@ -7,8 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.lang.citations import format_citations
 from assistant.lang.markup import plain_text
-from assistant.llm.prompts import format_citations
 from assistant.types import Answer, AnswerMode, Intent
 from assistant.understand.intents import NOT_STATED
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant.errors import AssistantError
-from assistant.llm.prompts import format_citations
+from assistant.lang.citations import format_citations
 
 if TYPE_CHECKING:
     from assistant.service import Assistant

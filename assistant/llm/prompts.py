@@ -14,8 +14,10 @@ source that asks to "cite [7]" cannot add a citation either.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
+
+from assistant.lang.citations import CITATION_MARKER
 
 if TYPE_CHECKING:
     from assistant.types import PaperHit
@@ -35,10 +37,6 @@ DEFAULT_TASK = "Write one to three short sentences that answer the question."
 SOURCE_TEMPLATE = "[{n}] {title}\n<source>{evidence}</source>"
 USER_TEMPLATE = "Sources:\n{sources}\n\nQuestion: {question}"
 
-#: One citation group as a model writes it: ``[1]``, ``[1, 2]``, ``[1; 2]``, any spacing; group 1 = the numbers.
-CITATION_MARKER = re.compile(r"\[(\s*\d+(?:\s*[,;]\s*\d+)*\s*)\]")
-#: One label as shown to users and typed back by them ("as [2] says"); group 1 = the number.
-CITATION_LABEL = re.compile(r"\[(\d+)\]")
 #: Our delimiter around quoted abstract text, any spacing or case.
 SOURCE_DELIMITER = re.compile(r"</?\s*source\s*>", re.IGNORECASE)
 #: Everything of our prompt's markup a model might echo or an abstract might imitate.
@@ -57,11 +55,6 @@ _PREAMBLE = re.compile(
     r"(?:question|answer))?|response)(?:\s+(?:is|was|would\s+be))?\s*:\s*",
     re.I,
 )
-
-
-def format_citations(labels: Iterable[int]) -> str:
-    """The markers written after a sentence: ``(1, 3)`` -> ``"[1][3]"``."""
-    return "".join(f"[{n}]" for n in labels)
 
 
 def strip_citations(sentence: str) -> tuple[str, tuple[int, ...]]:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from assistant.index.catalog import author_key, title_grams
 from assistant.lang.text import content_tokens
@@ -20,7 +20,18 @@ from assistant.understand.question import analyze, mentions
 
 if TYPE_CHECKING:
     from assistant.index.catalog import Catalog
-    from assistant.retrieve.retrieval import PaperRetriever
+    from assistant.types import PaperHit
+
+
+class PaperSearch(Protocol):
+    """What :func:`find_references` needs of a retriever (``assistant.retrieve.retrieval.PaperRetriever``
+    fits): the metadata index and a ranked search. A protocol, so this module never imports the retriever."""
+
+    @property
+    def metadata(self) -> MetadataIndex: ...
+
+    def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]: ...
+
 
 #: "the paper by Yalong Jiang", "work from Smith et al.", "authored by ...": the name after it.
 _BY_AUTHOR = re.compile(
@@ -147,7 +158,7 @@ def descriptions(question: str) -> list[str]:
     return out
 
 
-def find_references(question: str, retriever: PaperRetriever, min_similarity: float) -> References:
+def find_references(question: str, retriever: PaperSearch, min_similarity: float) -> References:
     """The papers ``question`` names or describes (module docstring).
 
     A description resolves to the best paper of a search for it when that paper's dense similarity is at

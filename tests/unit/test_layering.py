@@ -87,6 +87,16 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str]:
     return []
 
 
+def test_core_has_no_import_cycles_not_even_type_only(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Issue 21: no cycle even counting imports under ``if TYPE_CHECKING:`` (an annotation that needs a
+    higher module is a sign the type lives in the wrong place)."""
+    import sys
+
+    monkeypatch.setattr(sys.modules[__name__], "_type_checking_block", lambda node: False)
+    graph = import_graph(REPO / "assistant")
+    assert find_cycle(graph) == [], " -> ".join(find_cycle(graph))
+
+
 def test_core_has_no_import_cycles() -> None:
     graph = import_graph(REPO / "assistant")
     assert graph["answer.answerer"] >= {"answer.strategies", "answer.builder"}, "the graph reader missed imports"
