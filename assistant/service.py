@@ -12,7 +12,7 @@ from assistant.answer.answerer import Answerer, AnswerEvent
 from assistant.errors import LLMUnavailableError
 from assistant.llm.client import ChatBackend, Message, OpenAIChatBackend
 from assistant.session import ChatSession
-from assistant.types import Answer, Intent
+from assistant.types import Answer, Intent, Page
 from assistant.understand.question import MAX_QUESTION_CHARS, EmptyQuestionError, clean_question
 
 if TYPE_CHECKING:
@@ -123,13 +123,14 @@ class Assistant:
         self.model_label = model_label
         self._llm_server = llm_server
 
-    def stream(self, question: str, intent: Intent | None = None) -> Iterator[AnswerEvent]:
-        """Stream the answer to one stand-alone question. Raises EmptyQuestionError before any model call."""
-        yield from self.answerer.stream(clean_question(question), intent=intent)
+    def stream(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Iterator[AnswerEvent]:
+        """Stream the answer to one stand-alone question (``page``: which papers of a topic listing).
+        Raises EmptyQuestionError before any model call."""
+        yield from self.answerer.stream(clean_question(question), intent=intent, page=page)
 
-    def ask(self, question: str, intent: Intent | None = None) -> Answer:
+    def ask(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Answer:
         """The final answer to one stand-alone question. Raises EmptyQuestionError."""
-        return self.answerer.answer(clean_question(question), intent=intent)
+        return self.answerer.answer(clean_question(question), intent=intent, page=page)
 
     def new_session(self) -> ChatSession:
         """A fresh conversation (one per chat window / CLI session)."""

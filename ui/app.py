@@ -16,6 +16,7 @@ from assistant.errors import AssistantError
 from assistant.types import INTENTS
 from ui.downloads import write_export
 from ui.export import bibtex, conversation_markdown
+from ui.listing import button_state, show_more_button, wire_show_more
 from ui.render import (
     answer_markdown,
     error_markdown,
@@ -227,6 +228,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
                         info="auto: detected from the question",
                     )
                     clear = gr.Button("New chat", elem_id="new-chat", scale=1)
+                more = show_more_button()  # a topic listing's next page (ui/listing.py)
             with gr.Column(scale=2):
                 gr.Markdown("### References so far")
                 panel = gr.HTML(references_panel([]), elem_id="refs-so-far", js_on_load=None)
@@ -246,17 +248,21 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             fn=side_panel, inputs=[session_state], outputs=[panel, md_btn, bib_btn], api_visibility="private"
         )
         asked = gr.on([box.submit, send.click], respond, api_name="respond", **answer_io)
-        asked.then(**side_io)
+        asked.then(**side_io).then(button_state, [session_state], [more], api_visibility="private", queue=False)
+        more_answer = wire_show_more(more, box, respond, answer_io)
+        more_answer.then(**side_io).then(button_state, [session_state], [more], api_visibility="private", queue=False)
         gr.on([box.submit, send.click, chatbot.example_select], None, js=SCROLL_TO_NEW_QUESTION_JS, queue=False)
         picked = chatbot.example_select(pick_example, None, box, api_visibility="private", queue=False)
         picked_answer = picked.then(respond, api_visibility="private", **answer_io)
-        picked_answer.then(**side_io)
+        picked_answer.then(**side_io).then(button_state, [session_state], [more], api_visibility="private", queue=False)
         reset_io = dict(
             inputs=[session_state],
             outputs=[chatbot, session_state, box, panel, md_btn, bib_btn],
-            cancels=[asked, picked_answer],
+            cancels=[asked, picked_answer, more_answer],
         )
-        clear.click(new_chat, api_name="new_chat", **reset_io)
+        clear.click(new_chat, api_name="new_chat", **reset_io).then(
+            button_state, [session_state], [more], api_visibility="private", queue=False
+        )
         chatbot.clear(new_chat, api_visibility="private", **reset_io)  # the chat's own trash button
     return demo
 

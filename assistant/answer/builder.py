@@ -18,6 +18,7 @@ from assistant.types import (
     Comparison,
     Evidence,
     Intent,
+    Listing,
     PaperHit,
     relabel,
 )
@@ -59,6 +60,7 @@ class AnswerBuilder:
         self.order: list[int] = []  # source n in order of first citation
         self.dropped: list[str] = []
         self.comparison: Comparison | None = None
+        self.listing: Listing | None = None
         self.model_used = False
 
     def cite(self, n: int, evidence: str = "") -> None:
@@ -103,5 +105,6 @@ class AnswerBuilder:
             self.query,
             self.comparison,
             self.model_used,
+            self.listing,
         )
         return relabel(answer, {n: i for i, n in enumerate(self.order, start=1)})

@@ -25,6 +25,7 @@ import numpy as np
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from assistant import tuning
 from assistant.lang.text import clauses, content_tokens, is_boilerplate, states_contribution
 from assistant.retrieve.references import MetadataIndex
 from assistant.tuning import (
@@ -38,7 +39,6 @@ from assistant.tuning import (
     RRF_K,
     SECOND_WINDOW_WEIGHT,
     SENTENCE_WEIGHT,
-    WINDOW_RANK_CANDIDATES,
     WINDOW_RANK_WEIGHT,
     WINDOW_TITLE_WEIGHT,
 )
@@ -119,6 +119,7 @@ class PaperRetriever:
         self._seen_generation = -1
         self._sync_lock = threading.Lock()
         self._fusion = self._build_fusion()
+        self._wide: dict[int, BaseRetriever] = {}  # candidate_k -> fusion retriever (topic listings)
         self.refresh(force=True)
         self.papers: Mapping[str, Paper] = CatalogPapers(catalog)
         self.metadata = MetadataIndex(catalog)
@@ -129,12 +130,12 @@ class PaperRetriever:
             time.perf_counter() - t0,
         )
 
-    def _build_fusion(self) -> BaseRetriever:
+    def _build_fusion(self, candidate_k: int | None = None) -> BaseRetriever:
         from llama_index.core import VectorStoreIndex
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers import QueryFusionRetriever
 
-        k = self._settings.candidate_k
+        k = candidate_k or self._settings.candidate_k
         # transformations=[]: no default node parser (it would load a tiktoken tokenizer, ~0.5 s, for nothing)
         dense = VectorStoreIndex.from_vector_store(
             self._store.vector_store, embed_model=self._embed, transformations=[]
@@ -189,6 +190,7 @@ class PaperRetriever:
                 forget_embedded_client(self._settings)
                 self._store = PaperStore.open_for_read(self._settings)
                 self._fusion = self._build_fusion()
+                self._wide = {}
             changed = self._catalog.sync(self._store)
             self._seen_generation = generation
             return changed
@@ -240,10 +242,14 @@ class PaperRetriever:
 
         return all(known(t) or all(known(part) for part in t.split("-") if part) for t in tokens)
 
-    def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]:
+    def retrieve(
+        self, query: str, top_k: int | None = None, *, aspects: bool = False, candidate_k: int | None = None
+    ) -> list[PaperHit]:
         """Rank papers for ``query``; ``aspects=True`` for a question that asks for one paper (lookup,
         summary): the candidates are also ranked by how well each covers every clause of the question
         (tuning.ASPECT_WEIGHT; costs one query embedding per clause, at most ASPECT_MAX_CLAUSES).
+        ``candidate_k`` overrides ``settings.candidate_k`` (windows fetched per retriever), for a listing
+        that needs more papers than a lookup (a topic over a whole conference).
 
         Returns:
             up to ``top_k`` (default ``settings.top_k``) :class:`PaperHit`, best first; ``score`` is the
@@ -257,7 +263,10 @@ class PaperRetriever:
         top_k = top_k or self._settings.top_k
         self.refresh()
         q_emb = self._embed.get_query_embedding(query)
-        fused = self._fusion.retrieve(QueryBundle(query_str=query, embedding=q_emb))
+        fusion = self._fusion
+        if candidate_k and candidate_k != self._settings.candidate_k:
+            fusion = self._wide.get(candidate_k) or self._wide.setdefault(candidate_k, self._build_fusion(candidate_k))
+        fused = fusion.retrieve(QueryBundle(query_str=query, embedding=q_emb))
         per_paper: dict[str, list[float]] = defaultdict(list)
         for hit in fused:
             pid = hit.node.metadata.get("paper_id")
@@ -269,7 +278,13 @@ class PaperRetriever:
         }
         for rank, pid in enumerate(self.metadata.matches(query), start=1):  # authors, title names, title words
             scored[pid] = scored.get(pid, 0.0) + METADATA_WEIGHT / (RRF_K + rank)
-        candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[: max(top_k, WINDOW_RANK_CANDIDATES)]
+        if tuning.PAPER_VECTOR_WEIGHT > 0:  # paper-level vectors (titles): one more ranked list (tuning.py)
+            for rank, pid in enumerate(self._store.nearest_papers(q_emb, tuning.PAPER_VECTOR_K), start=1):
+                if pid in self.papers:
+                    scored[pid] = scored.get(pid, 0.0) + tuning.PAPER_VECTOR_WEIGHT / (RRF_K + rank)
+        candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[
+            : max(top_k, tuning.WINDOW_RANK_CANDIDATES)
+        ]
         vectors = self._vectors(candidates)
         q = np.asarray(q_emb, dtype=np.float32)
         best_window = {pid: float((v[1] @ q).max()) for pid, v in vectors.items()}
