@@ -240,8 +240,25 @@ def parse(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> argpar
         if isinstance(action, argparse._SubParsersAction) and command in action.choices:  # noqa: SLF001
             target = action.choices[command]
     options = [o for a in target._actions for o in a.option_strings if o.startswith("--")]  # noqa: SLF001
-    hint = did_you_mean(extra[0].split("=", 1)[0], options) if extra[0].startswith("-") else ""
+    typed = extra[0].split("=", 1)[0]
+    if command and typed.startswith("-"):
+        owners = [name for name, sub in _subparsers(parser).items() if typed in sub._option_string_actions]  # noqa: SLF001
+        if command in owners:  # `assistant --json ask "..."`: a command's own option given before the command
+            target.error(
+                f"{typed} is an option of `{command}`: put it after `{command}` ({parser.prog} {command} {typed} ...)"
+            )
+        if owners:
+            target.error(f"{typed} is not an option of `{command}` (only of {', '.join(f'`{o}`' for o in owners)})")
+    hint = did_you_mean(typed, options) if typed.startswith("-") else ""
     target.error(f"unrecognized arguments: {' '.join(extra)}{hint}")
+
+
+def _subparsers(parser: argparse.ArgumentParser) -> dict[str, argparse.ArgumentParser]:
+    """``{command: its parser}`` of ``parser``'s sub-commands ({} when it has none)."""
+    for action in parser._actions:  # noqa: SLF001 - argparse has no public accessor for subparsers
+        if isinstance(action, argparse._SubParsersAction):  # noqa: SLF001
+            return dict(action.choices)
+    return {}
 
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
@@ -316,7 +333,8 @@ def guarded(body: Callable[[], int]) -> int:
     """Run a command's ``body`` so that no traceback reaches the user, whatever it raises.
 
     Returns ``body()``'s exit code, or 1 after one ``error: ...`` line on stderr (:class:`AssistantError`:
-    its message; anything else: type and message, details in the DEBUG log), 130 on Ctrl-C / SIGTERM,
+    its message; anything else is an internal error, a bug: ``error: internal error, unexpected <type>: <message>``,
+    the traceback in the DEBUG log), 130 on Ctrl-C / SIGTERM,
     1 when stdout is gone (closed pipe, full disk).
     """
     previous_hook, threading.excepthook = threading.excepthook, _thread_failed
@@ -339,7 +357,9 @@ def guarded(body: Callable[[], int]) -> int:
             print(f"error: could not write the output to stdout ({e.strerror or e}).", file=sys.stderr)
         else:
             print(
-                f"error: unexpected {type(e).__name__}: {e} (run with --log-level DEBUG for details)", file=sys.stderr
+                f"error: internal error, unexpected {type(e).__name__}: {e} (a bug in the assistant, not in your "
+                "input or the model; run with --log-level DEBUG for the traceback)",
+                file=sys.stderr,
             )
         return 1
     finally:
@@ -399,10 +419,15 @@ def ingest_summary(report: IngestReport) -> str:
         f"Indexed {report.papers} papers as {report.windows} windows: {report.added} added, {report.updated} updated, "
         f"{report.removed} removed, {report.skipped} unchanged in {report.seconds:.1f} s ({report.collection})."
     ]
-    if report.skipped_rows:
-        n = len(report.skipped_rows)
-        lines.append(f"Skipped {n} row{'s' if n != 1 else ''} (not indexed):")
-        lines += [f"  {row}" for row in report.skipped_rows]
+    from assistant.ingest.corpus import FILE_SKIPPED
+
+    files = [row for row in report.skipped_rows if f": {FILE_SKIPPED} (" in row]
+    rows = [row for row in report.skipped_rows if row not in files]
+    for kind, entries in (("file", files), ("row", rows)):
+        if entries:
+            n = len(entries)
+            lines.append(f"Skipped {n} {kind}{'s' if n != 1 else ''} (not indexed):")
+            lines += [f"  {entry}" for entry in entries]
     if report.flagged:
         lines.append(
             f"Flagged {len(report.flagged)} abstract(s) whose text looks like instructions to the assistant "
@@ -455,8 +480,10 @@ def ingest_command(
         CorpusFormatError: a file is unreadable, malformed or holds no abstract (before any model loads).
         StoreNotReadyError: see :func:`assistant.ingest.pipeline.ingest_papers`.
     """
+    from assistant.index.store import check_storage_path
     from assistant.ingest.corpus import read_papers
 
+    check_storage_path(settings)  # a file where the index folder should be: said before any model loads
     skipped: list[str] = []
     papers = read_papers(
         list(paths) or [settings.seeds_dir], skipped=skipped
@@ -652,6 +679,38 @@ def check_listen(host: str, port: int, flags: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     settings = start(args)
+    return explaining(settings, lambda: _dispatch(settings, args))
+
+
+def explaining(settings: Settings, body: Callable[[], int]) -> int:
+    """Run ``body``; a failure whose cause is known (a read-only or full disk under the index, a vector-size
+    mismatch: :func:`assistant.index.store.explain_failure`) is raised again as that one-line
+    :class:`AssistantError` (so :func:`guarded` prints the cause and the fix, not "unexpected InternalError")."""
+    try:
+        return body()
+    except AssistantError:
+        raise
+    except OSError as e:
+        if _stdout_broken():  # the full disk or closed pipe is stdout's: guarded() says so
+            raise
+        _explain(e, settings)
+        raise
+    except Exception as e:  # a failure whose cause is known (read-only / full disk, vector size) gets its own line
+        _explain(e, settings)
+        raise
+
+
+def _explain(error: Exception, settings: Settings) -> None:
+    """Raise the known-cause :class:`AssistantError` for ``error`` (see :func:`explaining`); return if none."""
+    from assistant.index.store import explain_failure
+
+    known = explain_failure(error, settings)
+    if known is not None:
+        logger.debug("storage failure", exc_info=True)
+        raise known from error
+
+
+def _dispatch(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "ingest":
         ingest_command(settings, args.paths, rebuild=args.rebuild, progress=not args.no_progress, as_json=args.json)
         return 0

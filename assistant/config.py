@@ -6,12 +6,16 @@ Built only by entry points (``assistant.cli.main``) and by tests; importing this
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+#: What ``ASSISTANT_COLLECTION_PREFIX`` may be (Chroma's naming rule, see ``Settings._chroma_name``).
+COLLECTION_PREFIX = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 #: Repository root when running from a checkout; used only for defaults.
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
@@ -42,7 +46,9 @@ class Settings(BaseSettings):
     collection_prefix: str = Field(
         "papers",
         min_length=1,
-        description="Prefix of the Chroma collection name; the rest is a fingerprint of embedding + chunking.",
+        max_length=400,
+        description="Prefix of the Chroma collection name; the rest is a fingerprint of embedding + chunking. "
+        "Letters, digits, '.', '_' and '-', starting with a letter or digit (Chroma's naming rule).",
     )
     write_batch_size: int = Field(
         256, ge=1, le=5000, description="Nodes per Chroma upsert (Chroma's own max batch is ~5,000)."
@@ -216,6 +222,18 @@ class Settings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = Field(
         "WARNING", description="Logging level (to stderr). `--verbose` on the command line means INFO."
     )
+
+    @field_validator("collection_prefix")
+    @classmethod
+    def _chroma_name(cls, value: str) -> str:
+        """Chroma's collection-name rule (3-512 of ``[a-zA-Z0-9._-]``, a letter or digit at both ends, no
+        ``..``): the name is ``<prefix>_<fingerprint>``, so the prefix must start with a letter or digit."""
+        if not COLLECTION_PREFIX.fullmatch(value) or ".." in value:
+            raise ValueError(
+                f"{value!r} cannot start a Chroma collection name: use letters, digits, '.', '_' and '-' only, "
+                "starting with a letter or digit, without '..' (e.g. papers or iclr-2025)"
+            )
+        return value
 
     def embed_identity(self) -> str:
         """Which model produces the vectors, as recorded in the index: ``remote:<model>`` when

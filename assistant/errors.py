@@ -19,6 +19,12 @@ class StoreNotReadyError(AssistantError):
     """The index is missing, empty or built with other settings: run ``assistant ingest``."""
 
 
+class StorageEnvironmentError(StoreNotReadyError):
+    """The index cannot be used for a cause outside it — its folder is read-only, its disk is full, the storage
+    path is a file, Python's SQLite is too old — while the index itself may be healthy: the message names the
+    cause and the fix, and nothing (``ingest --rebuild`` included) may move or drop the index because of it."""
+
+
 class EmbeddingUnavailableError(AssistantError):
     """The embedding endpoint (``ASSISTANT_EMBED_BASE_URL``) could not be reached after retries, refused the
     request, or answered with vectors that cannot be used (names the URL, the model and what to do).

@@ -20,13 +20,24 @@ OFFLINE_ENV = {
     "TOKENIZERS_PARALLELISM": "false",
     "HF_HUB_DISABLE_PROGRESS_BARS": "1",  # no "Loading weights" bars on every command
     "TRANSFORMERS_VERBOSITY": "error",
+    # onnxruntime >= 1.2x ships a 1DS telemetry client in its native library that resolves
+    # mobile.events.data.microsoft.com from a background thread (also on Linux, also for a bare
+    # InferenceSession); only this variable, read when the library starts, stops it:
+    # onnxruntime.disable_telemetry_events() after import leaves the lookups in place (measured, 1.32.0).
+    "ORT_DISABLE_TELEMETRY": "1",
 }
 
 
 def enforce_offline() -> None:
-    """Set the env vars above (unless already set) and point tiktoken at llama-index's bundled cache."""
+    """Set the env vars above (unless already set), point tiktoken at llama-index's bundled cache, and switch
+    off onnxruntime's telemetry events when it is already imported (the variable covers a later import)."""
+    import sys
+
     for key, value in OFFLINE_ENV.items():
         os.environ.setdefault(key, value)
+    ort = sys.modules.get("onnxruntime")
+    if ort is not None and hasattr(ort, "disable_telemetry_events"):
+        ort.disable_telemetry_events()
     if "TIKTOKEN_CACHE_DIR" not in os.environ:
         spec = find_spec("llama_index.core")
         if spec and spec.submodule_search_locations:

@@ -9,7 +9,7 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from assistant.answer.answerer import Answerer, AnswerEvent
-from assistant.errors import LLMUnavailableError
+from assistant.errors import AssistantError, LLMUnavailableError
 from assistant.llm.client import ChatBackend, Message, OpenAIChatBackend
 from assistant.session import ChatSession
 from assistant.types import Answer, Intent, Page
@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from assistant.answer.strategies import IntentStrategy
     from assistant.config import Settings
     from assistant.index.embeddings import CachedEmbedder
+    from assistant.index.store import PaperStore
     from assistant.llm.local import LocalLLMServer
     from assistant.retrieve.retrieval import PaperRetriever
 
@@ -128,6 +129,13 @@ class Assistant:
         Raises EmptyQuestionError before any model call."""
         yield from self.answerer.stream(clean_question(question), intent=intent, page=page)
 
+    def explain(self, error: BaseException) -> AssistantError | None:
+        """A one-line, user-facing error for a failure whose cause is known (a read-only or full disk under
+        the index, a vector-size mismatch; :func:`assistant.index.store.explain_failure`), else None."""
+        from assistant.index.store import explain_failure
+
+        return explain_failure(error, self.settings)
+
     def ask(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Answer:
         """The final answer to one stand-alone question. Raises EmptyQuestionError."""
         return self.answerer.answer(clean_question(question), intent=intent, page=page)
@@ -155,6 +163,20 @@ class Assistant:
         self.close()
 
 
+def check_reader_model(store: PaperStore, settings: Settings, embed: BaseEmbedding) -> None:
+    """The model that will embed questions makes the index's vectors: same vector size and, where the index
+    recorded one, the same vector for the probe sentence (one embedding, ~10 ms). A model folder whose contents
+    were swapped (e.g. for a 768-dimensional model) is caught here, at start-up, in one line — not as Chroma's
+    dimension error on every question.
+
+    Raises:
+        StoreNotReadyError: names the index, both models' vector sizes and what to do.
+    """
+    from assistant.index.store import PROBE_TEXT, store_info
+
+    store.check_info(store_info(settings, embed.get_text_embedding(PROBE_TEXT)))
+
+
 def build_retriever(
     settings: Settings, embed_model: BaseEmbedding | None = None, sentence_embedder: CachedEmbedder | None = None
 ) -> tuple[PaperRetriever, CachedEmbedder]:
@@ -180,6 +202,7 @@ def build_retriever(
     store = PaperStore.open_for_read(settings)
     catalog = open_catalog(settings, store)
     embed = embed_model or build_embed_model(settings)
+    check_reader_model(store, settings, embed)
     if "torch" in sys.modules:  # the torch runtime: answering embeds short texts (never imported just for this)
         sys.modules["torch"].set_num_threads(ANSWER_TORCH_THREADS)
     embedder = sentence_embedder or CachedEmbedder(embed)

@@ -1,7 +1,10 @@
 """Answer latency with the configured LLM (bundled SmolLM2 by default): time to status (sources shown),
 to first token, to the full verified answer, per question. Prints a table; not a test.
 
-Usage: .venv/bin/python benchmarks/answer_latency.py [--questions eval/dev.jsonl] [--limit 3] [--warmup-s 10]
+Usage: .venv/bin/python benchmarks/answer_latency.py [--questions eval/dev.jsonl] [--limit 3]
+
+The first answer is timed like every other: there is no start-up warm-up to wait for any more (stored
+sentence vectors are primed per question), so the old 10 s pause before timing was removed (issue 26.5).
 """
 
 from __future__ import annotations
@@ -53,7 +56,6 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--questions", type=Path, help="a question file in the eval format (default: 3 built-in questions)")
     ap.add_argument("--limit", type=int, default=3)
-    ap.add_argument("--warmup-s", type=float, default=10.0, help="wait after start-up so background cache warming does not skew timings")
     args = ap.parse_args()
     enforce_offline()
     from assistant.service import build_assistant
@@ -66,7 +68,6 @@ def main() -> int:
     t0 = time.perf_counter()
     with build_assistant(load_settings()) as assistant:
         print(f"start-up (index + embedder + LLM server): {time.perf_counter() - t0:.1f} s; model {assistant.model_label}")
-        time.sleep(args.warmup_s)
         rows_out = []
         for q in questions:
             t = time.perf_counter()

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Fresh machine -> whole test suite: install everything (scripts/setup.sh), make sure Debian's chromium
-# is present for the browser tests, then run pytest (extra args are passed to pytest).
+# (browser tests) and strace (the offline test traces every process's system calls) are present, then run
+# pytest (extra args are passed to pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
@@ -8,6 +9,11 @@ if [ ! -x "${ASSISTANT_TEST_CHROMIUM:-/usr/bin/chromium}" ]; then
   echo "[test] installing Debian's chromium for the browser tests"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
   $SUDO apt-get install -y -q chromium >/dev/null 2>&1 || { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q chromium >/dev/null; }
+fi
+if ! command -v strace >/dev/null 2>&1; then
+  echo "[test] installing strace for the offline test"
+  SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  $SUDO apt-get install -y -q strace >/dev/null 2>&1 || { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q strace >/dev/null; }
 fi
 # no arguments: every tier (`tests`); `pytest` alone would run only the fast tier (pyproject testpaths)
 if [ "$#" -eq 0 ]; then set -- tests; fi

@@ -171,11 +171,17 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             logger.warning("question failed: %s", e)
             history[-1] = {"role": "assistant", "content": _kept(hits, partial, anchor, error_markdown(str(e)))}
             yield "", history, session
-        except Exception:
-            logger.exception("unexpected error while answering")
-            error = error_markdown(
-                "Something went wrong while finishing this answer; the details are in the server log. Please try again."
-            )
+        except Exception as e:
+            known = assistant.explain(e)  # a read-only / full disk, a vector-size mismatch: said in one line
+            if known is not None:
+                logger.warning("question failed: %s", known)
+                error = error_markdown(str(known))
+            else:
+                logger.exception("unexpected error while answering")
+                error = error_markdown(
+                    "Internal error: the assistant itself failed while finishing this answer (a bug, not the "
+                    "language model and not your question); the details are in the server log. Please try again."
+                )
             history[-1] = {"role": "assistant", "content": _kept(hits, partial, anchor, error)}
             yield "", history, session
 

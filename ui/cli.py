@@ -12,7 +12,8 @@ import signal
 import socket
 from collections.abc import Sequence
 
-from assistant.cli import CLIParser, global_options, guarded, ingest_command, parse, start
+from assistant.cli import CLIParser, explaining, global_options, guarded, ingest_command, parse, start
+from assistant.config import Settings
 from assistant.errors import ConfigError
 from assistant.index.store import require_existing_storage
 from ui.settings import UISettings, load_ui_settings
@@ -62,6 +63,9 @@ def _serve(argv: Sequence[str] | None) -> int:
         from assistant.config import env_names
 
         settings = start(args, known_env=env_names(UISettings), ignore_prefixes=())
+        return explaining(settings, lambda: launch(settings))
+
+    def launch(settings: Settings) -> int:
         ui = load_ui_settings(host=args.host, port=args.port)
         check_port_free(ui)
         if args.no_ingest:

@@ -53,8 +53,8 @@ _MD_ESCAPE = re.compile(r"([\\`*_\[\]<>|~$])")
 _MD_LINE_START = re.compile(r"^(?:(?P<mark>[#>]|[-+](?=\s))|(?P<num>\d+)(?P<dot>[.)])(?=\s))")
 
 _DISPLAY = [
-    (re.compile(r"\*\*(\S(?:.*?\S)?)\*\*"), r"\1"),  # **bold**
-    (re.compile(r"(?<![\w*])\*(\S(?:.*?\S)?)\*(?![\w*])"), r"\1"),  # *italic*
+    (re.compile(r"\*\*(\S(?:.*?\S)??)\*\*"), r"\1"),  # **bold**; ?? = shortest: "**S**elective **A**ttention"
+    (re.compile(r"(?<![\w*])\*(\S(?:.*?\S)??)\*(?![\w*])"), r"\1"),  # *italic*; ?? likewise
     (re.compile(r"\\(?:emph|textit|textbf|texttt|textrm|textsc|underline|mathrm|text)\{([^{}]*)\}"), r"\1"),
     (re.compile(r"\\([%&$#_{}])"), r"\1"),  # \% -> %
 ]

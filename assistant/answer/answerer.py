@@ -16,8 +16,9 @@ from typing import TYPE_CHECKING, Literal
 
 from assistant.answer.builder import AnswerBuilder
 from assistant.answer.strategies import STRATEGIES, IntentStrategy, Plan, Request, Settled, Tools
-from assistant.errors import AssistantError, LLMUnavailableError
+from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
+from assistant.llm.client import connection_errors
 from assistant.llm.prompts import build_messages, strip_citations
 from assistant.retrieve.references import References, author_phrase, find_references
 from assistant.tuning import ABSTAIN_TOP_PAPERS, FOCUS_DISAGREEMENT_MARGIN, SMALL_MODEL_MIN_SUPPORT
@@ -213,7 +214,10 @@ class Answerer:
         Raises:
             AssistantError: ``intent`` is not registered (before any search).
 
-        LLM failures do not raise: the final answer is built by code and ``notice`` says what happened.
+        Failures of the model connection (:func:`~assistant.llm.client.connection_errors`) do not raise:
+        the final answer is built by code and ``notice`` says what happened. Any other exception (a bug in
+        retrieval, the citation verifier or the answer builder) propagates unchanged: it is an internal
+        error, never reported as a model failure.
         """
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
@@ -313,10 +317,26 @@ class Answerer:
                 builder.add(*verdict)
                 return True
 
+            # Only the model stream is guarded: a failure of the connection becomes the notice and the code's
+            # answer; a failure in our own code (verify, the builder) propagates as the internal error it is.
+            model_failed = connection_errors()
+            messages = build_messages(req.question, plan.context, strategy.task)
+
+            def model_deltas() -> Iterator[str]:  # lazy: a backend that fails when called fails at next()
+                yield from self._backend.stream(messages, plan.max_tokens)
+
+            deltas = model_deltas()
             try:
-                for delta in self._backend.stream(
-                    build_messages(req.question, plan.context, strategy.task), plan.max_tokens
-                ):
+                while True:
+                    try:
+                        delta = next(deltas)
+                    except StopIteration:
+                        break
+                    except model_failed as e:
+                        reason = getattr(e, "reason", type(e).__name__)
+                        logger.warning("LLM failed (%s): %s", reason, e)
+                        failed, notice = True, failure_notice(e)
+                        break
                     timings.setdefault("first_token", (time.perf_counter() - t0) * 1000)
                     buffer += delta
                     complete, buffer = split_complete(buffer)
@@ -325,12 +345,8 @@ class Answerer:
                         if plan.stop_at_first:  # the small model's first verified sentence is its answer
                             buffer = ""
                             break
-            except LLMUnavailableError as e:
-                logger.warning("LLM failed (%s): %s", e.reason, e)
-                failed, notice = True, failure_notice(e)
-            except Exception as e:  # noqa: BLE001 - whatever a backend raises, the user gets a cited answer
-                logger.exception("LLM backend raised %s", type(e).__name__)
-                failed, notice = True, failure_notice(e)
+            finally:
+                deltas.close()  # a stopped or abandoned stream releases its connection now
             if not failed:
                 tail = split_sentences(buffer) if buffer.strip() else []
                 for raw in tail:

@@ -195,8 +195,8 @@ def get_paper(catalog: Catalog, paper_id: str) -> PaperDetailJSON:
         PaperNotFoundError: no paper has that id (the message suggests up to 3 close ids).
     """
     from assistant.index.catalog import CatalogPapers
-    from assistant.ingest.corpus import suspicious_text
     from assistant.ingest.identity import resolve_ids
+    from assistant.ingest.steering import SteeringDetector
 
     typed = (paper_id or "").strip()
     if not typed:
@@ -218,7 +218,7 @@ def get_paper(catalog: Catalog, paper_id: str) -> PaperDetailJSON:
         **paper_json(paper).model_dump(),
         abstract=paper.text,
         source_file=paper.source_file,
-        flagged=suspicious_text(paper.text),
+        flagged=SteeringDetector().reasons(f"{paper.title} {paper.text}"),
     )
 
 

@@ -14,7 +14,6 @@ _LABELS = {
     "facts_hit": "facts",
     "abstention_accuracy": "abstain_acc",
     "false_abstention": "false_abst",
-    "faithfulness": "faithful",
 }
 
 

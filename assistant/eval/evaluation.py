@@ -5,12 +5,13 @@ Two modes (docs/evaluation.md):
 * :func:`evaluate_retrieval` ranks papers only (no LLM, seconds): recall@k.
 * :func:`evaluate_answers` runs every item through the same path as the UI (one
   :class:`~assistant.session.ChatSession` per item, follow-up turns asked in order, the last one
-  scored) and adds citation precision/recall, fact hits, abstention, faithfulness and latency.
+  scored) and adds citation precision/recall, fact hits, abstention and latency. (No faithfulness: the
+  support score of a shown sentence passed the verifier's own threshold by construction; metrics.py.)
 
 Both return the report dict written by ``--json``::
 
     {"mode": "retrieval" | "answers", "ks": [1, 3, 5, 10],
-     "overall": {"n": int, "recall@1": float | None, ..., "faithfulness": float | None},
+     "overall": {"n": int, "recall@1": float | None, ..., "false_abstention": float | None},
      "by_type": {type: same keys as overall},
      "latency_ms": {stage: {"p50": ms, "p95": ms, "n": int}},
      "items": [{id, type, question, query, gold_ids, retrieved_ids, cited_ids, answer, abstained,
@@ -49,7 +50,6 @@ ANSWER_METRICS = (
     "facts_hit",
     "abstention_accuracy",
     "false_abstention",
-    "faithfulness",
 )
 T = TypeVar("T")
 
@@ -282,9 +282,7 @@ def answer_text(answer: Answer) -> str:
     return " ".join(CITATION_MARKER.sub("", answer.text).split())
 
 
-def score_answer(
-    item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: Sequence[int], support_threshold: float
-) -> dict[str, Any]:
+def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: Sequence[int]) -> dict[str, Any]:
     """One item's record (module docstring) from its final ``answer`` and the deeper ranking ``ranked_ids``."""
     cited = list(dict.fromkeys(c.paper.id for c in answer.citations))
     hits = M.facts_hit(answer_text(answer), item.answer_facts) if item.answerable else []
@@ -296,9 +294,6 @@ def score_answer(
             "facts_hit": M.facts_hit_rate(hits),
             "abstention_accuracy": None if item.answerable else M.abstention_correct(answer.abstained, cited),
             "false_abstention": (1.0 if answer.abstained else 0.0) if item.answerable else None,
-            "faithfulness": M.faithfulness(
-                [s.support for s in answer.sentences], support_threshold, extractive=answer.mode == "extractive"
-            ),
         }
     )
     return {
@@ -327,7 +322,6 @@ def evaluate_answers(
     items: Sequence[EvalItem],
     ks: Sequence[int] = DEFAULT_KS,
     *,
-    support_threshold: float | None = None,
     progress: bool = False,
 ) -> dict[str, Any]:
     """Ask every item through a fresh chat session (as the UI does) and score the last turn.
@@ -336,15 +330,11 @@ def evaluate_answers(
     session resolved for the scored turn (for follow-ups: after the earlier turns were answered), searched
     as the answer's intent searches (aspect coverage for lookups and summaries).
 
-    Args:
-        support_threshold: faithfulness cut-off; default: the assistant's ``settings.support_threshold``.
-
     Returns:
         the report dict (module docstring) with all metrics and per-stage latency of the scored turns.
     """
     from assistant.understand.question import clean_question
 
-    threshold = assistant.settings.support_threshold if support_threshold is None else support_threshold
     _warn_unknown_gold(items, assistant.retriever.papers)
     records = []
     for item in _progress(items, progress, "answer eval"):
@@ -355,7 +345,7 @@ def evaluate_answers(
             answer = session.ask(item.question)
             query = answer.resolved_query or clean_question(item.question)
             ids, _ = _ranked(assistant.retriever, query, max(ks), answer.intent)
-            record = score_answer(item, answer, ids, ks, threshold)
+            record = score_answer(item, answer, ids, ks)
             record["query"] = query
         except Exception as e:  # noqa: BLE001 - one broken item is recorded as failed; the run goes on
             logger.exception("eval item %s failed", item.id)
@@ -381,7 +371,6 @@ def failed_record(item: EvalItem, error: BaseException, ks: Sequence[int]) -> di
             "facts_hit": 0.0 if item.answerable and item.answer_facts else None,
             "abstention_accuracy": None if item.answerable else 0.0,
             "false_abstention": None,
-            "faithfulness": None,
         }
     )
     return {
@@ -434,9 +423,7 @@ def run_eval_command(
             from assistant.service import build_assistant
 
             with build_assistant(settings) as assistant:
-                report = evaluate_answers(
-                    assistant, items, ks, support_threshold=settings.support_threshold, progress=progress
-                )
+                report = evaluate_answers(assistant, items, ks, progress=progress)
     report["questions"], report["seconds"] = str(questions), round(time.perf_counter() - t0, 1)
     report["split"] = split
     from assistant.eval.eval_report import print_report

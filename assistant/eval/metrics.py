@@ -1,5 +1,10 @@
 """Pure evaluation metrics (no I/O, no models): fact matching, recall@k, citations, abstention, latency.
 
+There is deliberately no "faithfulness" here: the share of shown sentences whose support score passes
+``support_threshold`` is 1.0 by construction (the verifier already dropped every other sentence), so it
+measured nothing (issue 26.2). How often the verifier keeps an unsupported claim is measured on labelled
+claims instead (``assistant eval-claims``, claims_eval.py).
+
 Implements the scoring rules of ``eval/README.md`` (a copy of the gold set's README); see
 docs/evaluation.md for what each number means. Every function here is deterministic and cheap, so
 tests/unit/test_metrics.py checks them with hand-made inputs.
@@ -106,24 +111,6 @@ def citation_recall(cited_ids: Iterable[str], gold_ids: Sequence[str]) -> float 
 def abstention_correct(abstained: bool, cited_ids: Sequence[str]) -> float:
     """1.0 when an unanswerable item was answered correctly: the answer abstains **and** cites nothing."""
     return 1.0 if abstained and not cited_ids else 0.0
-
-
-def faithfulness(supports: Sequence[float], threshold: float, *, extractive: bool = False) -> float | None:
-    """Share of shown answer sentences whose support score is ``>= threshold``.
-
-    Args:
-        supports: the ``support`` of each shown sentence, in [0, 1].
-        threshold: ``settings.support_threshold``.
-        extractive: the sentences are evidence sentences themselves, hence all supported.
-
-    Returns:
-        a fraction in [0, 1], or ``None`` when nothing was shown (e.g. an abstention).
-    """
-    if not supports:
-        return None
-    if extractive:
-        return 1.0
-    return sum(1 for s in supports if s >= threshold) / len(supports)
 
 
 def mean(values: Iterable[float | None]) -> float | None:

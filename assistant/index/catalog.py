@@ -45,7 +45,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-CATALOG_SCHEMA = 1
+CATALOG_SCHEMA = 2  # 2: Unicode-aware terms ("ÅngströmNet" -> "angstromnet", was "ngstr")
 #: Window and contribution rows get rowid ``paper_rowid * ROWS_PER_PAPER + sentence``, so a paper's rows are
 #: one rowid range (deleted without a scan). Abstracts have far fewer sentences (the seeds: at most 21).
 ROWS_PER_PAPER = 1000

@@ -370,6 +370,8 @@ class OnnxEmbedding(BaseEmbedding):
         import onnxruntime as ort
         from tokenizers import Tokenizer
 
+        ort.disable_telemetry_events()  # ORT_DISABLE_TELEMETRY (assistant/offline.py) stops the native client
+
         folder = Path(export_path)
         try:
             manifest = json.loads((folder / MANIFEST_FILE).read_text())

@@ -22,6 +22,8 @@ from assistant.types import Paper
 logger = logging.getLogger(__name__)
 
 METADATA_FILE = "papers.jsonl"
+#: How a skipped entry for a whole file reads (after ``<file>: ``) in the ingest summary.
+FILE_SKIPPED = "whole file not indexed"
 _MAX_HEADER_CHARS = 200
 _WS = re.compile(r"\s+")
 
@@ -166,6 +168,71 @@ def _add_export_papers(
         )
 
 
+def _read_file(
+    path: Path,
+    papers: list[Paper],
+    kept: dict[str, tuple[int, Path]],
+    metadata_cache: dict[Path, dict[tuple[str, int], dict[str, object]]],
+    skipped: list[str] | None,
+) -> None:
+    """Append the papers of one input file to ``papers`` (see :func:`read_papers`); nothing is appended when
+    it raises.
+
+    Raises:
+        CorpusFormatError: the file is unreadable, binary, not UTF-8, malformed, or yields no paper.
+    """
+    if path.suffix in RECORD_SUFFIXES:
+        rows: list[str] = []
+        found = read_records(path, _read_text(path), rows)
+        if not found:
+            first = f" Every row was skipped, e.g. {rows[0]}." if rows else " The file has no rows."
+            raise CorpusFormatError(
+                f"{path}: no abstract to index.{first} Each record needs an abstract "
+                "(field 'abstract', 'text' or 'summary')."
+            )
+        for skipped_row in rows:
+            note_skip(skipped, *skipped_row.split(": ", 1))
+        _add_export_papers(papers, found, path, kept, skipped)
+        return
+    meta_path = path.parent / METADATA_FILE
+    if meta_path not in metadata_cache:
+        metadata_cache[meta_path] = load_metadata(meta_path, skipped)
+    meta = metadata_cache[meta_path]
+    venue, abstracts = parse_seed_text(_read_text(path), str(path))
+    seen: dict[str, int] = {}
+    for position, line_no, text in abstracts:
+        if text in seen:
+            note_skip(skipped, f"{path.name}:{line_no}", f"abstract {position} repeats abstract {seen[text]}")
+            continue
+        seen[text] = position
+        row = meta.get((path.name, position), {})
+        first_words = _WS.sub(" ", _str_field(row, "first_words"))
+        if first_words and not text.startswith(first_words.rstrip(". ")[:METADATA_MATCH_PREFIX_CHARS]):
+            logger.warning(
+                "%s line %d: papers.jsonl row for position %d starts %r, which does not match the abstract; metadata ignored",
+                path.name,
+                line_no,
+                position,
+                first_words[:METADATA_MATCH_PREFIX_CHARS],
+            )
+            row = {}
+        title = _str_field(row, "title")
+        papers.append(
+            Paper(
+                id=f"{path.name}#{position}",
+                venue=venue,
+                title=title or derive_title(text),
+                authors=parse_authors(row.get("authors")),
+                url=safe_url(_str_field(row, "url")),
+                text=text,
+                source_file=path.name,
+                position=position,
+                title_derived=not title,
+            )
+        )
+    logger.info("read %s: %d abstracts (%s)", path.name, len(abstracts), venue)
+
+
 def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list[Paper]:
     """Parse seed files (with each directory's ``papers.jsonl``) and JSONL/CSV exports into papers, in file
     then position order.
@@ -177,62 +244,31 @@ def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list
             are unique in the result: an export row whose id another export also has is kept from the file
             modified last (see :mod:`assistant.ingest.identity` for the ids).
 
+    A file found in a directory that cannot be read (binary, not UTF-8, malformed, no abstract) is skipped and
+    listed in ``skipped`` as ``"<file>: whole file not indexed (<reason>)"``; the rest is read.
+
     Raises:
-        CorpusFormatError: a path does not exist, a file is unreadable or malformed, or a file yields no
-            paper at all (message names the file and line, and the first skipped row).
+        CorpusFormatError: a path does not exist, or a file named in ``paths`` is unreadable or malformed or
+            yields no paper at all (message names the file and line, and the first skipped row), or no file
+            of a directory could be read.
     """
     papers: list[Paper] = []
     kept: dict[str, tuple[int, Path]] = {}  # export paper id -> (index in papers, its file)
     metadata_cache: dict[Path, dict[tuple[str, int], dict[str, object]]] = {}
-    for path in discover_seed_files(list(paths)):
-        if path.suffix in RECORD_SUFFIXES:
-            rows: list[str] = []
-            found = read_records(path, _read_text(path), rows)
-            if not found:
-                first = f" Every row was skipped, e.g. {rows[0]}." if rows else " The file has no rows."
-                raise CorpusFormatError(
-                    f"{path}: no abstract to index.{first} Each record needs an abstract "
-                    "(field 'abstract', 'text' or 'summary')."
-                )
-            for row in rows:
-                note_skip(skipped, *row.split(": ", 1))
-            _add_export_papers(papers, found, path, kept, skipped)
-            continue
-        meta_path = path.parent / METADATA_FILE
-        if meta_path not in metadata_cache:
-            metadata_cache[meta_path] = load_metadata(meta_path, skipped)
-        meta = metadata_cache[meta_path]
-        venue, abstracts = parse_seed_text(_read_text(path), str(path))
-        seen: dict[str, int] = {}
-        for position, line_no, text in abstracts:
-            if text in seen:
-                note_skip(skipped, f"{path.name}:{line_no}", f"abstract {position} repeats abstract {seen[text]}")
-                continue
-            seen[text] = position
-            meta_row: dict[str, object] = meta.get((path.name, position), {})
-            first_words = _WS.sub(" ", _str_field(meta_row, "first_words"))
-            if first_words and not text.startswith(first_words.rstrip(". ")[:METADATA_MATCH_PREFIX_CHARS]):
-                logger.warning(
-                    "%s line %d: papers.jsonl row for position %d starts %r, which does not match the abstract; metadata ignored",
-                    path.name,
-                    line_no,
-                    position,
-                    first_words[:METADATA_MATCH_PREFIX_CHARS],
-                )
-                meta_row = {}
-            title = _str_field(meta_row, "title")
-            papers.append(
-                Paper(
-                    id=f"{path.name}#{position}",
-                    venue=venue,
-                    title=title or derive_title(text),
-                    authors=parse_authors(meta_row.get("authors")),
-                    url=safe_url(_str_field(meta_row, "url")),
-                    text=text,
-                    source_file=path.name,
-                    position=position,
-                    title_derived=not title,
-                )
-            )
-        logger.info("read %s: %d abstracts (%s)", path.name, len(abstracts), venue)
+    paths = list(paths)
+    named = {p.resolve() for p in paths if p.is_file()}  # files the user named: a bad one stays an error
+    bad_files: list[str] = []
+    for path in discover_seed_files(paths):
+        try:
+            _read_file(path, papers, kept, metadata_cache, skipped)
+        except CorpusFormatError as e:
+            if path in named:
+                raise
+            reason = str(e).removeprefix(f"{path}")  # the message starts with the path (and maybe a line)
+            m = re.match(r":(\d+):\s*", reason)
+            reason = f"line {m.group(1)}: {reason[m.end() :]}" if m else reason.lstrip(": ")
+            bad_files.append(f"{path}: {reason}")
+            note_skip(skipped, str(path), f"{FILE_SKIPPED} ({reason})")
+    if not papers and bad_files:
+        raise CorpusFormatError(f"No file could be indexed; the first: {bad_files[0]}")
     return papers

@@ -11,12 +11,12 @@ import logging
 import os
 import time
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from assistant.errors import StoreNotReadyError
+from assistant.errors import StorageEnvironmentError, StoreNotReadyError
 from assistant.index.store import PROBE_TEXT, PaperStore, make_client, require_existing_storage, store_info
 from assistant.ingest.chunking import make_windows, paper_hash
 from assistant.ingest.corpus import read_papers
@@ -40,10 +40,11 @@ def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
     """Remove papers (records and windows) by id, under the writer lock; returns the ids that were indexed.
 
     Raises:
-        StoreNotReadyError: no index, or another ingest is writing.
+        StoreNotReadyError: no index, or an ingest is writing (then nothing is removed; the message says to
+            wait for that ingest to finish and run the delete again).
     """
     require_existing_storage(settings)  # deleting never creates an index folder
-    with writer_lock(settings):
+    with _delete_lock(settings, paper_ids):
         store = PaperStore.open_for_read(settings)
         indexed = store.paper_hashes()
         known = [pid for pid in paper_ids if pid in indexed]
@@ -58,11 +59,31 @@ def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
     return known
 
 
+@contextmanager
+def _delete_lock(settings: Settings, paper_ids: Sequence[str]) -> Iterator[None]:
+    """:func:`writer_lock` for ``assistant delete``: refused while an ingest writes, with what to do."""
+    stack = ExitStack()
+    try:
+        stack.enter_context(writer_lock(settings))
+    except StoreNotReadyError as e:
+        holder = ""
+        with suppress(OSError):
+            holder = (settings.storage_dir / ".ingest.lock").read_text().strip()
+        raise StoreNotReadyError(
+            f"Nothing removed: an ingest ({holder or 'another process'}) is writing to {settings.storage_dir}. "
+            f"Wait for the ingest to finish, then run `assistant delete {' '.join(paper_ids)}` again."
+        ) from e
+    with stack:
+        yield
+
+
 def drop_index(settings: Settings) -> None:
     """Delete the collections for the current settings (``assistant ingest --rebuild``). A storage dir
     that cannot be opened is renamed to ``<dir>.damaged-<unix time>`` so a fresh index can be built."""
     try:
         client = make_client(settings)
+    except StorageEnvironmentError:
+        raise  # read-only, full disk, old SQLite: the index is not damaged; moving it aside would not help
     except StoreNotReadyError:
         if settings.chroma_host:
             raise

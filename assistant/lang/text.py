@@ -8,6 +8,7 @@ retrieval, attribution, question analysis and the comparison table all read text
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -27,7 +28,8 @@ STOPWORDS = frozenset(
 "model"): they say nothing about which paper is meant. Used for lexical overlap and BM25-like rarity."""
 
 _THOUSANDS = re.compile(r"(\d),(\d{3})\b")
-_TOKEN = re.compile(r"[a-z0-9][a-z0-9\-\.]*[a-z0-9]|[a-z0-9]")
+#: A word: letters and digits of any script (``[^\W_]``), hyphen/period-joined parts kept together.
+_TOKEN = re.compile(r"[^\W_][\w\-\.]*[^\W_]|[^\W_]")
 
 #: A sentence stating the paper's own contribution ("we propose ...", "this paper introduces ...").
 CONTRIBUTION = re.compile(
@@ -39,7 +41,10 @@ BOILERPLATE = re.compile(
     r"https?://|\bcode (?:is|are) (?:publicly )?available|\bwe (?:release|open-source)\b|github", re.I
 )
 #: Characters a complete sentence may end with (closing quotes and brackets after the full stop included).
-SENTENCE_END = (".", "!", "?", '"', "'", ")", "]", "”")
+SENTENCE_END = (".", "!", "?", '"', "'", ")", "]", "”", "。", "！", "？", "」", "』", "）")
+#: Where a sentence ends in Chinese/Japanese text: a full-width 。！？ (or ．), with closing quotes/brackets after
+#: it. Punkt (trained on English) never splits there, so a Chinese abstract would be one sentence.
+_CJK_SENTENCE_END = re.compile(r"(?<=[。！？．])[」』”’）》〉】]*")
 _ABBREV_GLUE = re.compile(r"\b(?:e\.g|i\.e|et al|etc|vs|Fig|Eq|cf)\.$")
 
 
@@ -62,10 +67,31 @@ def clauses(text: str) -> list[str]:
     return parts if len(parts) >= 2 else []
 
 
+def fold(text: str) -> str:
+    """``text`` case-folded, compatibility-normalised (NFKC: full-width letters and digits become ASCII,
+    ligatures split) and without the accents of Latin letters ("ÅngströmNet" -> "angstromnet"), the way SQLite
+    FTS5's ``unicode61`` tokenizer (the catalog's BM25) folds words, so both sides of a match agree. Marks
+    that are part of other scripts' letters (Japanese dakuten: データ) are kept."""
+    decomposed = unicodedata.normalize("NFKD", unicodedata.normalize("NFKC", text).casefold())
+    out: list[str] = []
+    for c in decomposed:
+        if unicodedata.combining(c) and out and out[-1].isascii():
+            continue  # an accent on a Latin letter
+        out.append(c)
+    return unicodedata.normalize("NFC", "".join(out))
+
+
+def _width(text: str) -> int:
+    """Length of ``text`` with wide (CJK) characters counted twice: a Chinese sentence of 11 characters says
+    as much as an English one of 22+, so the fragment rule of :func:`split_sentences` must not glue it on."""
+    return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+
 def content_tokens(text: str) -> set[str]:
-    """Lower-cased word tokens of ``text`` minus :data:`STOPWORDS` (hyphen/period-joined names kept whole:
-    ``"gpt-4o"``, ``"3.5"``); thousands separators removed first (``2,864`` -> ``2864``)."""
-    text = _THOUSANDS.sub(r"\1\2", text.lower())
+    """Folded (:func:`fold`) word tokens of ``text`` in any script, minus :data:`STOPWORDS` (hyphen/period-joined
+    names kept whole: ``"gpt-4o"``, ``"3.5"``; "ÅngströmNet" is one token, ``"angstromnet"``); thousands
+    separators removed first (``2,864`` -> ``2864``)."""
+    text = _THOUSANDS.sub(r"\1\2", fold(text))
     return {t for t in _TOKEN.findall(text) if t not in STOPWORDS}
 
 
@@ -87,17 +113,29 @@ def _sentence_tokenizer() -> Callable[[str], list[str]]:
     return split_by_sentence_tokenizer()
 
 
+def _split_cjk(sentence: str) -> list[str]:
+    """``sentence`` cut after each full-width sentence end (:data:`_CJK_SENTENCE_END`)."""
+    out, start = [], 0
+    for m in _CJK_SENTENCE_END.finditer(sentence):
+        if m.end() < len(sentence):
+            out.append(sentence[start : m.end()])
+            start = m.end()
+    out.append(sentence[start:])
+    return out
+
+
 def split_sentences(text: str) -> list[str]:
-    """Split text into sentences (Punkt via llama-index), merging fragments under
-    :data:`MIN_SENTENCE_CHARS` characters and splits after abbreviations ("e.g.", "et al.").
+    """Split text into sentences (Punkt via llama-index, then after each full-width 。！？ — Chinese and Japanese
+    sentence ends Punkt does not know), merging fragments under :data:`MIN_SENTENCE_CHARS` characters and
+    splits after abbreviations ("e.g.", "et al.").
 
     Returns:
         Non-empty, stripped sentences whose concatenation (space-joined) covers the whole text.
     """
-    raw = [s.strip() for s in _sentence_tokenizer()(text) if s.strip()]
+    raw = [part.strip() for s in _sentence_tokenizer()(text) for part in _split_cjk(s) if part.strip()]
     merged: list[str] = []
     for s in raw:
-        if merged and (len(s) < MIN_SENTENCE_CHARS or _ABBREV_GLUE.search(merged[-1])):
+        if merged and (_width(s) < MIN_SENTENCE_CHARS or _ABBREV_GLUE.search(merged[-1])):
             merged[-1] = f"{merged[-1]} {s}"
         else:
             merged.append(s)

@@ -23,6 +23,19 @@ Message = dict[str, str]
 _URL_HINT = "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model."
 
 
+def connection_errors() -> tuple[type[BaseException], ...]:
+    """The exception types that mean "the model connection failed", not "our code failed".
+
+    :class:`~assistant.errors.LLMUnavailableError` (what every backend here raises), and the ``openai``
+    client's and ``httpx``'s own errors, which a third-party :class:`ChatBackend` may let through. The
+    answerer turns exactly these into the model-failed notice; anything else is an internal error and
+    propagates (issue 26.1). Imports ``openai`` (~0.8 s, once).
+    """
+    import openai
+
+    return (LLMUnavailableError, openai.OpenAIError, httpx.HTTPError)
+
+
 class ChatBackend(Protocol):
     """Streams the reply to a list of ``{"role", "content"}`` messages as text deltas."""
 

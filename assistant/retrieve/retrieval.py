@@ -19,7 +19,7 @@ import threading
 import time
 from collections import defaultdict
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from llama_index.core.retrievers import BaseRetriever
@@ -84,6 +84,17 @@ class CatalogBM25Retriever(BaseRetriever):
         ]
 
 
+def _no_transformation() -> Any:
+    """A llama-index ``TransformComponent`` that returns the nodes unchanged (for a read-only index)."""
+    from llama_index.core.schema import TransformComponent
+
+    class NoTransformation(TransformComponent):
+        def __call__(self, nodes: Any, **kwargs: Any) -> Any:
+            return nodes
+
+    return NoTransformation()
+
+
 class PaperRetriever:
     """Hybrid retriever over one :class:`PaperStore` and its catalog; build once per process, then call
     :meth:`retrieve`. Opening reads nothing of the corpus: papers, sentences, BM25 and the metadata
@@ -136,9 +147,11 @@ class PaperRetriever:
         from llama_index.core.retrievers import QueryFusionRetriever
 
         k = candidate_k or self._settings.candidate_k
-        # transformations=[]: no default node parser (it would load a tiktoken tokenizer, ~0.5 s, for nothing)
+        # one no-op transformation: no default node parser. An empty list is falsy, and llama-index then builds
+        # its global SentenceSplitter, which loads a tiktoken encoding (~0.5 s) and, when TIKTOKEN_CACHE_DIR
+        # lacks it, tries to download it (a raw ConnectionError offline; issue 20). Nothing is inserted here.
         dense = VectorStoreIndex.from_vector_store(
-            self._store.vector_store, embed_model=self._embed, transformations=[]
+            self._store.vector_store, embed_model=self._embed, transformations=[_no_transformation()]
         ).as_retriever(similarity_top_k=k)
         bm25 = CatalogBM25Retriever(self._catalog, k)
         # num_queries=1: no query generation, so the LLM is never called; MockLLM only keeps

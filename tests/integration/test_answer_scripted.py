@@ -106,3 +106,63 @@ def test_comparison_table_is_streamed_before_any_sentence(scripted_assistant) ->
     first = next(e for e in events if e.answer is not None)
     assert first.kind == "partial" and first.answer.comparison is not None and first.answer.sentences == ()
     assert len(first.answer.comparison.rows) == 2
+
+
+def test_a_broken_verifier_raises_instead_of_a_model_failed_notice(scripted_assistant, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Issue 26.1: only the model connection's failures become the notice. A bug in the citation checker
+    (here: ``Attributor.attribute`` raising) propagates from ``ask`` and from the stream, after the model answered."""
+    from assistant.verify.attribution import Attributor
+
+    def broken(self: object, sentence: str) -> None:
+        raise ZeroDivisionError("injected into the verifier")
+
+    monkeypatch.setattr(Attributor, "attribute", broken)
+    reply = ("DUALFormer performs the global self-attention module on feature dimensions. "
+             "It was trained on 12 trillion tokens by Google DeepMind. DUALFormer is a graph transformer.")
+    with FakeOpenAIServer([reply] * 2) as server, scripted_assistant(server) as assistant:
+        with pytest.raises(ZeroDivisionError, match="injected into the verifier"):
+            assistant.ask(Q)
+        events = assistant.new_session().stream(Q)
+        with pytest.raises(ZeroDivisionError):
+            for event in events:
+                assert not (event.answer and "language model" in event.answer.notice)
+        assert len(server.requests) == 2
+
+
+def test_a_broken_answer_builder_raises_too(scripted_assistant, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """The same for a bug in building the answer from the verified sentences."""
+    from assistant.answer.builder import AnswerBuilder
+
+    def broken(self: object, *args: object, **kwargs: object) -> None:
+        raise KeyError("injected into the builder")
+
+    monkeypatch.setattr(AnswerBuilder, "add", broken)
+    reply = ("DUALFormer performs the global self-attention module on feature dimensions. "
+             "It was trained on 12 trillion tokens by Google DeepMind. DUALFormer is a graph transformer.")
+    with FakeOpenAIServer([reply]) as server, scripted_assistant(server) as assistant:
+        with pytest.raises(KeyError, match="injected into the builder"):
+            assistant.ask(Q)
+
+
+def test_an_openai_client_error_from_a_custom_backend_is_a_model_failure(  # type: ignore[no-untyped-def]
+    seeded_settings, embed_model, sentence_embedder
+) -> None:
+    """A third-party backend that lets the openai client's own error through (not LLMUnavailableError) still
+    gets the model-failed notice and the cited answer by code: that is a failure of the model connection."""
+    import httpx
+    import openai
+
+    from assistant.service import build_assistant
+
+    class RawOpenAIBackend:
+        model = "raw"
+
+        def stream(self, messages, max_tokens=None):  # type: ignore[no-untyped-def]
+            yield "DUALFormer performs the global self-attention module"
+            raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
+
+    with build_assistant(seeded_settings, embed_model=embed_model, backend=RawOpenAIBackend(),  # type: ignore[arg-type]
+                         sentence_embedder=sentence_embedder) as assistant:
+        answer = assistant.ask(Q)
+    assert answer.mode == "extractive" and "language model failed" in answer.notice
+    assert answer.citations[0].paper.id == DUALFORMER

@@ -79,9 +79,12 @@ def test_bad_input_writes_nothing_and_keeps_index(tmp_path: Path, seeds: Path, e
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
     (seeds / "broken.txt").write_bytes(b"\xff\xfe broken")
-    with pytest.raises(CorpusFormatError, match="broken.txt"):
-        ingest(settings, [seeds], embed_model, progress=False)
+    with pytest.raises(CorpusFormatError, match="broken.txt"):  # named directly: an error, nothing written
+        ingest(settings, [seeds / "tiny.txt", seeds / "broken.txt"], embed_model, progress=False)
     assert len(PaperStore.open_for_read(settings).load_papers()) == 3
+    report = ingest(settings, [seeds], embed_model, progress=False)  # inside a folder: listed and skipped
+    assert any("broken.txt: whole file not indexed" in row for row in report.skipped_rows)
+    assert report.papers == 3 and len(PaperStore.open_for_read(settings).load_papers()) == 3
 
 
 class _Interrupt(Exception):

@@ -50,7 +50,13 @@ def test_a_listing_counts_the_matches_and_pages_through_them(listing_assistant: 
     assert _ids(first) + _ids(second) == _ids(everything)[:4]  # pages are slices of one ranking
     data = answer_to_dict(first)
     assert data["listing"] == {
-        "total": total, "offset": 0, "shown": 2, "limit": 2, "next_offset": 2, "venue": "", "author": ""
+        "total": total,
+        "offset": 0,
+        "shown": 2,
+        "limit": 2,
+        "next_offset": 2,
+        "venue": "",
+        "author": "",
     }
     text = answer_to_text(first)
     assert text.startswith(f"{total} papers match; showing the 2 closest.") and "--offset 2" in text
@@ -86,3 +92,14 @@ def test_show_more_in_a_conversation_continues_the_listing(listing_assistant: An
     assert min(c.n for c in more.citations) == 3  # conversation labels go on from the first page
     again = session.ask("more please")
     assert again.listing.offset == 2 + more.listing.shown or not more.listing.has_more
+
+
+def test_show_more_goes_on_after_the_conversation_is_saved_and_restored(listing_assistant: Any, tmp_path: Path) -> None:
+    session = listing_assistant.new_session()
+    first = session.ask(TOPIC, intent="topic", page=Page(0, 2))
+    session.save(tmp_path / "chat.json")
+    restored = listing_assistant.new_session()
+    restored.load(tmp_path / "chat.json")
+    assert restored.turns[-1].answer.listing == first.listing
+    more = restored.ask("show more")
+    assert more.listing.offset == 2 and not {c.paper.id for c in more.citations} & {c.paper.id for c in first.citations}

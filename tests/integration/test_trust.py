@@ -1,8 +1,12 @@
-"""Answers you can trust (issue 13), on the real index with a scripted model that echoes what it is told:
+"""Answers you can trust (issue 13), on the real index with a scripted model that echoes what it is told.
+Properties, not exact answer strings (issue 26.3); each behaviour is checked on a question the rule was
+written for (marked "regression") and on held-out ones (eval/test.jsonl, or unseen when added in issue 26):
 a detail the abstract does not give gets "not stated" (naming the paper, citing nothing); a name no paper
 mentions gets an abstention; a false premise is corrected from the abstract, never echoed."""
 
 from __future__ import annotations
+
+import pytest
 
 from assistant.answer.render import answer_to_dict
 from tests.support.fake_openai_server import FakeOpenAIServer
@@ -10,6 +14,13 @@ from tests.support.fake_openai_server import FakeOpenAIServer
 CODEC = "000_43469673d6f8aaa0.txt#19"
 CONTROLAR = "004_c45bebc30e22eceb.txt#5"
 HCOMP = "000_43469673d6f8aaa0.txt#4"
+T2V = "004_c45bebc30e22eceb.txt#2"
+HYPERFACE = "000_43469673d6f8aaa0.txt#18"
+ADAMCB = "004_c45bebc30e22eceb.txt#3"
+INFOALIGN = "004_c45bebc30e22eceb.txt#1"
+CAD = "004_c45bebc30e22eceb.txt#14"
+SADR = "000_43469673d6f8aaa0.txt#9"
+SENSITIVITY = "000_43469673d6f8aaa0.txt#11"
 
 
 def _ask(scripted_assistant, question: str, reply: str):  # type: ignore[no-untyped-def]
@@ -17,31 +28,51 @@ def _ask(scripted_assistant, question: str, reply: str):  # type: ignore[no-unty
         return assistant.new_session().ask(question), server.requests
 
 
-def test_detail_not_in_the_abstract_is_not_stated(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    answer, requests = _ask(scripted_assistant, "How many parameters does the transformer-based speech codec have?",
-                            "The codec has 700 million parameters.")
+@pytest.mark.parametrize(
+    ("question", "paper"),
+    [
+        ("How many parameters does the transformer-based speech codec have?", CODEC),  # dev q036 (regression)
+        ("What GPU did the T2V-Turbo-v2 authors train on?", T2V),  # held-out t025
+    ],
+)
+def test_detail_not_in_the_abstract_is_not_stated(scripted_assistant, question: str, paper: str) -> None:  # type: ignore[no-untyped-def]
+    answer, requests = _ask(scripted_assistant, question, "The codec has 700 million parameters.")
     assert answer.mode == "not_stated" and answer.abstained and not answer.citations and not requests
-    assert answer.sources[0].paper.id == CODEC
-    assert "don't state" in answer.notice and answer.sources[0].paper.title in answer.notice
-    assert "does not answer" in answer.notice  # the closest sentence is offered, marked as such
+    assert answer.sources[0].paper.id == paper
+    assert answer.sources[0].paper.title in answer.notice  # names the paper it is about
+    assert "700 million" not in answer.text
     out = answer_to_dict(answer)
     assert out["abstained"] is True and out["citations"] == [] and out["mode"] == "not_stated"
 
 
-def test_a_name_no_paper_mentions_abstains(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    answer, _ = _ask(scripted_assistant, "What does the HyenaDNA-XL paper propose for genomic sequences?",
-                     "HyenaDNA-XL proposes long convolutions.")
+@pytest.mark.parametrize(
+    ("question", "name"),
+    [
+        ("What does the HyenaDNA-XL paper propose for genomic sequences?", "HyenaDNA-XL"),
+        ("Which paper proposes a protein folding model that beats AlphaFold?", "AlphaFold"),  # held-out t026
+    ],
+)
+def test_a_name_no_paper_mentions_abstains(scripted_assistant, question: str, name: str) -> None:  # type: ignore[no-untyped-def]
+    answer, _ = _ask(scripted_assistant, question, f"{name} proposes long convolutions.")
     assert answer.mode == "abstained" and not answer.citations
-    assert "HyenaDNA-XL" in answer.notice
+    assert name in answer.notice
 
 
-def test_false_premise_is_corrected_not_echoed(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    answer, requests = _ask(scripted_assistant,
-                            "Since ControlAR is a diffusion model, how does it attach spatial controls to ControlNet?",
-                            "ControlAR is a diffusion model that attaches spatial controls to ControlNet.")
-    assert "assumes" in answer.notice and "ControlAR is a diffusion model" in answer.notice
-    assert [c.paper.id for c in answer.citations] == [CONTROLAR]
-    assert "autoregressive" in answer.text and "ControlAR is a diffusion model" not in answer.text
+@pytest.mark.parametrize(
+    ("question", "premise", "paper", "correction"),
+    [
+        ("Since ControlAR is a diffusion model, how does it attach spatial controls to ControlNet?",
+         "ControlAR is a diffusion model", CONTROLAR, "autoregressive"),  # dev q040 (regression)
+        ("Since HyperFace collects real face photos from the Internet with consent, how many people are in its dataset?",
+         "HyperFace collects real face photos from the Internet with consent", HYPERFACE, "synthetic"),  # held-out t031
+    ],
+)
+def test_false_premise_is_corrected_not_echoed(scripted_assistant, question: str, premise: str, paper: str,  # type: ignore[no-untyped-def]
+                                               correction: str) -> None:
+    answer, requests = _ask(scripted_assistant, question, f"{premise}.")
+    assert "assumes" in answer.notice and premise in answer.notice
+    assert [c.paper.id for c in answer.citations] == [paper]
+    assert correction in answer.text and premise not in answer.text
     assert not requests  # the model, which would echo the premise, is not asked
 
 
@@ -74,11 +105,25 @@ def test_the_small_profile_keeps_only_near_restatements(scripted_assistant) -> N
     assert all(s.text in small.citations[0].paper.text for s in small.sentences if s.support < 1.0)
 
 
-def test_what_is_x_quotes_the_sentence_that_introduces_x(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    answer, _ = _ask(scripted_assistant, "What is HComP-Net?", "Nothing verifiable here.")
+@pytest.mark.parametrize(
+    ("name", "paper"),
+    [
+        ("HComP-Net", HCOMP),  # from the "what is X" questions the rule was written for (regression)
+        ("AdamCB", ADAMCB), ("InfoAlign", INFOALIGN), ("SADR", SADR),  # unseen when written
+        pytest.param("CADPrompt", CAD, marks=pytest.mark.xfail(strict=True, reason=(
+            "known defect: the paper's contribution sentence ('we introduce CADCodeVerify') wins over the one "
+            "introducing CADPrompt, the benchmark the question names"))),
+    ],
+)
+def test_what_is_x_quotes_the_sentence_that_introduces_x(scripted_assistant, name: str, paper: str) -> None:  # type: ignore[no-untyped-def]
+    """Each of these abstracts has one sentence that introduces the name ("we introduce ... (X)"), read by
+    hand; the answer built by code starts with it and cites only that paper."""
+    answer, _ = _ask(scripted_assistant, f"What is {name}?", "Nothing verifiable here.")
     assert answer.mode == "extractive"
-    assert "we introduce the framework of Hierarchy aligned Commonality through Prototypical Networks (HComP-Net)" in answer.text
-    assert {c.paper.id for c in answer.citations} == {HCOMP}
+    assert {c.paper.id for c in answer.citations} == {paper}
+    first = answer.sentences[0].text
+    assert name in first.replace("*", "") or name in first, first
+    assert "introduce" in first, first
 
 
 def test_a_question_naming_a_paper_reads_only_papers_that_name_it(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
@@ -94,22 +139,57 @@ def test_a_question_naming_a_paper_reads_only_papers_that_name_it(scripted_assis
 
 def test_an_unsure_which_paper_answer_says_closest_match(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     """No abstract is about federated learning; the nearest paper is offered as the closest match, not as
-    "the paper"; a question that clearly matches its paper still gets "The paper is"."""
+    "the paper". (Held-out t027, speech recognition, still gets "The paper is": see test_held_out_answers.)"""
     far, _ = _ask(scripted_assistant, "Which paper proposes a federated learning method with differential privacy guarantees?",
                   "Nothing verifiable here.")
     assert far.text.startswith("The closest match in the abstracts is “"), far.text[:120]
-    near, _ = _ask(scripted_assistant, "Which paper makes a graph transformer scale to large graphs by running its global "
-                   "self-attention over the feature dimension instead of across nodes?", "Nothing verifiable here.")
-    assert near.text.startswith("The paper is “DUALFormer: Dual Graph Transformer”."), near.text[:120]
 
 
-def test_a_comparison_by_code_quotes_what_each_paper_contributes(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize(
+    ("question", "paper_title"),
+    [
+        ("Which paper makes a graph transformer scale to large graphs by running its global self-attention over the "
+         "feature dimension instead of across nodes?", "DUALFormer: Dual Graph Transformer"),  # dev q001 (regression)
+        ("Which paper adds an identity mapping and a feed-forward layer to a light decoder so that learned routing "
+         "solvers generalize better?", "Rethinking Light Decoder-based Solvers for Vehicle Routing Problems"),  # t006
+        ("Which paper models point processes with a diffusion model that needs no intensity function?",
+         "Unlocking Point Processes through Point Set Diffusion"),  # held-out t003
+    ],
+)
+def test_a_question_that_clearly_matches_its_paper_says_the_paper_is(scripted_assistant, question: str,  # type: ignore[no-untyped-def]
+                                                                     paper_title: str) -> None:
+    near, _ = _ask(scripted_assistant, question, "Nothing verifiable here.")
+    assert near.text.startswith(f"The paper is “{paper_title}”."), near.text[:160]
+
+
+#: Each paper's contribution sentence (what it does), read by hand: a fragment of it, and of the held-out
+#: comparisons (t017, t018) the cause of the known defect.
+CONTRIBUTIONS = [
+    pytest.param("The conformal prediction paper and the average-treatment-effect paper both aim at more precise "
+                 "uncertainty quantification. What technique does each use?",
+                 ["combines Bayesian model averaging (BMA) with", "we propose a new method that estimates the ATE"],
+                 id="fresh-f019"),
+    pytest.param("How do HyperFace and A-Bench differ in the kind of dataset they build?",
+                 ["propose a new synthetic dataset generation approach, called HyperFace", "we introduce **A-Bench**"],
+                 id="held-out-t017", marks=pytest.mark.xfail(strict=True, reason=(
+                     "HyperFace is quoted by 'We formalize our packing problem ...', a later approach sentence"))),
+    pytest.param("Compare ControlAR and CMLoRA: how does each steer what the image generator produces?",
+                 ["we introduce ControlAR", "Cached Multi-LoRA (CMLoRA)"],
+                 id="held-out-t018", marks=pytest.mark.xfail(strict=True, reason=(
+                     "CMLoRA is quoted by 'In this paper, we initially investigate the role of LoRAs', the first "
+                     "'this paper' sentence, not the one introducing CMLoRA"))),
+]
+
+
+@pytest.mark.parametrize(("question", "fragments"), CONTRIBUTIONS)
+def test_a_comparison_by_code_quotes_what_each_paper_contributes(scripted_assistant, question: str,  # type: ignore[no-untyped-def]
+                                                                 fragments: list[str]) -> None:
     """Without model sentences, a comparison's text is each paper's contribution sentence (what it does),
     not a later sentence of the approach part that happens to fit the question's words."""
-    answer, _ = _ask(scripted_assistant, "The conformal prediction paper and the average-treatment-effect paper both aim at "
-                     "more precise uncertainty quantification. What technique does each use?", "Nothing verifiable here.")
+    answer, _ = _ask(scripted_assistant, question, "Nothing verifiable here.")
     assert answer.intent == "compare" and len(answer.citations) == 2
-    assert "combines Bayesian model averaging (BMA) with" in answer.text and "we propose a new method that estimates the ATE" in answer.text
+    for fragment in fragments:
+        assert fragment in answer.text, (fragment, answer.text[:500])
 
 
 def test_an_answer_by_code_quotes_what_is_asked_not_how_the_paper_is_named(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
@@ -124,4 +204,5 @@ def test_an_answer_by_code_quotes_what_is_asked_not_how_the_paper_is_named(scrip
 def test_a_question_that_asks_two_things_gets_a_sentence_for_each(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     answer, _ = _ask(scripted_assistant, "Which paper finds transformers less sensitive to token perturbations than LSTMs, and "
                      "what does it say low sensitivity correlates with?", "Nothing verifiable here.")
-    assert "We show that transformers have lower sensitivity than MLPs" in answer.text and "robustness" in answer.text
+    assert [c.paper.id for c in answer.citations][:1] == [SENSITIVITY]
+    assert "lower sensitivity" in answer.text and "robustness" in answer.text  # both parts answered

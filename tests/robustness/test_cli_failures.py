@@ -113,7 +113,9 @@ def test_an_unexpected_exception_after_the_answer_is_one_line(scripted_env, monk
 
     monkeypatch.setattr(assistant.answer.render, "answer_to_text", broken)
     assert main(["ask", Q]) == 1
-    assert _one_error_line(capsys.readouterr().err).startswith("error: unexpected KeyError: 'injected'")
+    assert _one_error_line(capsys.readouterr().err).startswith(
+        "error: internal error, unexpected KeyError: 'injected'"
+    )
 
 
 def test_ui_launch_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
@@ -154,3 +156,24 @@ def test_a_real_full_disk_on_stdout_gives_one_line_and_no_exit_time_traceback(tm
     assert proc.returncode == 1
     assert "Exception ignored" not in proc.stderr
     assert "No space left on device" in _one_error_line(proc.stderr)
+
+
+def test_a_broken_citation_verifier_is_an_internal_error_not_a_model_failure(  # type: ignore[no-untyped-def]
+    scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 26.1: a bug in our own checker exits 1 with one "internal error" line; it is never shown as
+    "The language model failed" followed by an extractive answer."""
+    from assistant.verify.attribution import Attributor
+
+    def broken(self: object, sentence: str) -> None:
+        raise ZeroDivisionError("injected into the verifier")
+
+    monkeypatch.setattr(Attributor, "attribute", broken)
+    scripted_env.replies[:] = ["A-Bench is a benchmark for LMMs. It was written by Google DeepMind. A-Bench has two parts."]
+    assert main(["ask", "Which paper introduces A-Bench?"]) == 1
+    out, err = capsys.readouterr()
+    line = _one_error_line(err)
+    assert line.startswith("error: internal error, unexpected ZeroDivisionError: injected into the verifier"), line
+    assert "language model" not in (out + err).lower().replace("not in your input or the model", "")
+    assert "References:" not in out  # no extractive answer dressed up as a fallback
+    assert scripted_env.requests  # the model was asked: the failure came after it answered

@@ -79,7 +79,9 @@ def test_cheap_mistakes_fail_in_one_line_before_any_model_loads(tmp_path: Path) 
     finally:
         busy.close()
     assert not (tmp_path / "no-index").exists()  # reading commands never create an index folder
-    assert slowest < 20, slowest  # 0.3-0.7 s on a 2-core machine; generous for a busy one
+    # No wall-clock assert (issue 26.4): "before any model loads" is checked by cause above (heavy == []);
+    # how fast such an error comes (0.3-0.7 s on a quiet 2-core machine) is docs/measurements.md's job.
+    print(f"slowest cheap mistake: {slowest:.2f} s")
 
 
 def test_unknown_variables_are_reported_with_a_suggestion(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import time
 from assistant.llm.client import OpenAIChatBackend
 from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.timing import time_bound_s
 
 Q = "Which graph transformer runs global self-attention on the feature dimension?"
 DUALFORMER = "000_43469673d6f8aaa0.txt#1"
@@ -19,7 +20,7 @@ def test_slow_endpoint_times_out_then_next_question_works(seeded_settings, embed
         with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
             t0 = time.monotonic()
             slow = assistant.ask(Q)
-            assert time.monotonic() - t0 < 15
+            assert time.monotonic() - t0 < time_bound_s(1.0, 1.0)  # the 1 s timeout, not the 5 s reply; scales
             assert slow.mode == "extractive" and "timed out" in slow.notice
             assert slow.citations[0].paper.id == DUALFORMER
             ok = assistant.ask(Q)

@@ -20,7 +20,8 @@ import pytest
 from assistant.llm.client import OpenAIChatBackend
 from assistant.llm.local import LocalLLMServer
 from assistant.service import build_assistant
-from tests.support.fake_openai_server import CUT, MALFORMED, STALL, WORDS, FakeOpenAIServer
+from tests.support.fake_openai_server import CUT, MALFORMED, STALL, STALL_S, WORDS, FakeOpenAIServer
+from tests.support.timing import time_bound_s
 
 REPO = Path(__file__).resolve().parents[2]
 Q = "Which graph transformer runs global self-attention on the feature dimension?"
@@ -59,7 +60,8 @@ def test_stalled_stream_ends_on_time_without_the_partial_chunk(scripted_assistan
             stalled = session.ask(Q)
             elapsed = time.monotonic() - t0
             _assert_cited_fallback(stalled, "timed out")
-            assert elapsed < 3 + 4, elapsed  # about the timeout, not the server's 30 s stall
+            # ended by the 3 s timeout (the notice says so), not by the server's 30 s stall; scales with load
+            assert elapsed < min(time_bound_s(3, 1.0), STALL_S), elapsed
             assert not any("Stalled" in s.text for s in stalled.sentences)
             assert session.ask(Q).mode == "generated"
 
@@ -115,16 +117,19 @@ def test_no_httpx_or_openai_exception_reaches_the_user(error, seeded_settings, e
     assert not any("redu" in s.text.split()[-1] for s in answer.sentences)
 
 
-def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
+def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(seeded_settings, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     script = str(REPO / "tests" / "support" / "crashing_llm_server.py")
     server = LocalLLMServer(command=[sys.executable, script, "{port}", "SIGILL"], startup_timeout_s=30)
     with build_assistant(seeded_settings, embed_model=embed_model, llm_server=server) as assistant:
         assert server.broken and "SIGILL" in server.broken
         session = assistant.new_session()
+
+        def no_restart(*args: object, **kwargs: object) -> None:
+            raise AssertionError(f"the broken server was started again: {args!r}")
+
+        monkeypatch.setattr("assistant.llm.local.subprocess.Popen", no_restart)  # a restart loop would fail here
         for _ in range(2):  # every answer: cited passages + the one-line cause; no restart loop
-            t0 = time.monotonic()
             answer = session.ask(Q)
-            assert time.monotonic() - t0 < 10
             assert answer.mode == "extractive"
             assert "SIGILL" in answer.notice and "scripts/setup.sh" in answer.notice
             assert answer.citations[0].paper.id == DUALFORMER
@@ -140,4 +145,5 @@ def test_cli_ask_json_with_a_stalled_stream_prints_json_on_time(seeded_settings)
     assert "Traceback" not in proc.stderr
     out = json.loads(proc.stdout)
     assert "timed out" in out["notice"] and out["citations"][0]["paper_id"] == DUALFORMER
-    assert out["timings_ms"]["generate"] < 5000 + 3000
+    # ended by the 5 s timeout, not the 30 s stall (bound scales with load, tests/support/timing.py)
+    assert out["timings_ms"]["generate"] < min(time_bound_s(5, 1.0), STALL_S) * 1000

@@ -34,6 +34,8 @@ from typing import Any
 TRUNCATE = "TRUNCATE:"
 CUT = "CUT:"
 STALL = "STALL:"
+#: How long a ``STALL:`` reply keeps the socket open without sending anything (seconds).
+STALL_S = 30.0
 MALFORMED = "MALFORMED:"
 WORDS = "WORDS:"
 PACED = "PACED:"
@@ -123,7 +125,7 @@ class FakeOpenAIServer:
                         time.sleep(PACE_S)
                     self._chunk(_event(piece))
                 if prefix == STALL:
-                    time.sleep(30)
+                    time.sleep(STALL_S)
                 elif prefix in (CUT, PACED_CUT):  # a chunk announced as 200 bytes, 10 sent, then the socket closes
                     self.wfile.write(b"c8\r\n" + _event("cut")[:10])
                     self.wfile.flush()

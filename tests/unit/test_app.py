@@ -39,6 +39,10 @@ class StubSession:
         yield AnswerEvent("partial", answer=answer, hits=hits)
         if "crash" in question:
             raise RuntimeError("boom")
+        if "read-only disk" in question:  # what Chroma's SQLite raises when the index folder is read-only
+            import sqlite3
+
+            raise sqlite3.OperationalError("attempt to write a readonly database")
         self.turns.append(SimpleNamespace(question=question, resolved_query=question, answer=answer))
         yield AnswerEvent("final", answer=answer, hits=hits)
 
@@ -55,7 +59,12 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-unt
     from ui.app import build_app
 
     monkeypatch.setattr(ui.downloads, "export_root", lambda: tmp_path)
-    stub = SimpleNamespace(paper_count=1, model_label="stub", new_session=StubSession)
+    from assistant.config import Settings
+    from assistant.index.store import explain_failure
+
+    settings = Settings(storage_dir=tmp_path / "index")
+    stub = SimpleNamespace(paper_count=1, model_label="stub", new_session=StubSession,
+                           explain=lambda e: explain_failure(e, settings))
     demo = build_app(stub)  # type: ignore[arg-type]
     return {f.api_name: f for f in demo.fns.values()}
 
@@ -90,7 +99,16 @@ def test_an_unexpected_failure_keeps_what_was_shown(app) -> None:  # type: ignor
     *_, (_, history, _) = app["respond"].fn("crash now", "auto", [], None)
     content = history[-1]["content"]
     assert "XNet is fast.<sup class='cite'>" in content and "id='m2-ref-1'" in content  # kept
-    assert content.rstrip().endswith("Please try again.</p>") and "Something went wrong" in content
+    assert content.rstrip().endswith("Please try again.</p>") and "Internal error" in content
+    assert "language model failed" not in content
+
+
+def test_a_storage_failure_is_one_clear_line_not_something_went_wrong(app) -> None:  # type: ignore[no-untyped-def]
+    *_, (_, history, _) = app["respond"].fn("read-only disk please", "auto", [], None)
+    content = history[-1]["content"]
+    assert "Something went wrong" not in content
+    assert "is read-only for this process" in content and "the index is not damaged" in content
+    assert "--rebuild" not in content
 
 
 def test_card_anchors_are_unique_per_message(app) -> None:  # type: ignore[no-untyped-def]

@@ -128,3 +128,78 @@ def test_every_documented_command_line_parses() -> None:
             parse(parser, argv[1:])
         except SystemExit as e:
             pytest.fail(f"{doc}: `{' '.join(argv)}` does not parse (exit {e.code})")
+
+
+# --- quoted defaults (issue 26.5): a doc that states a default the code no longer has fails here ----------------
+
+def _doc_value_matches(doc: str, default: object) -> bool:
+    """``doc`` (a README table cell, backticks stripped) states ``default``: numbers compare as numbers, paths
+    relative to the repository, secrets by value, ``unset`` as None."""
+    from pydantic import SecretStr
+
+    if isinstance(default, SecretStr):
+        default = default.get_secret_value()
+    if doc == "unset":
+        return default in (None, "")
+    if isinstance(default, Path):
+        return default == (REPO / doc).resolve()
+    if isinstance(default, bool) or not isinstance(default, int | float):
+        return doc == str(default)
+    try:
+        return float(doc) == float(default)
+    except ValueError:
+        return False
+
+
+_TABLE_ROW = re.compile(r"^\| `(ASSISTANT_[A-Z0-9_]+)` \| `?([^`|]*?)`? \|", re.M)
+
+
+@pytest.mark.parametrize(
+    ("settings_class", "name"),
+    [(cls, name) for cls in (Settings, UISettings) for name in cls.model_fields],
+    ids=lambda v: v if isinstance(v, str) else v.__name__,
+)
+def test_readme_settings_table_quotes_the_code_defaults(settings_class: type, name: str) -> None:
+    rows = dict(_TABLE_ROW.findall(README))
+    env = f"{settings_class.model_config['env_prefix']}{name}".upper()
+    default = settings_class.model_fields[name].default
+    assert env in rows, env
+    assert _doc_value_matches(rows[env], default), f"README says {env} defaults to {rows[env]!r}; the code: {default!r}"
+
+
+def test_ablation_doc_labels_the_current_defaults() -> None:
+    """docs/ablation.md's "default" row and its "What we kept" bold ``**setting value**`` items name the
+    defaults of assistant.config.Settings (the 0.28 label outlived the change to 0.32 once)."""
+    text = (REPO / "docs" / "ablation.md").read_text()
+    defaults = Settings.model_fields
+    row = re.search(r"^\| default: ([^|]*)\|", text, re.M)
+    assert row, "docs/ablation.md has no '| default: ...' row"
+    stated = dict(re.findall(r"\b([a-z_]+) ([\d.]+)\b", row.group(1)))
+    windows = re.search(r"(\d+)-sentence windows", row.group(1))
+    assert windows and int(windows.group(1)) == defaults["window_sentences"].default
+    assert defaults["retrieval_mode"].default in row.group(1)
+    kept = dict(re.findall(r"\*\*([a-z_]+) ([\d.]+)\*\*", text))
+    checked = 0
+    for name, value in {**stated, **kept}.items():
+        if name in defaults:
+            assert float(value) == float(defaults[name].default), f"docs/ablation.md: {name} {value}, code {defaults[name].default}"
+            checked += 1
+    assert checked >= 2  # min_similarity and candidate_k at least
+
+
+def test_tuning_constants_quoted_in_the_docs_are_current() -> None:
+    """"`tuning.NAME` (V)" or "`tuning.NAME` = V" in README/docs quotes assistant/tuning.py's value; in a history
+    such as "(0.3, later 0.25)" the last number is the current one."""
+    import assistant.tuning as tuning
+
+    quoted = [(doc, m.group(1), m.group(2) or m.group(3)) for doc, text in DOCS.items()
+              for m in re.finditer(r"`tuning\.([A-Z_]+)`\s*(?:=\s*([\d.]+)|\(([^)]*)\))", text)]
+    assert quoted
+    wrong = []
+    for doc, name, value in quoted:
+        numbers = re.findall(r"\d+(?:\.\d+)?", value)
+        if not numbers or not hasattr(tuning, name):
+            wrong.append(f"{doc}: tuning.{name} ({value}) is not a tuning constant with a number")
+        elif float(numbers[-1]) != float(getattr(tuning, name)):
+            wrong.append(f"{doc}: tuning.{name} quoted as {numbers[-1]}, code {getattr(tuning, name)}")
+    assert wrong == [], "\n".join(wrong)

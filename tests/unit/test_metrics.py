@@ -93,13 +93,10 @@ def test_citation_precision_recall() -> None:
     assert M.citation_precision(["a#1"], []) is None and M.citation_recall(["a#1"], []) is None
 
 
-def test_abstention_and_faithfulness() -> None:
+def test_abstention() -> None:
     assert M.abstention_correct(True, []) == 1.0
     assert M.abstention_correct(True, ["a#1"]) == 0.0  # abstains but cites: wrong
     assert M.abstention_correct(False, []) == 0.0
-    assert M.faithfulness([0.9, 0.5, 0.55], 0.55) == pytest.approx(2 / 3)
-    assert M.faithfulness([0.1], 0.55, extractive=True) == 1.0
-    assert M.faithfulness([], 0.55) is None
 
 
 def test_percentile_and_latency() -> None:
@@ -128,35 +125,30 @@ UNANSWERABLE = EvalItem("q2", "unanswerable", ("Which won an award?",), (), ())
 
 def test_score_answerable_item() -> None:
     ans = answer([("A-Bench sampled from 16 models.", (1,), 0.8), ("It is big.", (2,), 0.2)], ["a#1", "b#2"])
-    rec = score_answer(FACT, ans, ["b#2", "a#1"], (1, 3), 0.55)
+    rec = score_answer(FACT, ans, ["b#2", "a#1"], (1, 3))
     m = rec["metrics"]
     assert (m["recall@1"], m["recall@3"]) == (0.0, 1.0)
     assert (m["citation_precision"], m["citation_recall"], m["facts_hit"]) == (0.5, 1.0, 1.0)
     assert m["false_abstention"] == 0.0 and m["abstention_accuracy"] is None
-    assert m["faithfulness"] == 0.5
+    assert "faithfulness" not in m  # 1.0 by construction (the verifier's own threshold): not reported
     assert rec["cited_ids"] == ["a#1", "b#2"] and rec["facts_hit"] == [True, True]
 
 
 def test_markers_do_not_hit_facts() -> None:
     item = EvalItem("q3", "fact", ("?",), ("a#1",), ("1",))
-    rec = score_answer(item, answer([("Nothing numeric here.", (1,), 0.9)], ["a#1"]), ["a#1"], (1,), 0.55)
+    rec = score_answer(item, answer([("Nothing numeric here.", (1,), 0.9)], ["a#1"]), ["a#1"], (1,))
     assert rec["facts_hit"] == [False]  # the [1] marker is not answer text
 
 
 def test_abstention_on_answerable_and_unanswerable() -> None:
     abstained = answer([], [], mode="abstained")
-    m = score_answer(FACT, abstained, ["a#1"], (1,), 0.55)["metrics"]
-    assert m["false_abstention"] == 1.0 and m["citation_precision"] == 0.0 and m["faithfulness"] is None
-    m = score_answer(UNANSWERABLE, abstained, ["a#1"], (1,), 0.55)["metrics"]
+    m = score_answer(FACT, abstained, ["a#1"], (1,))["metrics"]
+    assert m["false_abstention"] == 1.0 and m["citation_precision"] == 0.0
+    m = score_answer(UNANSWERABLE, abstained, ["a#1"], (1,))["metrics"]
     assert m["abstention_accuracy"] == 1.0 and m["recall@1"] is None
     assert m["citation_precision"] is None and m["facts_hit"] is None and m["false_abstention"] is None
     answered = answer([("Paper A won.", (1,), 0.9)], ["a#1"])
-    assert score_answer(UNANSWERABLE, answered, [], (1,), 0.55)["metrics"]["abstention_accuracy"] == 0.0
-
-
-def test_extractive_answers_are_faithful() -> None:
-    ans = answer([("Evidence sentence.", (1,), 0.3)], ["a#1"], mode="extractive")
-    assert score_answer(FACT, ans, ["a#1"], (1,), 0.55)["metrics"]["faithfulness"] == 1.0
+    assert score_answer(UNANSWERABLE, answered, [], (1,))["metrics"]["abstention_accuracy"] == 0.0
 
 
 # --- question file parsing and retrieval-only evaluation ------------------------------------------

@@ -221,3 +221,15 @@ def test_a_topic_list_shows_its_count_and_how_to_see_more() -> None:
     from assistant.session import _MORE
 
     assert _MORE.match(SHOW_MORE_TEXT) and _MORE.match("next page") and not _MORE.match("tell me more about it")
+
+
+def test_adjacent_emphasis_spans_are_each_the_shortest() -> None:
+    """Found by the hand-written browser oracle (issue 26.3): a seed abstract bolds single letters inside
+    words; each ``**X**`` is its own span, never one run from the first ``**`` to the last."""
+    from ui.text import display_text
+
+    assert display_text("method **S**elective **A**ttention **D**rift **R**estriction(**SADR**)") == (
+        "method Selective Attention Drift Restriction(SADR)"
+    )
+    assert display_text("*a* and *b*") == "a and b"
+    assert display_text("2*3*4 and x * y") == "2*3*4 and x * y"  # no emphasis: kept

@@ -1,0 +1,98 @@
+"""Behaviour on the frozen held-out questions (eval/test.jsonl, issue 26.3): properties a user checks, never
+exact strings. Through the real index and the answer path, with a scripted model that writes nothing the
+verifier accepts, so every answer here is built by code from the abstracts (the path the bundled small model
+ends on most often; docs/evaluation.md).
+
+* one-paper questions (lookup, fact, paraphrase, summary): the right paper is cited first and every asked
+  fact (a number, a name) is in the answer;
+* unanswerable questions: the answer abstains (or says "not stated") and cites nothing;
+* false premises: the premise is named in the notice, not repeated as an answer, and the right paper is cited.
+
+No rule, threshold or word list may be changed by looking at these items; a failure found here is listed in
+``KNOWN_DEFECTS`` (a strict xfail: the test fails once the defect is fixed, so the mark must go) and reported.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from assistant.eval.evaluation import EvalItem, answer_text, load_items
+from assistant.eval.metrics import facts_hit
+from tests.support.fake_openai_server import FakeOpenAIServer
+
+TEST = Path(__file__).resolve().parents[2] / "eval" / "test.jsonl"
+UNVERIFIABLE = "Nothing here can be verified against any abstract."
+
+#: Held-out items the assistant gets wrong when the set was frozen (issue 26), with the cause.
+KNOWN_DEFECTS: dict[str, str] = {
+    "t014": "summary by code (problem, approach, result) quotes the RL-limitations and base-policy sentences, "
+    "not the one naming the mixture-of-experts framework",
+    "t015": "'What is the Number Cookbook paper about?': the title word 'Number' reads as a request for a number, "
+    "so the answer is 'not stated' (no number for 'number')",
+    "t023": "'How much faster is its sampling?': 'orders of magnitude faster' has no digit, so 'not stated' "
+    "although the closest sentence it quotes answers it",
+    "t027": "'speech recognition for low-resource languages' (not in the corpus) is answered 'The paper is' the "
+    "speech codec paper: similarity above tuning.CONFIDENT_MATCH_SIMILARITY",
+}
+
+
+def _items(*types: str) -> list[object]:
+    items = [i for i in load_items(TEST) if i.type in types]
+    return [
+        pytest.param(i, id=i.id, marks=pytest.mark.xfail(reason=KNOWN_DEFECTS[i.id], strict=True))
+        if i.id in KNOWN_DEFECTS
+        else pytest.param(i, id=i.id)
+        for i in items
+    ]
+
+
+@pytest.fixture(scope="module")
+def server():  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(lambda payload: UNVERIFIABLE) as s:
+        yield s
+
+
+def _ask(scripted_assistant, server, item: EvalItem):  # type: ignore[no-untyped-def]
+    with scripted_assistant(server) as assistant:
+        session = assistant.new_session()
+        for turn in item.turns[:-1]:
+            session.ask(turn)
+        return session.ask(item.question)
+
+
+@pytest.mark.parametrize("item", _items("lookup", "fact", "paraphrase", "summary", "followup"))
+def test_one_paper_question_cites_its_paper_and_gives_the_asked_facts(scripted_assistant, server, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
+    answer = _ask(scripted_assistant, server, item)
+    cited = [c.paper.id for c in sorted(answer.citations, key=lambda c: c.n)]
+    assert not answer.abstained, (item.question, answer.mode, answer.notice)
+    assert cited and cited[0] == item.gold_ids[0], (item.question, cited)
+    assert all(s.citations for s in answer.sentences)
+    missing = [f for f, hit in zip(item.answer_facts, facts_hit(answer_text(answer), item.answer_facts)) if not hit]
+    assert not missing, (item.question, missing, answer.text[:400])
+
+
+@pytest.mark.parametrize("item", _items("compare", "topic"))
+def test_several_paper_question_cites_every_gold_paper(scripted_assistant, server, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
+    answer = _ask(scripted_assistant, server, item)
+    cited = {c.paper.id for c in answer.citations}
+    assert set(item.gold_ids) <= cited, (item.question, sorted(cited))
+    assert all(s.citations for s in answer.sentences)
+
+
+@pytest.mark.parametrize("item", _items("unanswerable"))
+def test_unanswerable_question_cites_nothing(scripted_assistant, server, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
+    answer = _ask(scripted_assistant, server, item)
+    assert answer.abstained and not answer.citations, (item.question, answer.mode, answer.text[:200])
+    assert answer.notice
+
+
+@pytest.mark.parametrize("item", _items("adversarial"))
+def test_false_premise_is_not_echoed_and_the_paper_is_cited(scripted_assistant, server, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
+    answer = _ask(scripted_assistant, server, item)
+    cited = [c.paper.id for c in answer.citations]
+    assert cited and cited[0] == item.gold_ids[0], (item.question, cited)
+    premise = item.question.split(",")[0].removeprefix("Since ").strip()
+    assert premise.lower() not in answer.text.lower()
+    assert all(facts_hit(answer_text(answer), item.answer_facts)), (item.question, answer.text[:300])
