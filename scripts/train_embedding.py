@@ -4,8 +4,8 @@ Pairs (anchor -> positive), built by code from ../shared/corpus/*.jsonl, ICML 20
 title -> abstract, contribution sentence ("we propose / introduce / present ...") -> abstract, and a sentence
 -> its two neighbours. Loss: MultipleNegativesRankingLoss (cross-entropy over 20 x cosine, in-batch
 negatives; a plain torch loop, so the `datasets` package that sentence-transformers' fit() needs is not
-required). Seeded (``--seed``); CPU torch. Writes a sentence-transformers folder that ``ASSISTANT_EMBED_MODEL=<folder>`` uses
-(the index fingerprint then changes and ``assistant ingest`` builds a new index).
+required). Seeded (``--seed``); CPU torch. Writes a sentence-transformers folder that
+``ASSISTANT_EMBED_MODEL=<folder>`` uses (the index fingerprint then changes; ``assistant ingest`` builds a new index).
 
     .venv/bin/python scripts/train_embedding.py --out /tmp/minilm-sci --steps 300 --batch 32
 
