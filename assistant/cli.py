@@ -505,7 +505,7 @@ def ingest_command(
 def _ask(settings: Settings, args: argparse.Namespace) -> int:
     from assistant.understand.question import clean_question
 
-    question = clean_question(args.question)
+    question = clean_question(args.question, settings.max_question_chars)
     if args.limit is not None and args.limit < 1:
         raise AssistantError(f"--limit must be at least 1, got {args.limit}")
     if args.offset < 0:

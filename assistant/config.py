@@ -131,6 +131,16 @@ class Settings(BaseSettings):
             "ablations)."
         ),
     )
+    max_question_chars: int = Field(
+        2000,
+        ge=100,
+        le=100_000,
+        description=(
+            "Longest question accepted, in characters (whitespace runs count as one). A longer message is "
+            "refused with a message saying so, before any search: a pasted page is not a question (read as one "
+            "it was matched to papers at random and even answered as a comparison)."
+        ),
+    )
     top_k: int = Field(5, ge=1, le=50, description="Papers shown as sources per answer.")
     candidate_k: int = Field(
         40, ge=5, le=500, description="Windows fetched per retriever (dense and BM25) before fusion."
@@ -195,8 +205,8 @@ class Settings(BaseSettings):
         "auto",
         description=(
             "How much to ask of the model. `small` (what `auto` picks for the bundled 135M model): the model writes "
-            "only short lookups (at most 64 tokens, stopping at the first verified sentence); summaries and "
-            "comparisons are built from abstract sentences by code. `capable` (what `auto` picks for any configured "
+            "only short answers to lookups that ask for a number (at most 64 tokens, stopping at the first verified "
+            "sentence; where its sentences were kept); everything else is built from abstract sentences by code. `capable` (what `auto` picks for any configured "
             "endpoint): every intent goes to the model, with 4 evidence sentences per paper and "
             "`llm_max_output_tokens`."
         ),

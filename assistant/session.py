@@ -238,8 +238,9 @@ class ChatSession:
 
         Raises:
             EmptyQuestionError: nothing to answer (before any model call).
+            QuestionTooLongError: longer than ``Settings.max_question_chars`` (before any search).
         """
-        question = clean_question(question)
+        question = clean_question(question, self._answerer.settings.max_question_chars)
         more = self._next_page(question) if page is None else None
         if more is not None:  # "show more" after a topic listing: the same listing, next page
             previous, page = more

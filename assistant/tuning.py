@@ -112,6 +112,13 @@ CONFIDENT_MATCH_SIMILARITY = 0.45
 #: "what is X" questions, every one at or below 0.72 was vague, reversed a comparison or blended two papers,
 #: every one at or above 0.745 restated its abstract correctly. Below this, the answer quotes the abstract.
 SMALL_MODEL_MIN_SUPPORT = 0.74
+#: Lookup kinds (``strategies.lookup_kind``) the bundled model is asked about in the ``small`` profile: only
+#: where its sentences have a real chance of being kept. Share of answers with at least one kept model
+#: sentence on eval/dev.jsonl + eval/fresh.jsonl (``benchmarks/model_kept_share.py --ask-all``, docs/evaluation.md
+#: "Useful text first"): a number 4/16 (0.25); which paper 1/15 (0.07); other 1/13 (0.08); an expansion 0/1,
+#: what X is 0/1. Kinds under 0.2 are answered from the abstracts alone (the model's 4-27 s on 2 busy cores
+#: bought nothing there).
+SMALL_MODEL_LOOKUP_KINDS = frozenset({"a number"})
 #: Evidence sentences per paper in the prompt in the ``capable`` profile (scripted capable-model tests).
 CAPABLE_EVIDENCE_SENTENCES = 4
 

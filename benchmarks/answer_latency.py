@@ -1,5 +1,6 @@
 """Answer latency with the configured LLM (bundled SmolLM2 by default): time to status (sources shown),
-to first token, to the full verified answer, per question. Prints a table; not a test.
+to the first cited text (the answer built from the abstracts, or a comparison table), to the model's first
+token, to the full verified answer, per question. Prints a table; not a test.
 
 Usage: .venv/bin/python benchmarks/answer_latency.py [--questions eval/dev.jsonl] [--limit 3]
 
@@ -71,24 +72,26 @@ def main() -> int:
         rows_out = []
         for q in questions:
             t = time.perf_counter()
-            status = first = None
+            status = first = text = None
             final = None
             for ev in assistant.stream(q):
                 if ev.kind == "status" and status is None:
                     status = time.perf_counter() - t
+                if text is None and ev.answer is not None and (ev.answer.sentences or ev.answer.comparison):
+                    text = time.perf_counter() - t
                 if ev.kind == "final":
                     final = ev.answer
             total = time.perf_counter() - t
             assert final is not None
             ft = final.timings_ms.get("first_token")
             first = ft / 1000 if ft else None
-            rows_out.append((q, status, first, total, final.mode, len(final.citations)))
+            rows_out.append((q, status, first, total, final.mode, len(final.citations), text if text is not None else total))
         rss = {"app": _rss_mib(os.getpid())}
         for child in _children(os.getpid()):
             rss[f"model server (pid {child})"] = _rss_mib(child)
-    print(f"{'status s':>9} {'1st tok s':>9} {'total s':>8}  mode        cites  question")
-    for q, s, f, tot, mode, nc in rows_out:
-        print(f"{(s or 0):9.2f} {(f or 0):9.2f} {tot:8.2f}  {mode:10s} {nc:5d}  {q[:70]}")
+    print(f"{'status s':>9} {'text s':>7} {'1st tok s':>9} {'total s':>8}  mode        cites  question")
+    for q, s, f, tot, mode, nc, tx in rows_out:
+        print(f"{(s or 0):9.2f} {tx:7.2f} {(f or 0):9.2f} {tot:8.2f}  {mode:10s} {nc:5d}  {q[:70]}")
     totals = [r[3] for r in rows_out]
     firsts = [r[2] for r in rows_out if r[2]]
     for name, mib in rss.items():
@@ -96,8 +99,10 @@ def main() -> int:
     statuses = sorted(r[1] or 0 for r in rows_out)
     firsts_sorted = sorted(r[2] for r in rows_out if r[2])
     totals_sorted = sorted(r[3] for r in rows_out)
+    texts_sorted = sorted(r[6] for r in rows_out)
     pct = lambda xs, p: xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))] if xs else float("nan")  # noqa: E731
-    print(f"p50/p95: status {pct(statuses, .5):.2f}/{pct(statuses, .95):.2f} s, first token "
+    print(f"p50/p95: status {pct(statuses, .5):.2f}/{pct(statuses, .95):.2f} s, first cited text "
+          f"{pct(texts_sorted, .5):.2f}/{pct(texts_sorted, .95):.2f} s, first token "
           f"{pct(firsts_sorted, .5):.2f}/{pct(firsts_sorted, .95):.2f} s, total {pct(totals_sorted, .5):.2f}/{pct(totals_sorted, .95):.2f} s")
     print(f"median: first token {statistics.median(firsts) if firsts else float('nan'):.2f} s, total {statistics.median(totals):.2f} s")
     return 0

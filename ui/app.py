@@ -6,6 +6,7 @@ One :class:`assistant.session.ChatSession` per browser session, kept in ``gr.Sta
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ import gradio as gr
 
 from assistant.errors import AssistantError
 from assistant.types import INTENTS
+from assistant.understand.question import MAX_QUESTION_CHARS
 from ui.downloads import write_export
 from ui.export import bibtex, conversation_markdown
 from ui.listing import button_state, show_more_button, wire_show_more
@@ -21,6 +23,7 @@ from ui.render import (
     answer_markdown,
     error_markdown,
     progress_markdown,
+    question_html,
     references_panel,
     safe_text,
 )
@@ -48,8 +51,20 @@ CONCURRENCY_LIMIT = 4
 #: The one concurrency group every answering event belongs to, so the limit is shared.
 CONCURRENCY_ID = "respond"
 SEARCHING = "Searching the abstracts…"
-#: Shown while sentences are being checked (after the papers are found, before the final answer).
-CHECKING = "Writing the answer; each sentence appears once it is checked against the abstracts…"
+#: Shown above the answer built from the abstracts while the model may still add to it (after the papers
+#: are found, before the final answer).
+CHECKING = "Checking for more: a sentence the language model writes is added once it is checked against the abstracts…"
+#: The send button's label, and while an answer is being written (the button is disabled then).
+SEND = "Send"
+ANSWERING = "Answering…"
+#: Shown (as a notice) when a question is sent while the previous answer is still being written.
+BUSY = (
+    "The answer to your last question is still being written; your new question stays in the box. "
+    "Send it when that answer is finished."
+)
+#: Runs in the browser when a question is sent: the note under the box says why nothing happens while an
+#: answer is being written (Send is disabled then; Enter in the box is refused by ``take_question``).
+BUSY_NOTE_JS = "() => (document.querySelector('#send')?.disabled ? %s : '')" % json.dumps(f"*{BUSY}*")
 #: The chat's height: on a phone (390 x 844 px) the question box stays on screen below it.
 CHAT_HEIGHT = "min(620px, 58vh)"
 #: Brings the new question to the top of the chat as soon as it is posted, so its answer is read from the
@@ -97,6 +112,19 @@ table.compare th, table.compare td { border: 1px solid var(--border-color-primar
 .refs-so-far { padding-left: 0; list-style: none; }
 .refs-so-far li { margin-bottom: 0.5em; }
 #model-line { opacity: 0.8; }
+#chat .table-scroll { max-width: 100%; overflow-x: auto; }
+#chat .col-label { display: none; font-weight: 600; }
+#chat .long-message summary { cursor: pointer; }
+#chat .long-message-text { max-height: 40vh; overflow-y: auto; margin-top: 0.4em; }
+@media (max-width: 640px) {
+  #chat table.compare, #chat table.compare tbody, #chat table.compare tr,
+  #chat table.compare th, #chat table.compare td { display: block; width: auto; }
+  #chat table.compare thead { display: none; }
+  #chat table.compare tr { border: 1px solid var(--border-color-primary); border-radius: 8px; margin: 0 0 0.6em 0; }
+  #chat table.compare th, #chat table.compare td { border: none; }
+  #chat table.compare th[scope=row] { min-width: 0; }
+  #chat .col-label { display: inline; }
+}
 """
 
 Message = dict[str, Any]
@@ -150,7 +178,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             return
         anchor = f"m{len(history) + 2}"  # this message's position: unique card ids within the chat
         history += [
-            {"role": "user", "content": safe_text(question)},
+            {"role": "user", "content": question_html(question)},
             {"role": "assistant", "content": progress_markdown(SEARCHING)},
         ]
         yield "", history, session
@@ -185,10 +213,29 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             history[-1] = {"role": "assistant", "content": _kept(hits, partial, anchor, error)}
             yield "", history, session
 
+    max_chars = getattr(getattr(assistant, "settings", None), "max_question_chars", MAX_QUESTION_CHARS)
+
+    def take_question(question: str, busy: bool) -> tuple[Any, ...]:
+        """The first step of asking, run at once (unqueued): the question moves from the box to the hidden
+        ``asked`` box that :func:`respond` reads, and Send is disabled ("Answering…") until the answer is
+        finished, so text typed meanwhile is never overwritten. Raises ``gr.Error`` (which stops the chain,
+        leaving the box as it is) while an answer is being written (a visible notice) or for a blank box
+        (silently). A question over the length limit stays in the box, to be shortened; respond says why."""
+        if busy:  # the note under the box says so (BUSY_NOTE_JS, in the browser)
+            raise gr.Error(BUSY, visible=False, print_exception=False)
+        if not (question or "").strip():
+            raise gr.Error("Type a question first.", visible=False, print_exception=False)
+        keep = len(" ".join(question.split())) > max_chars
+        return (gr.update() if keep else "", question, True, gr.update(value=ANSWERING, interactive=False))
+
+    def finished() -> tuple[Any, ...]:
+        """After an answer (or its failure): Send is enabled again, the busy note cleared."""
+        return False, gr.update(value=SEND, interactive=True), ""
+
     def new_chat(session: ChatSession | None) -> tuple[Any, ...]:
         if session is not None:
             session.reset()
-        return ([], None, "", *side_panel(None))
+        return ([], None, *side_panel(None), *finished())
 
     def pick_example(evt: gr.SelectData) -> str:
         value = evt.value
@@ -200,6 +247,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
         )
         gr.Markdown(f"Answering with: **{safe_text(assistant.model_label)}**", elem_id="model-line")
         session_state = gr.State(None)
+        busy = gr.State(False)  # an answer is being written in this chat
         with gr.Row(equal_height=False):
             with gr.Column(scale=3):
                 chatbot = gr.Chatbot(
@@ -221,9 +269,13 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
                         placeholder="Ask about the papers…",
                         show_label=False,
                         scale=8,
+                        max_lines=4,  # a pasted page scrolls inside the box; Send stays on screen
                         autofocus=True,
                     )
-                    send = gr.Button("Send", variant="primary", elem_id="send", scale=1)
+                    send = gr.Button(SEND, variant="primary", elem_id="send", scale=1)
+                # the question being answered (respond's input; also the /respond API's question)
+                asked_box = gr.Textbox(visible=False, elem_id="asked")
+                input_note = gr.Markdown("", elem_id="input-note")
                 with gr.Row():
                     intent = gr.Dropdown(
                         INTENT_CHOICES,
@@ -243,32 +295,42 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
                     md_btn = gr.DownloadButton("Conversation (.md)", elem_id="export-md", interactive=False, size="sm")
                     bib_btn = gr.DownloadButton("References (.bib)", elem_id="export-bib", interactive=False, size="sm")
 
+        take_io = dict(
+            fn=take_question,
+            inputs=[box, busy],
+            outputs=[box, asked_box, busy, send],
+            queue=False,
+            api_visibility="private",
+        )
         answer_io = dict(
-            inputs=[box, intent, chatbot, session_state],
-            outputs=[box, chatbot, session_state],
+            inputs=[asked_box, intent, chatbot, session_state],
+            outputs=[asked_box, chatbot, session_state],
             concurrency_limit=CONCURRENCY_LIMIT,
             concurrency_id=CONCURRENCY_ID,
-            trigger_mode="once",
         )
         side_io = dict(
             fn=side_panel, inputs=[session_state], outputs=[panel, md_btn, bib_btn], api_visibility="private"
         )
-        asked = gr.on([box.submit, send.click], respond, api_name="respond", **answer_io)
-        asked.then(**side_io).then(button_state, [session_state], [more], api_visibility="private", queue=False)
-        more_answer = wire_show_more(more, box, respond, answer_io)
-        more_answer.then(**side_io).then(button_state, [session_state], [more], api_visibility="private", queue=False)
+        done_io = dict(
+            fn=finished, inputs=None, outputs=[busy, send, input_note], queue=False, api_visibility="private"
+        )
+        more_io = dict(fn=button_state, inputs=[session_state], outputs=[more], api_visibility="private", queue=False)
+        taken = gr.on([box.submit, send.click], **take_io)
+        asked = taken.success(respond, api_name="respond", **answer_io)
+        asked.then(**side_io).then(**done_io).then(**more_io)
+        more_answer = wire_show_more(more, box, take_io, respond, answer_io)  # a topic list's next page
+        more_answer.then(**side_io).then(**done_io).then(**more_io)
         gr.on([box.submit, send.click, chatbot.example_select], None, js=SCROLL_TO_NEW_QUESTION_JS, queue=False)
+        gr.on([box.submit, send.click], None, None, input_note, js=BUSY_NOTE_JS, queue=False)
         picked = chatbot.example_select(pick_example, None, box, api_visibility="private", queue=False)
-        picked_answer = picked.then(respond, api_visibility="private", **answer_io)
-        picked_answer.then(**side_io).then(button_state, [session_state], [more], api_visibility="private", queue=False)
+        picked_answer = picked.then(**take_io).success(respond, api_visibility="private", **answer_io)
+        picked_answer.then(**side_io).then(**done_io).then(**more_io)
         reset_io = dict(
             inputs=[session_state],
-            outputs=[chatbot, session_state, box, panel, md_btn, bib_btn],
+            outputs=[chatbot, session_state, panel, md_btn, bib_btn, busy, send, input_note],
             cancels=[asked, picked_answer, more_answer],
         )
-        clear.click(new_chat, api_name="new_chat", **reset_io).then(
-            button_state, [session_state], [more], api_visibility="private", queue=False
-        )
+        clear.click(new_chat, api_name="new_chat", **reset_io).then(**more_io)
         chatbot.clear(new_chat, api_visibility="private", **reset_io)  # the chat's own trash button
     return demo
 

@@ -12,9 +12,20 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from assistant.types import Answer, Paper
+from ui.render import is_search_link, site_name
 from ui.text import markdown_text, split_math
 
 _YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
+#: Conferences known by their short name in a venue string ("ICLR 2025 Poster", "NeurIPS 2024"): the
+#: ``booktitle`` their proceedings are cited with.
+VENUES = {
+    "iclr": "International Conference on Learning Representations",
+    "neurips": "Advances in Neural Information Processing Systems",
+    "nips": "Advances in Neural Information Processing Systems",
+    "icml": "International Conference on Machine Learning",
+}
+#: Words of a venue string that name a track or a presentation form, not the venue ("Papers", "Poster").
+_VENUE_SUFFIX = re.compile(r"(?:\s+(?:papers?|posters?|spotlights?|orals?|main(?:\s+track)?|conference))+$", re.I)
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
     "{": r"\{",
@@ -92,11 +103,32 @@ def _md_table(answer: Answer) -> list[str]:
     return lines + [""]
 
 
+def _md_marks(citations: Sequence[int]) -> str:
+    return "".join(f"[{n}]" for n in citations)
+
+
+def _md_topic_list(answer: Answer) -> str:
+    """A topic answer as the chat shows it: one list item per paper, ``[n]`` and its linked title, then the
+    cited sentence that puts it in the topic on the item's second line."""
+    papers = {c.n: c.paper for c in answer.citations}
+    items = []
+    for s in answer.sentences:
+        n = s.citations[0] if s.citations else 0
+        paper = papers.get(n)
+        head = f"[{n}] {_md_link(paper.title, paper.url)}" if paper else ""
+        sentence = f"{_md_inline(s.text)} {_md_marks(s.citations)}".strip()
+        items.append(f"- {head}  \n  {sentence}" if head else f"- {sentence}")
+    return "\n".join(items)
+
+
 def _md_answer(answer: Answer) -> str:
-    """The answer's sentences (or its notice) as Markdown, each followed by its ``[n]`` markers."""
+    """The answer's sentences (or its notice) as Markdown, each followed by its ``[n]`` markers; a topic
+    list stays a list (one item per paper, with its title)."""
     if answer.abstained:
         return _md_inline(answer.notice)
-    return " ".join(f"{_md_inline(s.text)} {''.join(f'[{n}]' for n in s.citations)}".strip() for s in answer.sentences)
+    if answer.intent == "topic" and answer.comparison is None and answer.sentences:
+        return _md_topic_list(answer)
+    return " ".join(f"{_md_inline(s.text)} {_md_marks(s.citations)}".strip() for s in answer.sentences)
 
 
 def conversation_markdown(
@@ -106,7 +138,8 @@ def conversation_markdown(
     title: str = "Conversation with the paper assistant",
 ) -> str:
     """The conversation as Markdown: each question as a heading, the answer with its ``[n]`` markers
-    (and comparison table), then every cited paper as ``[n] title`` with authors, link and id."""
+    (comparison table; a topic answer as a list of titled papers), then every cited paper as ``[n] title``
+    with authors and link (a link that only searches a site says so). No internal paper ids."""
     lines = [f"# {_md_inline(title)}", ""]
     for i, turn in enumerate(turns, start=1):
         answer = turn.answer
@@ -127,9 +160,17 @@ def conversation_markdown(
         entry = f"- [{n}] {_md_link(paper.title, paper.url)}"
         if paper.authors:
             entry += f" — {_md_inline(', '.join(paper.authors))}"
-        entry += f"  \n  {paper.url or '(no link)'} · id `{paper.id}`"
+        entry += f"  \n  {_md_url_line(paper.url)}"
         lines.append(entry)
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _md_url_line(url: str) -> str:
+    if not url.startswith(("https://", "http://")):
+        return "(no link)"
+    if is_search_link(url):
+        return f"(no link to the paper; search on {site_name(url)}: <{url}>)"
+    return f"<{url}>"
 
 
 # --- BibTeX ----------------------------------------------------------------------------------------
@@ -174,22 +215,49 @@ def bibtex_key(paper: Paper, n: int, taken: set[str]) -> str:
     return key
 
 
+def venue_booktitle(venue: str) -> str:
+    """The proceedings a venue string names, for ``booktitle``: a known conference (:data:`VENUES`) by its
+    full name (``"ICLR 2025 Poster"`` -> ``"International Conference on Learning Representations"``), any
+    other venue without its year and track words (``"CoLLAs 2024 Papers"`` -> ``"CoLLAs"``); ``""`` for none."""
+    words = _VENUE_SUFFIX.sub("", _YEAR.sub(" ", venue)).split()
+    for word in words:
+        full = VENUES.get(word.lower().strip("'’"))
+        if full:
+            return full
+    return " ".join(words)
+
+
+def paper_url(paper: Paper) -> str:
+    """The link to the paper itself for a citation: its http(s) ``url``, or ``""`` when there is none or it
+    only searches a site (``openreview.net/search?term=…``)."""
+    url = paper.url.strip()
+    if not url.startswith(("https://", "http://")) or is_search_link(url):
+        return ""
+    return url
+
+
 def bibtex_entry(paper: Paper, key: str) -> str:
-    """One entry: ``@inproceedings`` when the venue names a year (``booktitle`` = venue), else ``@misc``."""
+    """One entry. A venue with a year is ``@inproceedings`` with ``booktitle`` (:func:`venue_booktitle`:
+    "International Conference on Learning Representations" for ICLR) and ``year``; otherwise ``@misc``
+    with ``howpublished``. ``url`` is the paper's own page (:func:`paper_url`), omitted for a search page;
+    the entry carries no internal id."""
     year = venue_year(paper.venue)
-    venue = re.sub(r"\s+papers?$", "", paper.venue.strip(), flags=re.I)
+    booktitle = venue_booktitle(paper.venue)
     fields = [("title", "{" + latex_escape(paper.title) + "}")]
     if paper.authors:
         fields.append(("author", " and ".join(latex_escape(a) for a in paper.authors)))
-    if year:
-        fields += [("booktitle", latex_escape(venue)), ("year", year)]
-    elif venue:
-        fields.append(("howpublished", latex_escape(venue)))
-    if paper.url:
-        fields.append(("url", _url_field(paper.url)))
-    fields.append(("note", f"paper id: {latex_escape(paper.id)}"))
+    if year and booktitle:
+        fields += [("booktitle", latex_escape(booktitle)), ("year", year)]
+    elif booktitle:
+        fields.append(("howpublished", latex_escape(booktitle)))
+    elif year:
+        fields.append(("year", year))
+    url = paper_url(paper)
+    if url:
+        fields.append(("url", _url_field(url)))
     body = ",\n".join(f"  {name} = {{{value}}}" for name, value in fields)
-    return f"@{'inproceedings' if year else 'misc'}{{{key},\n{body}\n}}\n"
+    kind = "inproceedings" if year and booktitle else "misc"
+    return f"@{kind}{{{key},\n{body}\n}}\n"
 
 
 def bibtex(cited: Sequence[tuple[int, Paper]]) -> str:

@@ -28,12 +28,14 @@ def show_more_button() -> gr.Button:
     return gr.Button("Show more", elem_id="show-more", visible=False, size="sm")
 
 
-def wire_show_more(button: gr.Button, box: gr.Textbox, respond: Any, answer_io: dict[str, Any]) -> Any:
-    """Pressing ``button`` puts "show more" in ``box`` and runs ``respond`` with ``answer_io`` (the same
-    inputs/outputs as sending a question); returns the event, for ``.then(...)`` chaining."""
-    return button.click(lambda: SHOW_MORE_TEXT, None, box, api_visibility="private", queue=False).then(
-        respond, api_visibility="private", **answer_io
-    )
+def wire_show_more(
+    button: gr.Button, box: gr.Textbox, take_io: dict[str, Any], respond: Any, answer_io: dict[str, Any]
+) -> Any:
+    """Pressing ``button`` puts "show more" in ``box``, takes it as a typed question is taken (``take_io``: the
+    busy check) and runs ``respond`` with ``answer_io``; returns the answering event, for ``.then`` chaining
+    and for "New chat" to cancel."""
+    typed = button.click(lambda: SHOW_MORE_TEXT, None, box, api_visibility="private", queue=False)
+    return typed.then(**take_io).success(respond, api_visibility="private", **answer_io)
 
 
 def button_state(session: ChatSession | None) -> dict[str, Any]:

@@ -152,13 +152,41 @@ def comparison_html(answer: Answer, anchor: str = "a") -> str:
             paper_link(paper.title, paper.url) if paper else ""
         )
         cells = "".join(
-            f"<td>{_sentence(c, anchor)}</td>"
+            f"<td>{_col_label(col)}{_sentence(c, anchor)}</td>"
             if c is not None
-            else f"<td class='not-stated'><em>{NOT_STATED}</em></td>"
-            for c in row.cells
+            else f"<td class='not-stated'>{_col_label(col)}<em>{NOT_STATED}</em></td>"
+            for col, c in zip(comp.columns, row.cells)
         )
         rows.append(f"<tr data-n='{row.n}'><th scope='row'>{label}</th>{cells}</tr>")
-    return f"<table class='compare'><thead><tr><th>paper</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    table = f"<table class='compare'><thead><tr><th>paper</th>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    return f"<div class='table-scroll'>{table}</div>"  # scrolls inside its bubble; a phone reflows it to cards
+
+
+def _col_label(column: str) -> str:
+    """A cell's column name, shown only when a narrow screen lays the table out as one card per paper."""
+    return f"<span class='col-label'>{html_text(column)}: </span>"
+
+
+#: A question longer than this (characters) is shown collapsed in the chat: its start, and the whole text
+#: in a box of bounded height on demand.
+COLLAPSE_CHARS = 400
+#: Characters of a collapsed question shown before "…".
+PREVIEW_CHARS = 160
+
+
+def question_html(question: str, collapse_over: int = COLLAPSE_CHARS) -> str:
+    """The user's message as inert HTML (:func:`safe_text`); one longer than ``collapse_over`` characters is
+    collapsed (``<details>``: its first :data:`PREVIEW_CHARS` characters and its length; opened, the whole
+    text scrolls inside a box of bounded height), so a pasted page never becomes a page-long bubble."""
+    text = " ".join(question.split())
+    if len(text) <= collapse_over:
+        return safe_text(question)
+    preview = text[:PREVIEW_CHARS].rsplit(" ", 1)[0] if " " in text[:PREVIEW_CHARS] else text[:PREVIEW_CHARS]
+    return (
+        f"<details class='long-message'><summary>{html_text(preview, katex=False)}… "
+        f"<small>({len(text):,} characters; show all)</small></summary>"
+        f"<div class='long-message-text'>{html_text(text, katex=False)}</div></details>"
+    )
 
 
 def highlight(text: str, phrases: Iterable[str]) -> str:

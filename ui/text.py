@@ -21,7 +21,22 @@ from __future__ import annotations
 import html
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+
+from assistant.lang.markup import MATH, Segment, collapse, display_text, plain_text, split_math
+
+__all__ = [
+    "LATEX_DELIMITERS",
+    "Segment",
+    "collapse",
+    "display_text",
+    "escape_html",
+    "highlight_html",
+    "html_text",
+    "katex_source",
+    "markdown_text",
+    "plain_text",
+    "split_math",
+]
 
 #: What the chat's KaTeX renders (gradio ``latex_delimiters``): only the delimiters :func:`html_text`
 #: emits, never ``$``, so a dollar sign in the text can never start math on the page.
@@ -52,60 +67,6 @@ _TEX_PERCENT = re.compile(r"(?<!\\)%")
 _MD_ESCAPE = re.compile(r"([\\`*_\[\]<>|~$])")
 _MD_LINE_START = re.compile(r"^(?:(?P<mark>[#>]|[-+](?=\s))|(?P<num>\d+)(?P<dot>[.)])(?=\s))")
 
-_DISPLAY = [
-    (re.compile(r"\*\*(\S(?:.*?\S)??)\*\*"), r"\1"),  # **bold**; ?? = shortest: "**S**elective **A**ttention"
-    (re.compile(r"(?<![\w*])\*(\S(?:.*?\S)??)\*(?![\w*])"), r"\1"),  # *italic*; ?? likewise
-    (re.compile(r"\\(?:emph|textit|textbf|texttt|textrm|textsc|underline|mathrm|text)\{([^{}]*)\}"), r"\1"),
-    (re.compile(r"\\([%&$#_{}])"), r"\1"),  # \% -> %
-]
-# $$…$$ | \[…\] | \(…\) | $…$ (opening: not after a backslash, non-space after; closing: non-space before,
-# no digit after)
-_MATH = re.compile(
-    r"(?<!\\)\$\$(?P<dd>.+?)(?<!\\)\$\$"
-    r"|\\\[(?P<db>.+?)\\\]"
-    r"|\\\((?P<ip>.+?)\\\)"
-    r"|(?<![\\$])\$(?P<id>[^\s$](?:[^$]*?[^\s\\$])?)\$(?![\d$])",
-    re.DOTALL,
-)
-
-
-@dataclass(frozen=True, slots=True)
-class Segment:
-    """A piece of text: ``math`` True for a formula (``text`` is its TeX source, without delimiters);
-    ``display`` for ``$$…$$`` / ``\\[…\\]``."""
-
-    text: str
-    math: bool = False
-    display: bool = False
-
-
-def collapse(text: str) -> str:
-    """Whitespace runs (newlines included) as one space, ends stripped."""
-    return " ".join(text.split())
-
-
-def split_math(text: str) -> list[Segment]:
-    """``text`` as text and math segments (module rule 1), whitespace collapsed; adjacent text merged."""
-    text = collapse(text)
-    out: list[Segment] = []
-    pos = 0
-    for m in _MATH.finditer(text):
-        if m.start() > pos:
-            out.append(Segment(text[pos : m.start()]))
-        tex = next(g for g in m.groups() if g is not None).strip()
-        out.append(Segment(tex, True, m.group("dd") is not None or m.group("db") is not None))
-        pos = m.end()
-    if pos < len(text):
-        out.append(Segment(text[pos:]))
-    return out
-
-
-def display_text(text: str) -> str:
-    """Display markup of a text segment dropped (module rule 2): ``**A**`` -> ``A``, ``\\emph{x}`` -> ``x``."""
-    for pattern, repl in _DISPLAY:
-        text = pattern.sub(repl, text)
-    return text
-
 
 def escape_html(text: str) -> str:
     """Plain text (already display-normalised) as inert HTML: every HTML and Markdown control character
@@ -135,13 +96,6 @@ def html_text(text: str, *, katex: bool = True) -> str:
     return "".join(_math_html(s, katex) if s.math else escape_html(display_text(s.text)) for s in split_math(text))
 
 
-def plain_text(text: str) -> str:
-    """What a reader sees, as plain text: display markup dropped, math as ``$…$`` source."""
-    return "".join(
-        (f"$${s.text}$$" if s.display else f"${s.text}$") if s.math else display_text(s.text) for s in split_math(text)
-    )
-
-
 def markdown_text(text: str) -> str:
     """Corpus text as one line of Markdown (exports): Markdown characters backslash-escaped, math kept
     as ``$…$`` / ``$$…$$``."""
@@ -169,7 +123,7 @@ def highlight_html(text: str, phrases: Iterable[str], *, katex: bool = True) -> 
             start = text.find(phrase, start + len(phrase))
     out: list[str] = []
     pos = 0
-    for m in [*_MATH.finditer(text), None]:
+    for m in [*MATH.finditer(text), None]:
         end = m.start() if m else len(text)
         # text before this formula: runs of marked / unmarked characters
         i = pos

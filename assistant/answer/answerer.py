@@ -35,9 +35,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 ABSTAIN_NOTICE = "The indexed abstracts don't cover this question."
-EXTRACTIVE_NOTICE = (
-    "No generated sentence could be verified against the abstracts, so here are the most relevant passages."
-)
 
 
 def split_complete(buffer: str) -> tuple[list[str], str]:
@@ -300,6 +297,12 @@ class Answerer:
         buffer = ""
         failed = False
         builder.model_used = plan.use_model
+        quoted: AnswerBuilder | None = None  # the answer by code, shown while the model writes
+        if plan.use_model:
+            quoted = builder.fresh()
+            strategy.answer_by_code(self._tools, req, plan, quoted)
+            timings["first_text"] = (time.perf_counter() - t0) * 1000
+            yield AnswerEvent("partial", answer=quoted.build("extractive", timings=timings), hits=hits)
         t_gen = time.perf_counter()
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
@@ -341,7 +344,8 @@ class Answerer:
                     buffer += delta
                     complete, buffer = split_complete(buffer)
                     if any([verify(raw) for raw in complete]):
-                        yield AnswerEvent("partial", answer=builder.build("generated", timings=timings), hits=hits)
+                        shown = builder.merged_with(quoted) if quoted is not None else builder
+                        yield AnswerEvent("partial", answer=shown.build("generated", timings=timings), hits=hits)
                         if plan.stop_at_first:  # the small model's first verified sentence is its answer
                             buffer = ""
                             break
@@ -363,9 +367,13 @@ class Answerer:
         mode: AnswerMode = "generated"
         if failed or not builder.sentences:  # the verified sentences so far stay; the code's answer follows them
             mode = "generated" if builder.sentences else "extractive"
-            notice = (notice or EXTRACTIVE_NOTICE) if plan.use_model else strategy.notice(plan)
-            strategy.answer_by_code(self._tools, req, plan, builder)
+            notice = notice if plan.use_model else strategy.notice(plan)  # no "could not be verified" headline
+            if quoted is None:
+                strategy.answer_by_code(self._tools, req, plan, builder)
         else:
             strategy.complete(self._tools, req, plan, builder)
+        if quoted is not None:  # the model's verified sentences in the answer already on screen
+            builder = builder.merged_with(quoted)
         timings["total"] = (time.perf_counter() - t0) * 1000
+        timings.setdefault("first_text", timings["total"])
         yield AnswerEvent("final", answer=builder.build(mode, notice, timings), hits=hits)

@@ -7,9 +7,11 @@ keeps each citation's supporting evidence and renumbers sources 1..m in order of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import replace
 
+from assistant.lang.discourse import depends_on_previous, readable_start
 from assistant.types import (
     Answer,
     AnswerMode,
@@ -22,6 +24,49 @@ from assistant.types import (
     PaperHit,
     relabel,
 )
+
+#: A word of a paper's text (letters, digits, inner hyphens).
+_WORD = re.compile(r"\b[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9]\b")
+_NAME_PART = re.compile(r"[A-Z].*[A-Z]|[a-z][A-Z]")
+
+
+def is_name(word: str) -> bool:
+    """True for a name as a paper spells it: a hyphen-separated part with two capitals or a capital after a
+    lowercase letter (``DUALFormer``, ``LeReT``, ``SADR``, ``GPT-4o``), not a capitalised word
+    (``Self-Attention``, ``Transformer``)."""
+    return any(_NAME_PART.search(part) for part in word.split("-"))
+
+
+def paper_spelling(text: str, papers: Sequence[PaperHit]) -> str:
+    """``text`` with each word that is a name in one of ``papers`` (title or abstract, :func:`is_name`) but
+    written in other letter case ("DualFormer") spelled as the paper spells it ("DUALFormer")."""
+    names: dict[str, str] = {}
+    for hit in papers:
+        for m in _WORD.finditer(f"{hit.paper.title} {hit.paper.text}"):
+            if is_name(m.group(0)):
+                names.setdefault(m.group(0).lower(), m.group(0))
+    if not names:
+        return text
+    return _WORD.sub(lambda m: names.get(m.group(0).lower(), m.group(0)), text)
+
+
+def unfuse_title(text: str, papers: Sequence[PaperHit]) -> str:
+    """``text`` without a paper title glued to its start ("DUALFormer: Dual Graph Transformer To address
+    these limitations, …" -> "To address these limitations, …"): a model copying a title and the next
+    sentence with no verb between them. A title followed by a verb or punctuation is left as it is."""
+    low = text.lower()
+    for hit in papers:
+        title = " ".join(hit.paper.title.split()).rstrip(".")
+        if title and low.startswith(title.lower()):
+            rest = text[len(title) :]
+            if rest[:1] == " " and rest[1:2].isupper():
+                return rest.strip()
+    return text
+
+
+def _pieces(evidence: str) -> list[str]:
+    """The abstract sentences an evidence string holds (two papers' pieces are joined by " ... ")."""
+    return [p for p in evidence.split(" ... ") if p] if " ... " in evidence else [evidence]
 
 
 def with_evidence(hit: PaperHit, k: int) -> PaperHit:
@@ -56,6 +101,7 @@ class AnswerBuilder:
         self.question, self.context, self.sources, self.model = question, list(context), tuple(sources), model
         self.intent, self.query = intent, query
         self.sentences: list[AnswerSentence] = []
+        self.supports: list[str] = []  # per shown sentence: its evidence as given to add()
         self.evidence: dict[int, list[str]] = {}  # source n -> supporting sentences
         self.order: list[int] = []  # source n in order of first citation
         self.dropped: list[str] = []
@@ -74,19 +120,97 @@ class AnswerBuilder:
         """Show ``sentence``; ``evidence`` is its supporting abstract sentence, or for a sentence about
         two papers the pieces joined by " ... " (each piece goes under the paper whose abstract has it).
         A sentence already shown is not added twice."""
+        pieces = _pieces(evidence)
+        if sentence.text not in pieces and " ".join(pieces) != sentence.text:  # written by the model, not quoted
+            sentence = self._tidy(sentence, pieces[0])
+        self._place(sentence, evidence)
+
+    def _place(self, sentence: AnswerSentence, evidence: str) -> None:
+        """Show ``sentence`` as it is (see :meth:`add`)."""
         if any(s.text == sentence.text for s in self.sentences):
             return
-        pieces = [p for p in evidence.split(" ... ") if p] if " ... " in evidence else [evidence]
+        pieces = _pieces(evidence)
         for n in sentence.citations:
             paper = self.context[n - 1].paper if 0 < n <= len(self.context) else None
             own = [p for p in pieces if paper is not None and (p in paper.text or p == paper.title)] or pieces
             for piece in own:
                 self.cite(n, piece)
         self.sentences.append(sentence)
+        self.supports.append(evidence)
+
+    def fresh(self) -> AnswerBuilder:
+        """An empty builder for the same question, papers and comparison table."""
+        other = AnswerBuilder(self.question, self.context, self.sources, self.model, self.intent, self.query)
+        other.comparison = self.comparison
+        for n in self.order:
+            other.cite(n)
+        return other
+
+    def merged_with(self, quoted: AnswerBuilder) -> AnswerBuilder:
+        """The answer built by code (``quoted``: abstract sentences) with this builder's verified model
+        sentences in it: a model sentence supported by a quoted sentence of the same paper takes that
+        sentence's place; the others follow the quotes, in the order they were written. Dropped
+        sentences, ``model_used`` and the comparison come from this builder."""
+        merged = self.fresh()
+        merged.dropped, merged.model_used = list(self.dropped), self.model_used
+        placed: set[int] = set()
+        for q_sentence, q_evidence in zip(quoted.sentences, quoted.supports):
+            q_pieces = set(_pieces(q_evidence))
+            same = next(
+                (
+                    i
+                    for i, (m, ev) in enumerate(zip(self.sentences, self.supports))
+                    if i not in placed and set(m.citations) & set(q_sentence.citations) and set(_pieces(ev)) & q_pieces
+                ),
+                None,
+            )
+            if same is None:
+                merged._place(q_sentence, q_evidence)
+            else:
+                placed.add(same)
+                merged._place(self.sentences[same], self.supports[same])
+        for i, (m, ev) in enumerate(zip(self.sentences, self.supports)):
+            if i not in placed:
+                merged._place(m, ev)
+        return merged
+
+    def _tidy(self, sentence: AnswerSentence, evidence: str) -> AnswerSentence:
+        """A verified model sentence made to read on its own: no title glued to its start, names spelled
+        as the paper spells them, and, when it leans on a sentence before it ("To address these
+        limitations, …", lang.discourse), the abstract sentences before its evidence quoted first."""
+        papers = [self.context[n - 1] for n in sentence.citations if 0 < n <= len(self.context)]
+        text = paper_spelling(unfuse_title(sentence.text, papers), papers)
+        if depends_on_previous(text) and sentence.citations:
+            n = sentence.citations[0]
+            hit = self.context[n - 1] if 0 < n <= len(self.context) else None
+            i = hit.sentences.index(evidence) if hit is not None and evidence in hit.sentences else -1
+            if hit is not None and i > 0:
+                start = readable_start(hit.sentences, i - 1) if depends_on_previous(hit.sentences[i - 1]) else i - 1
+                context = Evidence(hit.paper.id, i - 1, " ".join(hit.sentences[start:i]), sentence.support)
+                if not self._shown_before(n, context.text):
+                    self.add(AnswerSentence(context.text, (n,), sentence.support), " ... ".join(hit.sentences[start:i]))
+        return replace(sentence, text=text)
+
+    def _shown_before(self, n: int, text: str) -> bool:
+        """True when the last sentence shown cites ``n`` and ends with ``text`` (so it is read just before)."""
+        last = self.sentences[-1] if self.sentences else None
+        return last is not None and n in last.citations and last.text.endswith(text)
 
     def quote(self, evidence: Evidence, n: int = 1) -> None:
-        """Show an abstract sentence of source ``n`` as it is, cited ``n``, its evidence score as support."""
-        self.add(AnswerSentence(evidence.text, (n,), round(evidence.score, 3)), evidence.text)
+        """Show an abstract sentence of source ``n`` as it is, cited ``n``, its evidence score as support.
+
+        A sentence that leans on the one before it ("The latter …", "To address this, …", "It also …":
+        :func:`assistant.lang.discourse.depends_on_previous`) is shown with the sentences before it that make
+        it readable (:func:`~assistant.lang.discourse.readable_start`), as one passage, unless the sentence
+        before it is the one just shown."""
+        pieces = [evidence.text]
+        hit = self.context[n - 1] if 0 < n <= len(self.context) else None
+        i = evidence.sentence_index
+        if hit is not None and 0 < i < len(hit.sentences) and hit.sentences[i] == evidence.text:
+            start = readable_start(hit.sentences, i)
+            if start < i and not self._shown_before(n, hit.sentences[i - 1]):
+                pieces = list(hit.sentences[start : i + 1])
+        self.add(AnswerSentence(" ".join(pieces), (n,), round(evidence.score, 3)), " ... ".join(pieces))
 
     def build(self, mode: AnswerMode, notice: str = "", timings: dict[str, float] | None = None) -> Answer:
         """The answer so far, with sources renumbered 1..m in order of first citation."""

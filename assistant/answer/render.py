@@ -7,6 +7,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.lang.markup import plain_text
+from assistant.llm.prompts import format_citations
 from assistant.types import Answer, AnswerMode, Intent
 from assistant.understand.intents import NOT_STATED
 
@@ -232,35 +234,42 @@ def answer_schema() -> dict[str, Any]:
 
 def answer_to_text(answer: Answer, width: int = 100) -> str:
     """Answer (and comparison table; a topic list one paper per line, ``[n] title`` over its sentence), then
-    numbered references (title, authors, link, supporting sentences)."""
+    numbered references (title, authors, link, supporting sentences). Corpus and model text is shown as
+    plain text (:func:`assistant.lang.markup.plain_text`: ``377\\%`` -> ``377%``, ``$\\underline{Le}$`` -> ``Le``,
+    ``**S**elective`` -> ``Selective``)."""
+    pt = plain_text
     lines = []
+    titles = {c.n: pt(c.paper.title) for c in answer.citations}
     if answer.comparison is not None:
-        titles = {c.n: c.paper.title for c in answer.citations}
         for row in answer.comparison.rows:
             lines.append(f"[{row.n}] {titles.get(row.n, '')}")
             for col, cell in zip(answer.comparison.columns, row.cells):
-                text = f"{cell.text} [{row.n}]" if cell is not None else NOT_STATED
+                text = f"{pt(cell.text)} [{row.n}]" if cell is not None else NOT_STATED
                 lines.append(textwrap.fill(f"{col}: {text}", width, initial_indent="    ", subsequent_indent="      "))
         lines.append("")
     if answer.listing is not None and listing_line(answer):
         lines.append(listing_line(answer))
     if answer.intent == "topic" and answer.comparison is None and answer.sentences and not answer.abstained:
-        titles = {c.n: c.paper.title for c in answer.citations}  # one paper per line, as the chat shows it
-        for sentence in answer.sentences:
+        for sentence in answer.sentences:  # one paper per line, as the chat shows it
             n = sentence.citations[0] if sentence.citations else 0
             lines.append(f"[{n}] {titles.get(n, '')}" if n else "")
             lines.append(
                 textwrap.fill(
-                    f"{sentence.text} [{n}]" if n else sentence.text,
+                    f"{pt(sentence.text)} [{n}]" if n else pt(sentence.text),
                     width,
                     initial_indent="    ",
                     subsequent_indent="    ",
                 )
             )
     else:
-        lines.append(textwrap.fill(answer.text, width) if answer.text else "")
+        text = (
+            pt(answer.notice)
+            if answer.abstained
+            else " ".join(f"{pt(s.text)} {format_citations(s.citations)}".strip() for s in answer.sentences)
+        )
+        lines.append(textwrap.fill(text, width) if text else "")
     if answer.notice and not answer.abstained:
-        lines += ["", f"Note: {answer.notice}"]
+        lines += ["", f"Note: {pt(answer.notice)}"]
     if answer.listing is not None and answer.listing.has_more:
         li = answer.listing
         lines += ["", f"More: add --offset {li.offset + li.shown} (and --limit N) for the next papers."]
@@ -271,16 +280,16 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
         lines += ["", "References:"]
         for c in answer.citations:
             authors = ", ".join(c.paper.authors[:4]) + (" et al." if len(c.paper.authors) > 4 else "")
-            lines.append(f"[{c.n}] {c.paper.title}" + (f" — {authors}" if authors else ""))
+            lines.append(f"[{c.n}] {titles[c.n]}" + (f" — {pt(authors)}" if authors else ""))
             lines.append(f"    {c.paper.url or '(no link)'}   id: {c.paper.id}")
             for ev in c.evidence:
-                lines.append(textwrap.fill(f"“{ev}”", width, initial_indent="    > ", subsequent_indent="      "))
+                lines.append(textwrap.fill(f"“{pt(ev)}”", width, initial_indent="    > ", subsequent_indent="      "))
     elif answer.mode == "not_stated" and answer.sources:
         h = answer.sources[0]
-        lines += ["", f"The question is about: {h.paper.title} ({h.paper.url or h.paper.id})"]
+        lines += ["", f"The question is about: {pt(h.paper.title)} ({h.paper.url or h.paper.id})"]
     elif answer.abstained and answer.sources:
         lines += ["", "Closest papers (not matching):"]
-        lines += [f"  - {h.paper.title} ({h.paper.url or h.paper.id})" for h in answer.sources[:3]]
+        lines += [f"  - {pt(h.paper.title)} ({h.paper.url or h.paper.id})" for h in answer.sources[:3]]
     if answer.resolved_query and answer.resolved_query != answer.question:
         lines += ["", f"searched for: {answer.resolved_query}"]
     t = answer.timings_ms

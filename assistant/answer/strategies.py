@@ -42,6 +42,7 @@ from assistant.tuning import (
     CONFIDENT_MATCH_SIMILARITY,
     EXTRACTIVE_SENTENCES,
     SMALL_MODEL_CONTEXT_PAPERS,
+    SMALL_MODEL_LOOKUP_KINDS,
     SMALL_MODEL_MAX_TOKENS,
     SUMMARY_SENTENCES,
     TOPIC_CANDIDATE_WINDOWS,
@@ -176,6 +177,20 @@ class IntentStrategy:
             chosen.setdefault(ev.sentence_index, ev)
         for i in sorted(chosen):
             builder.quote(chosen[i])
+
+
+def lookup_kind(facts: QuestionFacts) -> str:
+    """What a lookup asks, as the strategy reads it: "which paper", "a number", "an expansion", "what X is"
+    or "other" (the first that applies, in that order)."""
+    if facts.which_paper:
+        return "which paper"
+    if facts.quantity:
+        return "a number"
+    if facts.expansion:
+        return "an expansion"
+    if facts.definition:
+        return "what X is"
+    return "other"
 
 
 def _asked_of(tools: Tools, req: Request, hit: PaperHit) -> PaperHit:
@@ -316,9 +331,10 @@ class LookupStrategy(IntentStrategy):
             ]
         if tools.small_model and not req.focus_ids:  # prompt time is most of the first-token wait on a laptop CPU
             context = context[:SMALL_MODEL_CONTEXT_PAPERS]
+        kinds = SMALL_MODEL_LOOKUP_KINDS  # the small model only where its sentences are kept (tuning.py)
         return Plan(
             _profile_evidence(tools, context),
-            use_model=True,
+            use_model=not tools.small_model or kinds is None or lookup_kind(req.facts) in kinds,
             max_tokens=SMALL_MODEL_MAX_TOKENS if tools.small_model else None,
             stop_at_first=tools.small_model,
         )

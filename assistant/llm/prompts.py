@@ -49,9 +49,13 @@ PROMPT_MARKUP = re.compile(r"</?\s*source\s*>|\bSources:|\bQuestion:", re.IGNORE
 PROMPT_DELIMITER_AS_WRITTEN = re.compile(r"</?\s*source\s*>|(?:^|\n|>)\s*(?:Question|Sources)\s*:", re.IGNORECASE)
 _ECHO = re.compile(r"</?\s*source\s*>|^\s*\[(?!\d)|\bSources:\s*|\bQuestion:\s*", re.IGNORECASE)
 _SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
-#: A small model's lead-in before its answer ("The answer to this question is: X", "Answer: X", "The source: X").
+#: A small model's lead-in before its answer ("The answer to this question is: X", "Answer: X", "The source: X",
+#: "The source of the question was: X", "Based on the sources, the answer is: X").
 _PREAMBLE = re.compile(
-    r"^\s*(?:the\s+)?(?:answer(?:\s+to\s+(?:this|the|your)\s+question)?(?:\s+is)?|source)\s*:\s*", re.I
+    r"^\s*(?:based\s+on\s+the\s+(?:sources?|abstracts?)\s*,\s*)?(?:the\s+)?"
+    r"(?:answer(?:\s+to\s+(?:this|the|your)\s+question)?|source(?:\s+(?:of|for)\s+(?:this|the|your)\s+"
+    r"(?:question|answer))?|response)(?:\s+(?:is|was|would\s+be))?\s*:\s*",
+    re.I,
 )
 
 

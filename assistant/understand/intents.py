@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
+from assistant.lang.discourse import readable_start
 from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
 from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT, CUE_MAX, CUE_WEIGHT, TOPIC_EVIDENCE_MARGIN
 from assistant.types import AnswerSentence, Comparison, ComparisonRow, Intent, PaperHit
@@ -196,7 +197,12 @@ def comparison_table(hits: Sequence[PaperHit], embed: Embedder, question: str) -
                     score += COMPARISON_RELEVANCE_WEIGHT * hit.sentence_scores[i]
                 if score > best:
                     best, best_i = score, i
-            cells.append(AnswerSentence(hit.sentences[best_i], (n,), round(max(best, 0.0), 3)) if best_i >= 0 else None)
+            if best_i < 0:
+                cells.append(None)
+                continue
+            start = readable_start(hit.sentences, best_i)  # "The latter …" is shown with what it refers to
+            text = " ".join(hit.sentences[start : best_i + 1])
+            cells.append(AnswerSentence(text, (n,), round(max(best, 0.0), 3)))
         rows.append(ComparisonRow(n, tuple(cells)))
     return Comparison(tuple(c for c, _, _ in COLUMNS), tuple(rows))
 

@@ -105,7 +105,7 @@ class QuestionFacts:
     definition: bool = False
 
 
-#: Longest question accepted, in characters; longer input is cut (prompt budget, see prompts.py).
+#: Default longest question, in characters (``Settings.max_question_chars``; prompt budget, see prompts.py).
 MAX_QUESTION_CHARS = 2000
 
 
@@ -113,16 +113,28 @@ class EmptyQuestionError(AssistantError):
     """The question has no letters or digits."""
 
 
-def clean_question(question: str) -> str:
-    """Collapse whitespace and cut to :data:`MAX_QUESTION_CHARS`.
+class QuestionTooLongError(AssistantError):
+    """The question is longer than ``Settings.max_question_chars`` (``ASSISTANT_MAX_QUESTION_CHARS``)."""
+
+
+def clean_question(question: str, max_chars: int = MAX_QUESTION_CHARS) -> str:
+    """``question`` with whitespace runs collapsed to one space.
 
     Raises:
         EmptyQuestionError: nothing answerable (empty, whitespace, emoji only).
+        QuestionTooLongError: longer than ``max_chars`` characters after collapsing; nothing is cut, so a
+            pasted page is never searched or answered as if it were a question.
     """
     q = " ".join(question.split())
     if not any(ch.isalnum() for ch in q):
         raise EmptyQuestionError("Please type a question about the indexed papers.")
-    return q[:MAX_QUESTION_CHARS]
+    if len(q) > max_chars:
+        raise QuestionTooLongError(
+            f"This message is {len(q):,} characters long; a question can be at most {max_chars:,} "
+            "(ASSISTANT_MAX_QUESTION_CHARS). Ask about one thing, e.g. name the paper or the method and what "
+            "you want to know, or quote only the sentence you are asking about."
+        )
+    return q
 
 
 _COUNT_WORDS = {"two": 2, "both": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}

@@ -154,37 +154,38 @@ def test_every_card_shows_exactly_its_title_authors_and_abstract(page) -> None: 
     assert "&#" not in page.locator("#chat").inner_text() and "&amp;" not in text
 
 
-def test_papers_found_then_each_sentence_as_it_is_verified(page) -> None:  # type: ignore[no-untyped-def]
+def test_papers_found_then_the_cited_answer_then_each_model_sentence_as_it_is_verified(page) -> None:  # type: ignore[no-untyped-def]
+    """Issue 25.1: the answer built from the abstracts is on screen right after the papers found; each
+    sentence the (slow) model writes is added once verified, one by one; no "could not be verified" headline."""
     page.evaluate(ANSWER_LOG_JS)
     message = ask(page, SLOW_QUESTION, 1, timeout_ms=60_000)
     log = page.evaluate("window.__answerLog")
     first_found = next(e for e in log if e["found"])
-    # papers found are shown first, while the answer is still being written (how soon is a benchmark's
-    # business, not a test's: benchmarks/answer_latency.py, "status")
-    assert first_found["status"] and not first_found["final"] and first_found["cited"] == 0, first_found
+    assert not first_found["final"], first_found  # papers found are shown while the answer is being written
     assert any("openreview.net/search?term=Levain-Former" in href for href in first_found["found"])
-    growing = [e for e in log if not e["final"] and e["cited"]]
-    counts = sorted({e["cited"] for e in growing})
-    assert counts[:2] == [1, 2], counts  # one verified sentence, then two, before the answer is complete
-    one = next(e for e in growing if e["cited"] == 1)
-    two = next(e for e in growing if e["cited"] == 2)
-    assert two["ms"] - one["ms"] >= PACE_S * 1000 * 0.6  # each shown as soon as it was verified, not at the end
-    assert collapse(SLOW_SENTENCES[0].replace(" [1]", "")) in one["sentences"]
+    model = [collapse(s.replace(" [1]", "")) for s in SLOW_SENTENCES]
+    first_text = next(e for e in log if e["cited"])  # the cited answer from the abstracts ...
+    assert not first_text["final"] and model[0] not in first_text["sentences"], first_text  # ... before the model's
+    growing = [e for e in log if not e["final"]]
+    one = next(e for e in growing if model[0] in e["sentences"])
+    two = next(e for e in growing if model[1].split("$")[0] in e["sentences"])
+    assert first_text["ms"] <= one["ms"] and two["ms"] - one["ms"] >= PACE_S * 1000 * 0.6  # one by one, as verified
     final_text = message.inner_text()
-    for sentence in SLOW_SENTENCES:
-        assert sentence.split(" [1]")[0].split("$")[0] in final_text
-    assert message.locator("p.answer sup.cite").count() == 3 and "Papers found" not in final_text
+    for sentence in model:
+        assert sentence.split("$")[0] in final_text
+    assert "could not be verified" not in final_text and "Papers found" not in final_text
+    assert message.locator("p.answer sup.cite").count() >= 3
 
 
-def test_a_model_failure_keeps_what_was_shown_and_adds_the_cited_fallback(page) -> None:  # type: ignore[no-untyped-def]
+def test_a_model_failure_keeps_what_was_shown_and_says_so_once(page) -> None:  # type: ignore[no-untyped-def]
     page.evaluate(ANSWER_LOG_JS)
     message = ask(page, BROKEN_QUESTION, 1, timeout_ms=60_000)
     log = page.evaluate("window.__answerLog")
     before = [e for e in log if not e["final"] and e["cited"]]
-    assert before, "no verified sentence was shown before the failure"
+    assert before, "no cited sentence was shown before the failure"
     final = collapse(message.locator("p.answer").inner_text())
     assert final.startswith(collapse(before[-1]["sentences"]))  # everything already shown is still there, first
-    assert message.locator("p.answer sup.cite").count() > before[-1]["cited"]  # the cited fallback follows
+    assert message.locator("p.answer sup.cite").count() >= before[-1]["cited"]
     notices = message.locator("p.notice")
     assert notices.count() == 1 and "language model failed" in notices.inner_text()  # one line says what happened
     assert message.locator("li.card").count() >= 1 and message.locator(".error").count() == 0
@@ -199,3 +200,29 @@ def test_the_comparison_table_shows_before_the_answer_is_complete(page) -> None:
     final = next(e for e in log if e["final"])
     assert final["ms"] - early[0]["ms"] >= PACE_S * 1000 * 0.6  # on screen while the model was still writing
     assert message.locator("table.compare tbody tr").count() == 2
+
+
+def test_typing_while_an_answer_is_written_is_kept_and_send_waits(page) -> None:  # type: ignore[no-untyped-def]
+    """Issue 25.4: the box is never overwritten by an answer; Send is visibly disabled while one is being
+    written, and Enter then says so instead of dropping the question silently."""
+    from ui.app import ANSWERING, SEND
+
+    box, send = page.locator("#question textarea"), page.locator("#send")
+    box.fill(SLOW_QUESTION)
+    send.click()
+    message = page.locator("#chat [data-testid='bot']").first
+    message.locator(".status").wait_for(timeout=30_000)
+    assert box.input_value() == ""  # the question went into the chat
+    assert send.is_disabled() and send.inner_text().strip() == ANSWERING
+    draft = "What error does Levain-Former reach?"
+    box.fill(draft)
+    box.press("Enter")  # sent too early: kept, and a notice says why nothing happened
+    page.locator("#input-note").get_by_text("still being written").wait_for(timeout=10_000)
+    assert message.get_by_text("answered by").count() == 0  # the notice came while the answer was being written
+    message.get_by_text("answered by").wait_for(timeout=60_000)
+    page.wait_for_function("() => !document.querySelector('#send').disabled", timeout=30_000)
+    assert box.input_value() == draft and send.inner_text().strip() == SEND  # still there after the answer
+    assert page.locator("#input-note").inner_text().strip() == ""  # the note is gone once Send works again
+    assert page.locator("#chat [data-testid='user']").count() == 1  # the early Enter asked nothing
+    second = ask(page, draft, 2, timeout_ms=60_000)
+    assert "Levain-Former" in second.inner_text()

@@ -47,14 +47,15 @@ def test_bundled_server_killed_mid_answer(assistant: Assistant) -> None:
     backend.stream = stream_then_kill  # type: ignore[method-assign]
     session = assistant.new_session()
     try:
-        answer = session.ask("What does DUALFormer run its global self-attention over?")  # a lookup: the model is asked
+        # a number asked of a lookup: the small model is asked (tuning.SMALL_MODEL_LOOKUP_KINDS)
+        answer = session.ask("On how many real-world datasets was DUALFormer evaluated?")
     finally:
         backend.stream = real_stream  # type: ignore[method-assign]
     assert killed and answer.model_used
     assert "killed by SIGKILL in the middle of the answer" in answer.notice and "Showing the most relevant passages" in answer.notice
     assert answer.sentences and all(s.citations for s in answer.sentences)
     assert answer.citations[0].paper.id == DUALFORMER
-    nxt = session.ask("What does it use the graph neural network for?")  # the next question: server restarted
+    nxt = session.ask("How many real-world datasets was it compared on?")  # the next model question: server restarted
     assert server.is_running()
     assert "SIGKILL" not in nxt.notice and nxt.citations
 

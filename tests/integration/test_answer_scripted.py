@@ -18,10 +18,12 @@ def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(scripted_a
     with FakeOpenAIServer([reply]) as server, scripted_assistant(server) as assistant:
         answer = assistant.ask(Q)
     assert answer.mode == "generated"
-    assert len(answer.sentences) == 1 and "feature dimensions" in answer.sentences[0].text
+    # the answer built from the abstract (shown first), with the model's verified sentence added to it
+    written = [s for s in answer.sentences if s.text == "DUALFormer performs the global self-attention module on feature dimensions."]
+    assert len(written) == 1 and written[0].citations == (1,)
     assert [c.paper.id for c in answer.citations] == [DUALFORMER]
-    assert answer.sentences[0].citations == (1,)
-    assert any("12 trillion" in d for d in answer.dropped)
+    assert all(s.citations == (1,) for s in answer.sentences)
+    assert any("12 trillion" in d for d in answer.dropped) and not any("12 trillion" in s.text for s in answer.sentences)
     retrieved = {h.paper.id for h in answer.sources}
     assert all(c.paper.id in retrieved for c in answer.citations)
     # the prompt is compact and carries the evidence, numbered
@@ -106,6 +108,24 @@ def test_comparison_table_is_streamed_before_any_sentence(scripted_assistant) ->
     first = next(e for e in events if e.answer is not None)
     assert first.kind == "partial" and first.answer.comparison is not None and first.answer.sentences == ()
     assert len(first.answer.comparison.rows) == 2
+
+
+def test_the_answer_from_the_abstracts_is_shown_before_the_model_is_asked(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """Issue 25.1: useful text first. The first partial answer is built from the abstracts (cited) before the
+    model is called; the model's verified sentence then joins it; the final answer has no headline notice."""
+    good = "DUALFormer performs the global self-attention module on feature dimensions."
+    with FakeOpenAIServer([good]) as server, scripted_assistant(server) as assistant:
+        seen = []
+        for event in assistant.stream(Q):
+            seen.append((event.kind, event.answer, len(server.requests)))
+    partials = [(a, asked) for kind, a, asked in seen if kind == "partial" and a is not None and a.sentences]
+    first, asked_by_then = partials[0]
+    assert asked_by_then == 0 and first.mode == "extractive" and all(s.citations for s in first.sentences)
+    assert good not in [s.text for s in first.sentences]
+    final = seen[-1][1]
+    assert final is not None and good in [s.text for s in final.sentences] and final.mode == "generated"
+    assert [s.text for s in first.sentences if s.text in [t.text for t in final.sentences]]  # the quotes stay
+    assert not final.notice and final.timings_ms["first_text"] <= final.timings_ms["total"]
 
 
 def test_a_broken_verifier_raises_instead_of_a_model_failed_notice(scripted_assistant, monkeypatch) -> None:  # type: ignore[no-untyped-def]

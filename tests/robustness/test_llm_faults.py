@@ -34,7 +34,8 @@ def test_empty_and_nonsense_streams_fall_back_to_cited_evidence(seeded_settings,
         with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
             for _ in replies:
                 answer = assistant.ask(Q)
-                assert answer.mode == "extractive" and answer.notice
+                # the cited answer from the abstracts, with no "could not be verified" headline (issue 25)
+                assert answer.mode == "extractive" and answer.model_used and answer.sentences and not answer.notice
                 assert [c.paper.id for c in answer.citations] == [DUALFORMER]
                 assert all(s.citations == (1,) for s in answer.sentences)
 
@@ -45,7 +46,7 @@ def test_dead_bundled_model_server_is_restarted(seeded_settings, embed_model) ->
         assert server is not None and server.is_running()
         server._proc.kill()  # type: ignore[union-attr]
         server._proc.wait()  # type: ignore[union-attr]
-        answer = assistant.ask(Q)
+        answer = assistant.ask("On how many real-world datasets was DUALFormer evaluated?")  # the small model is asked
         assert server.is_running()
         assert not answer.notice.startswith("The language model failed")
         assert answer.citations[0].paper.id == DUALFORMER

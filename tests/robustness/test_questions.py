@@ -1,4 +1,4 @@
-"""Hostile or odd questions: empty/emoji (no model call), 20k characters (cut, prompt stays small),
+"""Hostile or odd questions: empty/emoji (no model call), 20k characters (refused before any search),
 non-English (the frozen eval/test-multilingual.jsonl: a real answer when the question names its paper, never a
 wrong paper otherwise), HTML/Markdown tricks (rendered as text)."""
 
@@ -10,7 +10,7 @@ import pytest
 
 from assistant.eval.evaluation import EvalItem, answer_text, load_items
 from assistant.eval.metrics import facts_hit
-from assistant.service import MAX_QUESTION_CHARS, EmptyQuestionError
+from assistant.service import MAX_QUESTION_CHARS, EmptyQuestionError, QuestionTooLongError
 from tests.support.fake_openai_server import FakeOpenAIServer
 from ui.render import answer_markdown, safe_text
 
@@ -30,15 +30,19 @@ def test_empty_questions_make_no_model_call(scripted, question: str) -> None:  #
     assert server.requests == []
 
 
-def test_very_long_question_is_cut_and_prompt_stays_small(scripted) -> None:  # type: ignore[no-untyped-def]
+def test_very_long_question_is_refused_with_a_clear_message_before_any_search(scripted) -> None:  # type: ignore[no-untyped-def]
     assistant, server = scripted
     question = "Which graph transformer runs self-attention on feature dimensions? " + "padding words " * 2000
     assert len(question) > 20_000
-    answer = assistant.new_session().ask(question)
-    assert len(answer.question) <= MAX_QUESTION_CHARS
+    with pytest.raises(QuestionTooLongError, match=r"28,066 characters long; a question can be at most 2,000 "
+                                                   r"\(ASSISTANT_MAX_QUESTION_CHARS\)"):
+        assistant.new_session().ask(question)
+    assert server.requests == []  # not searched, not read as a comparison, no model call
+    at_limit = ("Which graph transformer runs self-attention on feature dimensions? " * 40)[:MAX_QUESTION_CHARS]
+    answer = assistant.new_session().ask(at_limit)  # the longest accepted question is answered, uncut
+    assert answer.question == at_limit.strip() and answer.citations
     prompt = "".join(m["content"] for m in server.requests[-1]["messages"])
     assert len(prompt) < MAX_QUESTION_CHARS + 4000  # evidence stays compact: no context overflow
-    assert answer.citations
 
 
 MULTILINGUAL = Path(__file__).resolve().parents[2] / "eval" / "test-multilingual.jsonl"

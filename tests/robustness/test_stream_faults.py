@@ -27,6 +27,8 @@ REPO = Path(__file__).resolve().parents[2]
 Q = "Which graph transformer runs global self-attention on the feature dimension?"
 DUALFORMER = "000_43469673d6f8aaa0.txt#1"
 GOOD = "DUALFormer performs the global self-attention module on feature dimensions."
+#: A lookup that asks for a number: the one kind the bundled (small) model is asked about.
+NUMBER_Q = "On how many real-world datasets was DUALFormer evaluated?"
 SECOND = "It also reduces intra-class variance and enhances the discriminability of node representations."
 
 
@@ -46,10 +48,10 @@ def test_stream_broken_mid_answer_keeps_verified_sentences_and_falls_back(fault,
             session = assistant.new_session()
             broken = session.ask(Q)
             _assert_cited_fallback(broken, "broke off")
-            assert broken.sentences[0].text == GOOD  # verified before the break, kept first
-            assert len(broken.sentences) >= 2  # ... followed by the extractive passages
+            # verified before the break, kept in the cited answer from the abstracts (shown first, issue 25)
+            assert GOOD in [s.text for s in broken.sentences] and len(broken.sentences) >= 2
             nxt = session.ask(Q)  # the conversation goes on normally
-    assert nxt.mode == "generated" and not nxt.notice and nxt.sentences[0].text == GOOD
+    assert nxt.mode == "generated" and not nxt.notice and GOOD in [s.text for s in nxt.sentences]
 
 
 def test_stalled_stream_ends_on_time_without_the_partial_chunk(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
@@ -71,7 +73,7 @@ def test_words_streamed_with_trailing_spaces_keep_their_spaces(scripted_assistan
         with scripted_assistant(server) as assistant:
             session = assistant.new_session()
             answer = session.ask(Q)
-    assert answer.sentences[0].text == GOOD  # every word boundary as the server streamed it
+    assert GOOD in [s.text for s in answer.sentences]  # every word boundary as the server streamed it
 
 
 class _RaisingCompletions:
@@ -112,7 +114,7 @@ def test_no_httpx_or_openai_exception_reaches_the_user(error, seeded_settings, e
     with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
         answer = assistant.new_session().ask(Q)
     assert answer.notice and "Showing the most relevant passages" in answer.notice
-    assert answer.sentences[0].text == GOOD  # verified before the failure
+    assert GOOD in [s.text for s in answer.sentences]  # verified before the failure
     assert all(s.citations for s in answer.sentences) and answer.citations[0].paper.id == DUALFORMER
     assert not any("redu" in s.text.split()[-1] for s in answer.sentences)
 
@@ -129,7 +131,7 @@ def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(seeded_s
 
         monkeypatch.setattr("assistant.llm.local.subprocess.Popen", no_restart)  # a restart loop would fail here
         for _ in range(2):  # every answer: cited passages + the one-line cause; no restart loop
-            answer = session.ask(Q)
+            answer = session.ask(NUMBER_Q)  # a question the bundled model is asked (tuning.SMALL_MODEL_LOOKUP_KINDS)
             assert answer.mode == "extractive"
             assert "SIGILL" in answer.notice and "scripts/setup.sh" in answer.notice
             assert answer.citations[0].paper.id == DUALFORMER

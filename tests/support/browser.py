@@ -109,6 +109,7 @@ def ask(page: Any, question: str, turn: int, timeout_ms: int = ANSWER_TIMEOUT_MS
     message.get_by_text("answered by").wait_for(timeout=timeout_ms)
     # the event is over only when Gradio drops its "pending" overlays (they swallow clicks under load)
     page.wait_for_function(_NO_PENDING_OVERLAY_JS, timeout=timeout_ms)
+    assert "could not be verified" not in message.inner_text()  # issue 25: never an answer's headline
     return message
 
 

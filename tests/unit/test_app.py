@@ -76,6 +76,7 @@ def test_respond_is_a_named_endpoint_sharing_one_concurrency_limit(app) -> None:
     assert "respond" in app and len(responders) == 3  # typed question, example click, "Show more" (private)
     assert {f.concurrency_id for f in responders} == {"respond"} and {f.concurrency_limit for f in responders} == {CONCURRENCY_LIMIT}
     assert [type(c).__name__ for c in app["respond"].inputs] == ["Textbox", "Dropdown", "Chatbot", "State"]
+    assert not app["respond"].inputs[0].visible  # the hidden "asked" box, filled from the question box at Send
 
 
 def test_first_yield_says_searching_before_the_core_is_called(app) -> None:  # type: ignore[no-untyped-def]
@@ -141,6 +142,38 @@ def test_side_panel_and_exports_follow_the_session(app) -> None:  # type: ignore
     md, bib = Path(md_btn["value"]), Path(bib_btn["value"])
     assert md.name == "conversation.md" and "What is XNet?" in md.read_text() and "https://example.org/x" in md.read_text()
     assert bib.name == "references.bib" and r"XNet \& co" in bib.read_text()
-    chat, state, box, html, md_btn, _ = app["new_chat"].fn(session)
-    assert chat == [] and state is None and box == "" and "No papers cited yet" in html and md_btn["interactive"] is False
-    assert session.turns == []
+    chat, state, html, md_btn, _, busy, send, note = app["new_chat"].fn(session)
+    assert chat == [] and state is None and "No papers cited yet" in html and md_btn["interactive"] is False
+    assert session.turns == [] and busy is False and send["interactive"] is True  # the question box is left alone
+
+
+def test_a_question_is_taken_from_the_box_once_and_send_waits_for_the_answer(app) -> None:  # type: ignore[no-untyped-def]
+    import gradio as gr
+
+    from ui.app import ANSWERING, BUSY, SEND
+
+    take = app[next(k for k, f in app.items() if f.name == "take_question")].fn
+    box, asked, busy, send = take("What is XNet?", False)
+    assert (box, asked, busy) == ("", "What is XNet?", True) and send == {"__type__": "update", "value": ANSWERING, "interactive": False}
+    with pytest.raises(gr.Error) as busy_error:  # sent while answering: not taken, the text stays in the box
+        take("And YNet?", True)
+    assert busy_error.value.message == BUSY  # shown under the box by BUSY_NOTE_JS
+    with pytest.raises(gr.Error) as blank:
+        take("   ", False)
+    assert not blank.value.visible  # a blank box: nothing happens
+    box, asked, *_ = take("x" * 2001, False)  # too long: kept in the box to shorten; respond says why
+    assert box == {"__type__": "update"} and asked == "x" * 2001
+    busy, send, note = app[next(k for k, f in app.items() if f.name == "finished")].fn()
+    assert busy is False and send["value"] == SEND and send["interactive"] is True and note == ""
+
+
+def test_a_long_message_is_collapsed_in_the_chat(app) -> None:  # type: ignore[no-untyped-def]
+    from ui.render import COLLAPSE_CHARS
+
+    note = "Notes on graph transformers. " * 800
+    *_, (_, history, _) = app["respond"].fn(note, "auto", [], None)
+    shown = history[0]["content"]
+    assert shown.startswith("<details class='long-message'><summary>Notes on graph transformers.") and f"{len(note.strip()):,} characters" in shown
+    short = "What is XNet?"
+    *_, (_, history, _) = app["respond"].fn(short, "auto", [], None)
+    assert history[0]["content"] == short and len(short) < COLLAPSE_CHARS

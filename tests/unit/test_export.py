@@ -6,6 +6,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from assistant.types import (
     Answer,
     AnswerSentence,
@@ -20,6 +22,8 @@ from ui.export import (
     bibtex_key,
     conversation_markdown,
     latex_escape,
+    paper_url,
+    venue_booktitle,
     venue_year,
 )
 
@@ -64,7 +68,7 @@ def test_markdown_has_questions_answers_with_labels_and_every_cited_paper_with_u
     assert "| paper | approach | key result |" in md and r"A-Bench \| pipes. [1]" in md and "| — |" in md
     refs = md[md.index("## References"):]
     for n, paper in CITED:
-        assert f"[{n}] " in refs and paper.id in refs
+        assert f"[{n}] " in refs and paper.id not in md  # no internal ids in an export
         if paper.url:
             assert paper.url in refs
     assert "(no link)" in refs
@@ -110,19 +114,78 @@ def test_bibtex_has_one_valid_entry_per_paper_with_unique_keys() -> None:
     assert keys[0] == "zhang2025abench" and keys[3] == "zhang2025abencha" and keys[4] == "paper5"
     for entry in entries:
         assert _balanced(entry), entry
-        assert "note = {paper id: " in entry
+        assert "note" not in entry and ".txt" not in entry  # no internal ids
 
 
 def test_bibtex_fields_year_authors_url_and_type() -> None:
     a, b, c = _entries(bibtex(CITED))
-    assert a.startswith("@inproceedings{") and "year = {2025}" in a and "booktitle = {ICLR 2025}" in a
-    assert "author = {Zicheng Zhang and Haoning Wu}" in a
-    assert "url = {https://proceedings.iclr.cc/paper/a.html}" in a
-    assert "title = {{A-Bench: Are LMMs Masters at Evaluating AI-generated Images?}}" in a
-    assert r"note = {paper id: 000.txt\#8}" in a
-    assert c.startswith("@misc{") and "year" not in c and "url" not in c and "howpublished = {Workshop}" in c
+    assert _fields(a) == {
+        "title": "{A-Bench: Are LMMs Masters at Evaluating AI-generated Images?}",
+        "author": "Zicheng Zhang and Haoning Wu",
+        "booktitle": "International Conference on Learning Representations",
+        "year": "2025",
+        "url": "https://proceedings.iclr.cc/paper/a.html",
+    }
+    assert a.startswith("@inproceedings{zhang2025abench,")
+    assert _fields(c) == {"title": "{Zhang's twin paper}", "author": "Zoë Zhang", "howpublished": "Workshop"}
+    assert c.startswith("@misc{")
     assert "author = {Zoë Zhang}" in c and c.startswith("@misc{zhang")  # key is ASCII
     assert "url = {https://arxiv.org/abs/2411.03766?a=1&b=%20}" in b  # urls stay verbatim
+
+
+def _fields(entry: str) -> dict[str, str]:
+    """``name = {value}`` fields of one entry (one per line, as written by ``bibtex_entry``)."""
+    return dict(re.findall(r"(?m)^  (\w+) = \{(.*)\},?$", entry))
+
+
+@pytest.mark.parametrize(
+    ("venue", "kind", "booktitle", "year"),
+    [
+        ("ICLR 2025 Papers", "inproceedings", "International Conference on Learning Representations", "2025"),
+        ("ICLR 2024 Spotlight", "inproceedings", "International Conference on Learning Representations", "2024"),
+        ("NeurIPS 2024", "inproceedings", "Advances in Neural Information Processing Systems", "2024"),
+        ("ICML 2024 Oral", "inproceedings", "International Conference on Machine Learning", "2024"),
+        ("CoLLAs 2024 Papers", "inproceedings", "CoLLAs", "2024"),
+    ],
+)
+def test_bibtex_venue_is_the_full_conference_name_and_year(venue: str, kind: str, booktitle: str, year: str) -> None:
+    paper = Paper("p#1", venue, "T", ("Ann Lee",), "https://openreview.net/forum?id=abc", "x", "p", 1)
+    (entry,) = _entries(bibtex([(1, paper)]))
+    assert entry.startswith(f"@{kind}{{lee{year}t,")
+    assert _fields(entry) == {
+        "title": "{T}",
+        "author": "Ann Lee",
+        "booktitle": booktitle,
+        "year": year,
+        "url": "https://openreview.net/forum?id=abc",
+    }
+    assert venue_booktitle(venue) == booktitle
+
+
+def test_bibtex_never_links_a_search_page() -> None:
+    search = "https://openreview.net/search?term=Horizon+Generalization&group=ICLR.cc%2F2025%2FConference"
+    paper = Paper("001.txt#5", "ICLR 2025 Papers", "Horizon Generalization", ("Ann Lee",), search, "x", "001.txt", 5)
+    (entry,) = _entries(bibtex([(1, paper)]))
+    assert set(_fields(entry)) == {"title", "author", "booktitle", "year"}  # no url, no note
+    assert "openreview" not in entry and "001" not in entry
+    assert paper_url(paper) == "" and paper_url(A) == A.url
+    md = conversation_markdown([], [(1, paper)])
+    assert "search on OpenReview" in md and "001.txt" not in md
+
+
+def test_markdown_keeps_a_topic_list_as_a_list_with_titles() -> None:
+    sentences = (AnswerSentence("A-Bench is a benchmark.", (1,), 0.9), AnswerSentence("Numbers.", (2,), 0.8))
+    answer = Answer("Which papers are about benchmarks?", sentences, (Citation(1, A, ()), Citation(2, D, ())), (),
+                    "extractive", "smollm2", intent="topic", resolved_query="Which papers are about benchmarks?")
+    md = conversation_markdown([T(answer.question, answer.resolved_query, answer)], [(1, A), (2, D)])
+    body = md[md.index("## 1."):md.index("Cited:")]
+    items = [line for line in body.splitlines() if line.startswith("- ")]
+    assert items == [
+        f"- [1] [{A.title}](<{A.url}>)  ",
+        "- [2] [A-Bench again](<https://x.example/d>)  ",
+    ]
+    assert "  A-Bench is a benchmark. [1]" in body and "  Numbers. [2]" in body
+    assert body.index("[1] [A-Bench") < body.index("A-Bench is a benchmark. [1]") < body.index("[2] [A-Bench again")
 
 
 def test_bibtex_escapes_special_characters() -> None:

@@ -94,8 +94,10 @@ def test_comparison_table_rows_columns_links_and_markers_above_the_paragraph() -
     assert table.count("<tr data-n=") == 2
     assert "<tr data-n='1'><th scope='row'><a href='#a-ref-1' class='ref-n'>[1]</a> <a href=\"https://openreview.net/forum?id=x\"" in table
     assert "[2]</a> <a href=\"https://arxiv.org/abs/1\" target=\"_blank\" rel=\"noopener noreferrer\" class='title'>YNet &amp; &lt;i&gt;friends&lt;/i&gt;</a>" in table
-    assert "<td>YNet &lt;script&gt;x&lt;/script&gt; wins.<sup class='cite'><a href='#a-ref-2'>[2]</a></sup></td>" in table
-    assert "<td class='not-stated'><em>not stated in the abstract</em></td>" in table  # missing cell
+    # each cell carries its column's name, shown only when a phone lays the table out as cards
+    assert "<td><span class='col-label'>approach: </span>YNet &lt;script&gt;x&lt;/script&gt; wins.<sup class='cite'><a href='#a-ref-2'>[2]</a></sup></td>" in table
+    assert "<td class='not-stated'><span class='col-label'>key result: </span><em>not stated in the abstract</em></td>" in table  # missing cell
+    assert table.startswith("<div class='table-scroll'><table") and table.endswith("</table></div>")  # scrolls in its bubble
     assert "<script>" not in md
     assert comparison_html(_answer()) == ""
     assert "\n\n" not in table  # one HTML block for the Markdown renderer
@@ -173,7 +175,13 @@ def test_math_goes_to_katex_with_its_own_delimiters_and_text_dollars_never_do() 
     assert out == "Costs &#36;5 and &#36;10; the \\(\\ell_1\\) norm, \\(a&lt;b\\) and \\(11.25\\%\\)."
     assert "$" not in out  # nothing on the page that a $-delimiter could pick up
     assert html_text("$\\alpha$", katex=False) == "&#36;&#92;alpha&#36;"  # panels without KaTeX: the source
-    assert plain_text("**A-Bench** uses \\emph{x}, 10\\% and $\\alpha$") == "A-Bench uses x, 10% and $\\alpha$"
+    assert plain_text("**A-Bench** uses \\emph{x}, 10\\% and $\\alpha$") == "A-Bench uses x, 10% and α"
+    # the terminal's plain text (issue 25): markup removed, formulas typed out when they can be
+    assert plain_text("up to 377\\%, we introduce $\\underline{Le}$arning") == "up to 377%, we introduce Learning"
+    assert plain_text("**S**elective **A**ttention **D**rift **R**estriction(**SADR**)") == "Selective Attention Drift Restriction(SADR)"
+    assert plain_text("$\\pm 3$ min, $O(n^{2})$, $\\frac{1}{2}$, $11.25%$, $5 and $10") == "± 3 min, O(n^2), 1/2, 11.25%, $5 and $10"
+    assert plain_text("an unknown $\\foo{x}$ stays") == "an unknown $\\foo{x}$ stays"  # its source, not a guess
+    assert html_text("**S**elective **A**ttention") == "Selective Attention"  # the chat drops the same markup
 
 
 def test_highlight_never_splits_a_formula() -> None:
