@@ -118,7 +118,15 @@ def _parser() -> CLIParser:
         type=Path,
         help="Seed .txt files, JSONL/CSV exports, or directories of them (default: ASSISTANT_SEEDS_DIR).",
     )
-    ing.add_argument("--rebuild", action="store_true", help="Drop the index for the current settings first.")
+    ing.add_argument(
+        "--rebuild",
+        action="store_true",
+        help="Build a new index from the given paths (none given: from the inputs recorded in the index) and "
+        "replace the index with it when done; lists the indexed papers it would remove and asks first.",
+    )
+    ing.add_argument(
+        "-y", "--yes", action="store_true", help="With --rebuild: remove papers not in the inputs without asking."
+    )
     ing.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
     ing.add_argument(
         "--json",
@@ -223,6 +231,11 @@ def _parser() -> CLIParser:
         dest="json_out",
         metavar="OUT",
         help="Also write the full report (per claim) to this JSON file.",
+    )
+    ec.add_argument(
+        "--split",
+        metavar="NAME",
+        help="Score only the claims whose `split` field is NAME (e.g. val of eval/claims-corpus.jsonl).",
     )
     ec.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
     return p
@@ -464,6 +477,57 @@ def ingest_report_dict(report: IngestReport) -> dict[str, object]:
     }
 
 
+def rebuild_inputs(settings: Settings, paths: Sequence[Path]) -> list[Path]:
+    """What ``ingest --rebuild`` reads: ``paths`` if given, else the inputs recorded in the index (those that
+    still exist; a warning names the others), else the seeds directory. Says on stderr which it uses."""
+    from assistant.ingest.pipeline import recorded_inputs
+
+    if paths:
+        return list(paths)
+    recorded = recorded_inputs(settings)
+    if not recorded:
+        return [settings.seeds_dir]
+    present = [p for p in recorded if p.exists()]
+    for p in recorded:
+        if not p.exists():
+            print(
+                f"warning: {p}, an input of this index, no longer exists; its papers would be removed", file=sys.stderr
+            )
+    if not present:
+        raise ConfigError(
+            f"none of the inputs recorded in the index exists any more ({', '.join(map(str, recorded))}); "
+            "pass the files to rebuild from: `assistant ingest --rebuild FILE...`."
+        )
+    print(f"Rebuilding from the inputs recorded in the index: {', '.join(map(str, present))}", file=sys.stderr)
+    return present
+
+
+def confirm_losses(losses: Sequence[Any], inputs: Sequence[Path], *, yes: bool) -> None:
+    """Ask before a rebuild removes indexed papers that are not in its inputs (``losses``: :class:`Paper`).
+    Lists them (id, title, file) on stderr and asks y/N on a terminal; ``yes`` skips the question.
+
+    Raises:
+        ConfigError: refused, or stdin is not a terminal and ``yes`` is not given (one line naming --yes);
+            nothing has been changed.
+    """
+    n = len(losses)
+    shown = ", ".join(p.id for p in losses[:5]) + (f" and {n - 5} more" if n > 5 else "")
+    if not yes and (sys.stdin is None or not sys.stdin.isatty()):
+        raise ConfigError(
+            f"--rebuild would remove {n} indexed paper(s) that are not in {', '.join(map(str, inputs))} ({shown}); "
+            "nothing was changed. Pass --yes to rebuild anyway, or add the files that hold them."
+        )
+    print(f"The rebuilt index would not have these {n} paper(s), which are in the index now:", file=sys.stderr)
+    for p in losses:
+        print(f"  {p.id}  {p.title[:80]}  (from {p.source_file or '?'})", file=sys.stderr)
+    if yes:
+        return
+    sys.stderr.write(f"Rebuild from {', '.join(map(str, inputs))} and remove them? [y/N] ")
+    sys.stderr.flush()
+    if sys.stdin.readline().strip().lower() not in ("y", "yes"):
+        raise ConfigError("rebuild cancelled; nothing was changed.")
+
+
 def ingest_command(
     settings: Settings,
     paths: Sequence[Path],
@@ -472,33 +536,68 @@ def ingest_command(
     progress: bool,
     embed_model: object = None,
     as_json: bool = False,
+    yes: bool = False,
 ) -> object:
     """Read and check every input file, then load the embedding model, index, and print the summary.
     Returns the embedding model (the UI reuses it).
 
+    With ``rebuild``: the inputs are ``paths``, else those recorded in the index (:func:`rebuild_inputs`);
+    indexed papers not in them are listed and the user asked (:func:`confirm_losses`) before anything loads.
+
     Raises:
         CorpusFormatError: a file is unreadable, malformed or holds no abstract (before any model loads).
+        ConfigError: a rebuild that would remove papers was not confirmed (nothing changed).
         StoreNotReadyError: see :func:`assistant.ingest.pipeline.ingest_papers`.
     """
     from assistant.index.store import check_storage_path
     from assistant.ingest.corpus import read_papers
+    from assistant.ingest.pipeline import check_no_writer
 
     check_storage_path(settings)  # a file where the index folder should be: said before any model loads
+    check_no_writer(settings)  # another writer: one line now, before reading or asking anything
+    inputs = rebuild_inputs(settings, paths) if rebuild else list(paths) or [settings.seeds_dir]
     skipped: list[str] = []
-    papers = read_papers(
-        list(paths) or [settings.seeds_dir], skipped=skipped
-    )  # every file parsed before the model loads
+    papers = read_papers(inputs, skipped=skipped)  # every file parsed before the model loads
+    from assistant.ingest.pipeline import ingest_papers, rebuild_losses
+
+    losses = rebuild_losses(settings, papers) if rebuild else []
+    if losses:
+        confirm_losses(losses, inputs, yes=yes)
     from assistant.index.embeddings import build_embed_model
-    from assistant.ingest.pipeline import drop_index, ingest_papers
 
     embed = embed_model or build_embed_model(settings)
     if rebuild:
         from assistant.index.store import PROBE_TEXT
 
-        embed.get_text_embedding(PROBE_TEXT)  # type: ignore[attr-defined]  # the model answers (e.g. an embedding server is up) before anything is dropped
-        drop_index(settings)
-    report = ingest_papers(settings, papers, embed, progress=progress, skipped_rows=skipped)  # type: ignore[arg-type]
-    emit(json.dumps(ingest_report_dict(report)) if as_json else ingest_summary(report))
+        embed.get_text_embedding(PROBE_TEXT)  # type: ignore[attr-defined]  # the model answers (e.g. an embedding server is up) before anything is built
+    report = ingest_papers(
+        settings,
+        papers,
+        embed,  # type: ignore[arg-type]
+        progress=progress,
+        skipped_rows=skipped,
+        inputs=inputs,
+        rebuild=rebuild,
+        may_remove={p.id for p in losses} if rebuild else None,
+    )
+    removed = [p.id for p in losses]
+    if as_json:
+        out = ingest_report_dict(report)
+        if rebuild:
+            out["rebuild"] = {"inputs": [str(p) for p in inputs], "removed_papers": removed}
+        emit(json.dumps(out))
+    else:
+        lines = [ingest_summary(report)]
+        if rebuild:
+            lines.append(
+                f"Rebuilt from {', '.join(map(str, inputs))}; "
+                + (
+                    f"removed {len(removed)} paper(s) not in them: {', '.join(removed)}."
+                    if removed
+                    else "no paper removed."
+                )
+            )
+        emit("\n".join(lines))
     return embed
 
 
@@ -712,7 +811,9 @@ def _explain(error: Exception, settings: Settings) -> None:
 
 def _dispatch(settings: Settings, args: argparse.Namespace) -> int:
     if args.command == "ingest":
-        ingest_command(settings, args.paths, rebuild=args.rebuild, progress=not args.no_progress, as_json=args.json)
+        ingest_command(
+            settings, args.paths, rebuild=args.rebuild, progress=not args.no_progress, as_json=args.json, yes=args.yes
+        )
         return 0
     if args.command == "eval":
         require_existing_storage(settings)
@@ -736,7 +837,9 @@ def _dispatch(settings: Settings, args: argparse.Namespace) -> int:
             check_output_file(args.json_out, "--json")
         from assistant.eval.claims_eval import run_claims_command  # lazy: only `eval-claims` needs it
 
-        return run_claims_command(settings, args.claims, json_out=args.json_out, progress=not args.no_progress)
+        return run_claims_command(
+            settings, args.claims, json_out=args.json_out, progress=not args.no_progress, split=args.split
+        )
     if args.command == "delete":
         return _delete(settings, args.ids)
     if args.command == "ask":

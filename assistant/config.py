@@ -185,7 +185,33 @@ class Settings(BaseSettings):
         le=1.0,
         description=(
             "Minimum support score (cosine + lexical overlap, see attribution.py) for an answer sentence to keep a "
-            "citation."
+            "citation (the `rules` verifier)."
+        ),
+    )
+    verifier: Literal["rules", "model"] = Field(
+        "rules",
+        description=(
+            "How answer sentences are checked: `rules` (alignment >= support_threshold, hard constraints, "
+            "hand-written meaning checks) or `model` (hard constraints, then the trained support model's probability "
+            ">= support_probability). docs/evaluation.md compares them."
+        ),
+    )
+    support_probability: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Minimum support probability of the trained support model for the `model` verifier; chosen on validation "
+            "claims (assistant/verify/model/MODEL_CARD.md)."
+        ),
+    )
+
+    llm_judge: bool = Field(
+        False,
+        description=(
+            "In the `capable` profile, also ask the configured model to judge each sentence the local verifier keeps "
+            "against its evidence (strict JSON verdict); its 'not supported' drops the sentence, a malformed or "
+            "missing verdict leaves the local decision."
         ),
     )
 
@@ -206,8 +232,9 @@ class Settings(BaseSettings):
         description=(
             "How much to ask of the model. `small` (what `auto` picks for the bundled 135M model): the model writes "
             "only short answers to lookups that ask for a number (at most 64 tokens, stopping at the first verified "
-            "sentence; where its sentences were kept); everything else is built from abstract sentences by code. `capable` (what `auto` picks for any configured "
-            "endpoint): every intent goes to the model, with 4 evidence sentences per paper and "
+            "sentence; where its sentences were kept); everything else is built from abstract sentences by code. "
+            "`capable` (what `auto` picks for any configured endpoint): every intent goes to the model, "
+            "with 4 evidence sentences per paper and "
             "`llm_max_output_tokens`."
         ),
     )

@@ -19,6 +19,11 @@ class StoreNotReadyError(AssistantError):
     """The index is missing, empty or built with other settings: run ``assistant ingest``."""
 
 
+class WriterBusyError(StoreNotReadyError):
+    """Another process holds the index's writer lock (an ingest, rebuild or delete is running); nothing was
+    changed. Readers are not affected: they keep answering from the index as it is."""
+
+
 class StorageEnvironmentError(StoreNotReadyError):
     """The index cannot be used for a cause outside it — its folder is read-only, its disk is full, the storage
     path is a file, Python's SQLite is too old — while the index itself may be healthy: the message names the

@@ -126,8 +126,8 @@ class Assistant:
         self._llm_server = llm_server
 
     def stream(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Iterator[AnswerEvent]:
-        """Stream the answer to one stand-alone question (``page``: which papers of a topic listing). Raises EmptyQuestionError or QuestionTooLongError
-        before any search."""
+        """Stream the answer to one stand-alone question (``page``: which papers of a topic listing). Raises
+        EmptyQuestionError or QuestionTooLongError before any search."""
         yield from self.answerer.stream(
             clean_question(question, self.settings.max_question_chars), intent=intent, page=page
         )

@@ -106,11 +106,12 @@ SMALL_MODEL_CONTEXT_PAPERS = 2
 #: paraphrases (0.33-0.52 on dev + fresh) and off-corpus questions (0.34, 0.60) cannot be told apart by
 #: similarity, so the answer does not claim more than it knows; the quotes that follow let the reader judge.
 CONFIDENT_MATCH_SIMILARITY = 0.45
-#: Minimum support (attribution.py scale) of a sentence the model writes in the ``small`` profile; the
-#: ``capable`` profile uses ``Settings.support_threshold`` (0.55, fitted on claims). The 135M model paraphrases
-#: loosely: of its 17 sentences verified at 0.55 on dev, the fresh checks of docs/evaluation.md and 15 short
-#: "what is X" questions, every one at or below 0.72 was vague, reversed a comparison or blended two papers,
-#: every one at or above 0.745 restated its abstract correctly. Below this, the answer quotes the abstract.
+#: Minimum *alignment* (attribution.py: cosine + overlap) of a sentence the model writes in the ``small``
+#: profile, on top of the support model's verdict; the ``capable`` profile uses ``VERIFY_MIN_ALIGNMENT``. The
+#: 135M model paraphrases loosely: of its 17 sentences verified at 0.55 on dev, the fresh checks of
+#: docs/evaluation.md and 15 short "what is X" questions, every one at or below 0.72 was vague, reversed a
+#: comparison or blended two papers, every one at or above 0.745 restated its abstract correctly. Below
+#: this, the answer quotes the abstract.
 SMALL_MODEL_MIN_SUPPORT = 0.74
 #: Lookup kinds (``strategies.lookup_kind``) the bundled model is asked about in the ``small`` profile: only
 #: where its sentences have a real chance of being kept. Share of answers with at least one kept model
@@ -152,8 +153,8 @@ DEFINITION_BONUS = 0.3
 REFOCUS_DEPTH = 3
 
 # --- attribution (attribution.py; threshold: Settings.support_threshold) ---------------------------------
-#: Support = COSINE_WEIGHT x embedding cosine + LEXICAL_WEIGHT x share of content words found.
-#: Fitted with support_threshold on claims (supported kept vs. unsupported dropped) and dev faithfulness.
+#: Alignment = COSINE_WEIGHT x embedding cosine + LEXICAL_WEIGHT x share of content words found: picks the
+#: evidence the support model reads (it decides nothing itself). Fitted on claims-dev before issue 22.
 COSINE_WEIGHT = 0.5
 LEXICAL_WEIGHT = 0.5
 #: Sentences shorter than this (words) are never supported.
@@ -169,6 +170,7 @@ PAIR_MIN_UNIQUE = 2
 PAIR_CANDIDATES = 8
 #: ... plus this many best sentences of every paper.
 PAIR_PER_PAPER = 2
+# The rules verifier's meaning checks (verify/rules.py, ASSISTANT_VERIFIER=rules), fitted on claims-dev.
 #: Least number of replaced words (absent from the paper) that make a ``substitution``: a one-word
 #: change is usually a synonym ("boosts" for "improves"). Claims "entity_swap" vs. "paraphrase".
 SUBSTITUTION_MIN_WORDS = 2
@@ -186,6 +188,14 @@ SLOT_MIN_OVERLAP = 2
 NAME_SIDE_WINDOW = 4
 #: Content words after a negation cue that it covers (to the end of the clause at most).
 NEGATION_SCOPE = 3
+
+#: Single evidence sentences (best aligned first) the support model reads for one answer sentence, besides
+#: the best pair; each costs one cross-encoder pass (~4-8 ms int8 on one core).
+VERIFY_SINGLES = 2
+#: Evidence aligned below this (same scale as above) is not given to the support model: nothing about the
+#: same thing. Set low, under every supported claim's alignment in eval/claims-dev.jsonl and the
+#: claims-corpus validation split; it only saves model passes on off-topic sentences.
+VERIFY_MIN_ALIGNMENT = 0.3
 
 # --- question analysis and conversation (question.py, session.py) ---------------------------------------
 #: A number "measures" a noun when at most this many words separate them ("2,864 AIGIs from 16

@@ -88,11 +88,16 @@ class Citation:
 
 @dataclass(frozen=True, slots=True)
 class AnswerSentence:
-    """A shown sentence with the labels ``[n]`` that support it and its support score in [0, 1]."""
+    """A shown sentence with the labels ``[n]`` that support it and its support score in [0, 1].
+
+    ``probability`` is the support model's P(supported) for a sentence the model wrote and the verifier kept
+    (assistant/verify/attribution.py); None for a sentence quoted from an abstract by code (it is the evidence).
+    """
 
     text: str
     citations: tuple[int, ...]
     support: float
+    probability: float | None = None
 
 
 #: ``generated``: at least one model sentence passed verification; ``extractive``: abstract sentences chosen

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import signal
 import socket
+import sys
 from collections.abc import Sequence
 
 from assistant.cli import CLIParser, explaining, global_options, guarded, ingest_command, parse, start
@@ -70,7 +71,17 @@ def _serve(argv: Sequence[str] | None) -> int:
         check_port_free(ui)
         if args.no_ingest:
             require_existing_storage(settings)
-        embed = None if args.no_ingest else ingest_command(settings, [], rebuild=False, progress=True)
+        embed = None
+        if not args.no_ingest:
+            from assistant.errors import WriterBusyError
+
+            try:
+                embed = ingest_command(settings, [], rebuild=False, progress=True)
+            except WriterBusyError as e:  # another process is writing: serve the index as it is meanwhile
+                require_existing_storage(settings)
+                print(
+                    f"warning: {e} Serving the index as it is; new papers appear as they are written.", file=sys.stderr
+                )
 
         from assistant.api.server import api_key_for
         from assistant.service import build_assistant

@@ -72,7 +72,12 @@ def _marks(citations: Iterable[int], anchor: str) -> str:
 
 
 def _sentence(s: AnswerSentence, anchor: str) -> str:
-    return f"{html_text(s.text)}{_marks(s.citations, anchor)}"
+    """The sentence and its markers; a sentence the model wrote shows its support probability on hover (a
+    sentence quoted from an abstract is its own evidence and has none)."""
+    body = f"{html_text(s.text)}{_marks(s.citations, anchor)}"
+    if s.probability is None:
+        return body
+    return f"<span class='verified' title='support probability {s.probability:.2f}'>{body}</span>"
 
 
 def authors_line(authors: Sequence[str], limit: int = MAX_AUTHORS, *, katex: bool = True) -> str:

@@ -21,7 +21,12 @@ from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
 from assistant.llm.prompts import build_messages, strip_citations
 from assistant.retrieve.references import References, author_phrase, find_references
-from assistant.tuning import ABSTAIN_TOP_PAPERS, FOCUS_DISAGREEMENT_MARGIN, SMALL_MODEL_MIN_SUPPORT
+from assistant.tuning import (
+    ABSTAIN_TOP_PAPERS,
+    FOCUS_DISAGREEMENT_MARGIN,
+    SMALL_MODEL_MIN_SUPPORT,
+    VERIFY_MIN_ALIGNMENT,
+)
 from assistant.types import Answer, AnswerMode, Intent, Page, PaperHit
 from assistant.understand.intents import detect_intent
 from assistant.understand.question import analyze
@@ -306,10 +311,23 @@ class Answerer:
         t_gen = time.perf_counter()
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
-            threshold = self.settings.support_threshold
-            if self._tools.small_model:  # the bundled model's loose paraphrases must be near-restatements (tuning.py)
-                threshold = max(threshold, SMALL_MODEL_MIN_SUPPORT)
-            attributor = Attributor(plan.context, self._tools.embed, threshold, req.question)
+            # the bundled model's loose paraphrases must also be near-restatements (tuning.py)
+            min_alignment = SMALL_MODEL_MIN_SUPPORT if self._tools.small_model else VERIFY_MIN_ALIGNMENT
+            judge = None
+            if self.settings.llm_judge and not self._tools.small_model:
+                from assistant.verify.judge import LLMJudge
+
+                judge = LLMJudge(self._backend)
+            attributor = Attributor(
+                plan.context,
+                self._tools.embed,
+                self.settings.support_threshold,
+                req.question,
+                min_alignment=min_alignment,
+                judge=judge,
+                verifier=self.settings.verifier,
+                min_probability=self.settings.support_probability,
+            )
 
             def verify(raw: str) -> bool:
                 verdict = attributor.attribute(raw)

@@ -85,6 +85,15 @@ class ListingJSON(_Strict):
     author: str = Field(description='The author the question narrowed to ("by <author>"), or "".')
 
 
+class SentenceJSON(_Strict):
+    text: str = Field(description="One shown sentence of the answer, without its [n] markers.")
+    citations: list[int] = Field(description="The [n] of the references that support it.")
+    support_probability: float | None = Field(
+        description="The support model's probability that the cited evidence supports this sentence, for a "
+        "sentence the model wrote (shown only at or above the threshold); null for a sentence quoted from an abstract."
+    )
+
+
 class AnswerJSON(_Strict):
     """What `assistant ask --json` prints (one object). The JSON Schema in docs/answer.schema.json is generated
     from this model and a test keeps them equal."""
@@ -100,6 +109,7 @@ class AnswerJSON(_Strict):
         description="generated: sentences written by the model and verified; extractive: abstract sentences chosen by code; abstained / not_stated: no answer; clarify: the question is asked back."
     )
     notice: str = Field(description="Why the answer looks the way it does (e.g. the model failed), or \"\".")
+    sentences: list[SentenceJSON] = Field(description="The answer's shown sentences in order, each with its support.")
     citations: list[CitationJSON]
     sources: list[SourceJSON]
     dropped_sentences: list[str] = Field(
@@ -133,6 +143,10 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         "abstained": answer.abstained,
         "mode": answer.mode,
         "notice": answer.notice,
+        "sentences": [
+            {"text": s.text, "citations": list(s.citations), "support_probability": s.probability}
+            for s in answer.sentences
+        ],
         "citations": [
             {
                 "n": c.n,

@@ -318,7 +318,15 @@ class LookupStrategy(IntentStrategy):
         from assistant.verify.attribution import Attributor
 
         for premise in premises(question):
-            if not Attributor([hit], tools.embed, tools.settings.support_threshold).align(premise).supported:
+            settings = tools.settings
+            attributor = Attributor(
+                [hit],
+                tools.embed,
+                settings.support_threshold,
+                verifier=settings.verifier,
+                min_probability=settings.support_probability,
+            )
+            if not attributor.align(premise).supported:
                 return premise
         return ""
 

@@ -47,8 +47,19 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 LABELS = ("supported", "unsupported")
-SUPPORTED_KINDS = ("paraphrase", "synthesis", "multi_paper", "number")
-UNSUPPORTED_KINDS = ("number_swap", "entity_swap", "negation", "relation_swap", "wrong_paper", "overclaim")
+#: The last kinds of each tuple are those of external data converted to this format (scripts/external_claims.py:
+#: Check-COVID ``supported`` -> ``finding``, refuted -> ``refuted``, not enough information -> ``nei``).
+SUPPORTED_KINDS = ("paraphrase", "synthesis", "multi_paper", "number", "finding")
+UNSUPPORTED_KINDS = (
+    "number_swap",
+    "entity_swap",
+    "negation",
+    "relation_swap",
+    "wrong_paper",
+    "overclaim",
+    "refuted",
+    "nei",
+)
 #: Retrieved papers outside ``paper_ids`` added to each claim's context.
 DISTRACTORS = 2
 #: Papers retrieved per question to find the distractors.
@@ -68,6 +79,7 @@ class ClaimItem:
     kind: str
     support: str = ""
     notes: str = ""
+    split: str = ""
 
 
 class ClaimRetriever(Protocol):
@@ -115,10 +127,11 @@ def parse_claim(obj: object, where: str) -> ClaimItem:
         question,
         claim,
         tuple(i.strip() for i in ids),
-        label,
-        kind,
+        str(label),
+        str(kind),
         _text(obj, "support", where, required=False),
         _text(obj, "notes", where, required=False),
+        _text(obj, "split", where, required=False),
     )
 
 
@@ -140,8 +153,17 @@ def claim_context(retriever: ClaimRetriever, item: ClaimItem, distractors: int =
     return [*own, *others]
 
 
-def check_claim(item: ClaimItem, context: Sequence[PaperHit], embed: Embedder, threshold: float) -> dict[str, Any]:
-    """Run ``item.claim`` through the answerer's verifier against ``context``; one report item (module docstring)."""
+def check_claim(
+    item: ClaimItem,
+    context: Sequence[PaperHit],
+    embed: Embedder,
+    threshold: float,
+    *,
+    verifier: str = "rules",
+    min_probability: float = 0.2,
+) -> dict[str, Any]:
+    """Run ``item.claim`` through the answerer's verifier against ``context``; one report item (module docstring).
+    ``verifier`` / ``min_probability`` as ``Settings.verifier`` / ``Settings.support_probability``."""
     from assistant.verify.attribution import Attributor
 
     embed_ms = [0.0]
@@ -154,10 +176,12 @@ def check_claim(item: ClaimItem, context: Sequence[PaperHit], embed: Embedder, t
             embed_ms[0] += (time.perf_counter() - t) * 1000
 
     t0 = time.perf_counter()
-    attributor = Attributor(context, timed_embed, threshold, item.question)  # as in Answerer._generate
+    attributor = Attributor(  # as in Answerer._generate
+        context, timed_embed, threshold, item.question, verifier=verifier, min_probability=min_probability
+    )
     t1 = time.perf_counter()
     embed_ms[0] = 0.0
-    verdict = attributor.attribute(item.claim)
+    alignment, verdict = attributor.check(item.claim)
     t2 = time.perf_counter()
     kept = verdict is not None
     cited = [context[n - 1].paper.id for n in verdict[0].citations] if verdict else []
@@ -175,6 +199,9 @@ def check_claim(item: ClaimItem, context: Sequence[PaperHit], embed: Embedder, t
         "correct": correct,
         "wrong_citation": wrong,
         "support": verdict[0].support if verdict else None,
+        "probability": round(alignment.score, 4),
+        "alignment": round(alignment.alignment, 4),
+        "reasons": list(alignment.reasons),
         "evidence": verdict[1] if verdict else "",
         "timings_ms": {
             "setup": round((t1 - t0) * 1000, 2),
@@ -198,7 +225,14 @@ def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
 
 
 def evaluate_claims(
-    retriever: ClaimRetriever, embed: Embedder, items: Sequence[ClaimItem], threshold: float, *, progress: bool = False
+    retriever: ClaimRetriever,
+    embed: Embedder,
+    items: Sequence[ClaimItem],
+    threshold: float,
+    *,
+    progress: bool = False,
+    verifier: str = "rules",
+    min_probability: float = 0.2,
 ) -> dict[str, Any]:
     """Check every claim (see :func:`check_claim`) and aggregate. Returns the report dict (module docstring)."""
     from tqdm import tqdm
@@ -209,7 +243,16 @@ def evaluate_claims(
     embed(["warm-up sentence for the embedding model"])  # first call pays one-off start-up costs
     records = []
     for item in tqdm(items, desc="claims eval", unit="claim", disable=not progress, file=sys.stderr):
-        records.append(check_claim(item, claim_context(retriever, item), embed, threshold))
+        records.append(
+            check_claim(
+                item,
+                claim_context(retriever, item),
+                embed,
+                threshold,
+                verifier=verifier,
+                min_probability=min_probability,
+            )
+        )
     kinds = [k for k in (*SUPPORTED_KINDS, *UNSUPPORTED_KINDS) if any(r["kind"] == k for r in records)]
     return {
         "overall": summarize(records),
@@ -247,21 +290,44 @@ def build_verifier_inputs(settings: Settings) -> tuple[Any, Embedder]:
     return retriever, embedder
 
 
-def run_claims_command(settings: Settings, claims: Path, *, json_out: Path | None = None, progress: bool = True) -> int:
+def run_claims_command(
+    settings: Settings, claims: Path, *, json_out: Path | None = None, progress: bool = True, split: str | None = None
+) -> int:
     """``assistant eval-claims``: load, check, print the table, optionally write the JSON report. Returns 0.
+    With ``split``, only the claims whose ``split`` field equals it are scored.
 
     Raises:
-        EvalFormatError: bad claims file; StoreNotReadyError / ConfigError from opening the index or model.
+        EvalFormatError: bad claims file, or no claim of that split; StoreNotReadyError / ConfigError from
+            opening the index or model.
     """
     from tqdm.contrib.logging import logging_redirect_tqdm
 
     items = load_claims(claims)
+    if split is not None:
+        splits = sorted({i.split for i in items})
+        items = [i for i in items if i.split == split]
+        if not items:
+            raise EvalFormatError(f"{claims}: no claim has split {split!r} (splits present: {splits})")
     logger.info("checking %d claim(s) from %s", len(items), claims)
     t0 = time.perf_counter()
     with logging_redirect_tqdm():
         retriever, embedder = build_verifier_inputs(settings)
-        report = evaluate_claims(retriever, embedder, items, settings.support_threshold, progress=progress)
-    report = {"claims": str(claims), "seconds": round(time.perf_counter() - t0, 1), **report}
+        report = evaluate_claims(
+            retriever,
+            embedder,
+            items,
+            settings.support_threshold,
+            progress=progress,
+            verifier=settings.verifier,
+            min_probability=settings.support_probability,
+        )
+    report = {
+        "claims": str(claims),
+        "split": split,
+        "verifier": settings.verifier,
+        "seconds": round(time.perf_counter() - t0, 1),
+        **report,
+    }
     print(format_claims_report(report))
     if json_out is not None:
         json_out.parent.mkdir(parents=True, exist_ok=True)

@@ -71,6 +71,18 @@ CREATE VIRTUAL TABLE IF NOT EXISTS titles USING fts5(title, tokenize='porter uni
 CREATE VIRTUAL TABLE IF NOT EXISTS contributions USING fts5(sentence, tokenize='porter unicode61');
 """
 _FTS_WORD = re.compile(r"\w+")
+#: Every table of a catalog, and the columns :meth:`Catalog.replace_with` copies (FTS5 tables by rowid).
+_TABLES = ("papers", "windows", "terms", "authors", "title_grams", "titles", "contributions", "meta")
+_COPY = {
+    "papers": "rowid, id, venue, title, authors, url, text, source_file, position, title_derived, sentences, hash",
+    "windows": "rowid, body, wid, paper_id, sentence, content_hash",
+    "terms": "term, paper",
+    "authors": "name, last, paper",
+    "title_grams": "gram, paper",
+    "titles": "rowid, title",
+    "contributions": "rowid, sentence",
+    "meta": "key, value",
+}
 
 
 def title_grams(title: str) -> set[str]:
@@ -167,6 +179,11 @@ class Catalog:
         """The store generation this catalog reflects (0: empty)."""
         return int(self._meta("generation", "0"))
 
+    @property
+    def owner(self) -> str:
+        """The id of the Chroma collection this catalog was built for ("" while empty)."""
+        return self._meta("collection_id")
+
     def check(self) -> None:
         """Raise :class:`StoreNotReadyError` when this catalog belongs to another collection or schema."""
         owner = self._meta("collection_id")
@@ -207,8 +224,7 @@ class Catalog:
                         f"The catalog {self.path} is ahead of its index (generation {ours} > {head}). "
                         "Run `assistant ingest` to rebuild it."
                     )
-                self._clear()
-                ours = 0
+                return self._apply(store, 0, head, progress, clear=True)  # one transaction: never half-empty
             if ours == head:
                 return 0
             return self._apply(store, ours, head, progress)
@@ -231,15 +247,33 @@ class Catalog:
         with self._conn() as con:
             con.executescript(_SCHEMA)
 
-    def _clear(self) -> None:
+    def replace_with(self, source: Path) -> None:
+        """Replace this catalog's content with that of the catalog file ``source`` (a rebuild's), in one
+        transaction: a reader sees the old catalog until the commit and the new one after, never a mix. This
+        catalog then belongs to ``source``'s collection.
+
+        Raises:
+            sqlite3.Error: ``source`` cannot be read (this catalog is unchanged).
+        """
         con = self._conn()
-        con.execute("BEGIN IMMEDIATE")
-        for table in ("papers", "windows", "terms", "authors", "title_grams", "titles", "contributions", "meta"):
-            con.execute(f"DELETE FROM {table}")
-        con.execute("COMMIT")
+        con.execute("ATTACH DATABASE ? AS src", (str(source),))
+        try:
+            con.execute("BEGIN IMMEDIATE")
+            try:
+                for table in _TABLES:
+                    con.execute(f"DELETE FROM main.{table}")
+                for table, columns in _COPY.items():
+                    con.execute(f"INSERT INTO main.{table}({columns}) SELECT {columns} FROM src.{table}")
+                con.execute("COMMIT")
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+        finally:
+            con.execute("DETACH DATABASE src")
+        self.collection_id = self.owner or self.collection_id
         self._invalidate()
 
-    def _apply(self, store: PaperStore, ours: int, head: int, progress: bool) -> int:
+    def _apply(self, store: PaperStore, ours: int, head: int, progress: bool, *, clear: bool = False) -> int:
         from tqdm import tqdm
 
         t0 = time.perf_counter()
@@ -252,7 +286,10 @@ class Catalog:
         )
         con.execute("BEGIN IMMEDIATE")
         try:
-            if self.generation != ours:  # another process synced meanwhile
+            if clear:
+                for table in _TABLES:
+                    con.execute(f"DELETE FROM {table}")
+            elif self.generation != ours:  # another process synced meanwhile
                 con.execute("ROLLBACK")
                 self._invalidate()
                 return 0

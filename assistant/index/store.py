@@ -58,16 +58,79 @@ def process_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
-def forget_embedded_client(settings: Settings) -> None:
+#: Suffix of the collections an ``ingest --rebuild`` builds before they replace the index (pipeline.rebuild).
+STAGING_SUFFIX = "-rebuild"
+#: Suffix the replaced collections carry between the switch and their deletion.
+RETIRED_SUFFIX = "-retired"
+#: The three collections of an index named ``name``: windows, paper records, generation log.
+COLLECTION_PARTS = ("", "_papers", "_log")
+#: Id of the record in the ``<name>_log`` collection that lists the inputs the index was built from.
+INPUTS_ID = "inputs"
+#: Id of the record in a staging ``_log`` collection that says the rebuild finished writing it.
+BUILT_ID = "built"
+#: How long a reader waits for a rebuild's switch of collections (a few milliseconds normally).
+SWITCH_WAIT_S = 5.0
+
+
+def triple(name: str) -> tuple[str, str, str]:
+    """The collection names of the index ``name``: ``(name, name_papers, name_log)``."""
+    return tuple(f"{name}{part}" for part in COLLECTION_PARTS)  # type: ignore[return-value]
+
+
+def embedded_system(settings: Settings) -> Any:
+    """This process's cached embedded Chroma ``System`` for ``settings.storage_dir`` (None in client/server mode
+    or before a client was made). chromadb caches one per path (``SharedSystemClient``), with no public accessor."""
+    if settings.chroma_host:
+        return None
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    return SharedSystemClient._identifier_to_system.get(str(settings.storage_dir))
+
+
+def forget_embedded_client(settings: Settings, *, stop: bool = True) -> Any:
     """Drop this process's cached embedded Chroma client for ``settings.storage_dir``, so the next
     :func:`make_client` loads the index from disk again. An embedded client keeps its vector segments in
-    memory and does not see what another process wrote (reads of new ids fail with "Error finding id").
-    Uses chromadb's client cache (``SharedSystemClient``), which has no public per-path reset."""
+    memory (it replays Chroma's write log once per collection, at its first read) and does not see what
+    another process wrote afterwards: a read of a new id fails with "Error finding id" (chroma issue #3792).
+
+    Args:
+        stop: stop the dropped client now. Pass False while other threads may still read through it (the
+            retriever's views); then the caller stops the returned ``System`` when they are done.
+
+    Returns:
+        the dropped ``System``, or None when none was cached.
+    """
     from chromadb.api.shared_system_client import SharedSystemClient
 
     system = SharedSystemClient._identifier_to_system.pop(str(settings.storage_dir), None)
-    if system is not None:
+    if system is not None and stop:
         system.stop()
+    return system
+
+
+#: What Chroma's embedded vector reader says when its in-memory index lacks a record its SQLite side has
+#: (rust/segment/src/local_hnsw.rs: ``IdNotFound``, ``GetEmbeddingError``).
+STALE_VECTOR_ERRORS = ("Error finding id", "Error getting embedding")
+#: What Chroma says when a collection read through is being dropped (a rebuild's switch drops the replaced ones).
+DROPPING_ERRORS = ("Missing metadata segment", "Missing vector segment")
+
+
+def is_stale_view_error(error: BaseException) -> bool:
+    """True for the errors a reader gets when its view of the index is older than what another process wrote:
+    an embedded client asked for a record whose vector it has not loaded (:data:`STALE_VECTOR_ERRORS`: it
+    loaded the vectors on disk, plus Chroma's write log, once, at its first read; the records themselves are
+    read live from SQLite; and the vector files on disk are rewritten by the writer every 1,000 records, so a
+    client that loaded them mid-write lacks some), or a collection dropped by a rebuild ("does not exist", or
+    :data:`DROPPING_ERRORS` while it is being dropped).
+    Reopening the index and reading again is the cure; anything else is a real error."""
+    from chromadb.errors import ChromaError, NotFoundError
+
+    if isinstance(error, NotFoundError):
+        return True
+    text = str(error)
+    return isinstance(error, (ChromaError, ValueError)) and (
+        any(e in text for e in (*STALE_VECTOR_ERRORS, *DROPPING_ERRORS)) or "does not exist" in text
+    )
 
 
 def start_loading_vectors(settings: Settings) -> threading.Thread | None:
@@ -355,14 +418,15 @@ class PaperStore:
         return str(settings.storage_dir)
 
     @classmethod
-    def open_for_write(cls, settings: Settings, info: StoreInfo) -> PaperStore:
-        """Open or create the collections for ``settings``; check that ``info`` matches what is stored.
+    def open_for_write(cls, settings: Settings, info: StoreInfo, *, name: str | None = None) -> PaperStore:
+        """Open or create the collections for ``settings`` (or the collections ``name``, e.g. a rebuild's staging
+        ones); check that ``info`` matches what is stored. Call it only under the writer lock (pipeline.py).
 
         Raises:
             StoreNotReadyError: the existing collection was built with another model/dimension.
         """
         client = make_client(settings)
-        name = settings.collection_name()
+        name = name or settings.collection_name()
         meta: dict[str, Any] = {
             "hnsw:space": "cosine",
             "embed_model": info.embed_model,
@@ -382,24 +446,47 @@ class PaperStore:
         return store
 
     @classmethod
-    def open_for_read(cls, settings: Settings) -> PaperStore:
-        """Open existing collections.
+    def open_for_read(cls, settings: Settings, *, _again: bool = True) -> PaperStore:
+        """Open existing collections. While a rebuild switches its new collections in (a few milliseconds), this
+        waits for it (at most :data:`SWITCH_WAIT_S`) or opens the replaced ones (``<name>-retired``), which stay
+        readable until the switch is over.
 
         Raises:
             StoreNotReadyError: no index for these settings, or it holds no papers yet.
         """
+        import time
+
         require_existing_storage(settings)
         client = make_client(settings)
         name = settings.collection_name()
-        try:
-            existing = {c if isinstance(c, str) else c.name for c in client.list_collections()}
-        except Exception as e:
-            raise storage_failure(e, settings) or StoreNotReadyError(
-                f"Cannot read the index at {cls._location(settings)}: {e}. Run `assistant ingest --rebuild`."
-            ) from e
-        if name not in existing or f"{name}_papers" not in existing or f"{name}_log" not in existing:
+        deadline = time.monotonic() + SWITCH_WAIT_S
+        while True:
+            try:
+                existing = {c if isinstance(c, str) else c.name for c in client.list_collections()}
+            except Exception as e:
+                raise storage_failure(e, settings) or StoreNotReadyError(
+                    f"Cannot read the index at {cls._location(settings)}: {e}. Run `assistant ingest --rebuild`."
+                ) from e
+            if set(triple(name)) <= existing:
+                break
+            retired = f"{name}{RETIRED_SUFFIX}"
+            if set(triple(retired)) <= existing:  # a rebuild is switching (or was killed while switching)
+                name = retired
+                break
+            switching = any(c.startswith(retired) for c in existing)
+            if not switching or time.monotonic() > deadline:
+                break
+            time.sleep(0.05)  # half of the index renamed: the switch takes milliseconds
+        if not set(triple(name)) <= existing and f"{name}{STAGING_SUFFIX}_log" in existing:
+            rebuilt = cls.open_rebuilt(settings)  # a rebuild killed in its switch: its collections are complete
+            if rebuilt is not None:
+                return rebuilt
+        if not set(triple(name)) <= existing:
             others = sorted(
-                c for c in existing if c.startswith(settings.collection_prefix) and not c.endswith(("_papers", "_log"))
+                c
+                for c in existing
+                if c.startswith(settings.collection_prefix)
+                and not c.endswith(("_papers", "_log", STAGING_SUFFIX, RETIRED_SUFFIX))
             )
             found, older = [], []
             for c in others:
@@ -433,15 +520,41 @@ class PaperStore:
             raise StoreNotReadyError(
                 f"No index for the current settings (embedding model {wanted}) at {cls._location(settings)}{hint}"
             )
-        store = cls(
-            client.get_collection(name, embedding_function=None),
-            client.get_collection(f"{name}_papers", embedding_function=None),
-            client.get_collection(f"{name}_log", embedding_function=None),
-            cls._location(settings),
-        )
+        try:
+            store = cls(
+                client.get_collection(name, embedding_function=None),
+                client.get_collection(f"{name}_papers", embedding_function=None),
+                client.get_collection(f"{name}_log", embedding_function=None),
+                cls._location(settings),
+            )
+        except Exception as e:
+            if not (_again and is_stale_view_error(e)):
+                raise
+            return cls.open_for_read(settings, _again=False)  # dropped between listing and opening: list again
         if store.papers.count() == 0:
             raise StoreNotReadyError(f"The index at {store.location} is empty. Run `assistant ingest`.")
         return store
+
+    @classmethod
+    def open_rebuilt(cls, settings: Settings, windows_id: str | None = None) -> PaperStore | None:
+        """The collections of a rebuild whose switch was interrupted (killed between replacing the catalog and
+        the last rename), found by the id of its windows collection (the catalog's owner): each part under its
+        ``-rebuild`` name if not renamed yet, else under the index's name. None unless that rebuild is complete
+        (its log holds the ``built`` mark) and (when given) its windows collection has ``windows_id``."""
+        client = make_client(settings)
+        name, staging = settings.collection_name(), f"{settings.collection_name()}{STAGING_SUFFIX}"
+        try:
+            have = {c if isinstance(c, str) else c.name for c in client.list_collections()}
+            parts = []
+            for current, new in zip(triple(name), triple(staging)):
+                parts.append(client.get_collection(new if new in have else current, embedding_function=None))
+        except Exception as e:  # noqa: BLE001 - not there (any more): not an interrupted switch
+            logger.debug("no interrupted rebuild to read: %s", e)
+            return None
+        windows, papers, log = parts
+        if (windows_id and str(windows.id) != windows_id) or not log.get(ids=[BUILT_ID])["ids"]:
+            return None
+        return cls(windows, papers, log, cls._location(settings))
 
     @property
     def collection_id(self) -> str:
@@ -593,6 +706,19 @@ class PaperStore:
         self.log.upsert(
             ids=[HEAD_ID], embeddings=[[1.0]], metadatas=[{"generation": generation, "writer": process_id()}]
         )
+
+    def recorded_inputs(self) -> list[str]:
+        """The input paths (absolute, as given to ``assistant ingest``) this index was built from, oldest first;
+        [] for an index built before they were recorded."""
+        got = self.log.get(ids=[INPUTS_ID], include=["metadatas"])
+        metas = got.get("metadatas") or []
+        meta = (metas[0] or {}) if metas else {}
+        return [str(p) for p in json.loads(str(meta.get("paths", "[]")))]
+
+    def record_inputs(self, paths: Sequence[str], *, replace: bool = False) -> None:
+        """Add ``paths`` to the recorded inputs (``replace``: record exactly ``paths``, for a rebuilt index)."""
+        merged = list(dict.fromkeys([*([] if replace else self.recorded_inputs()), *paths]))
+        self.log.upsert(ids=[INPUTS_ID], embeddings=[[1.0]], metadatas=[{"paths": json.dumps(merged)}])
 
     def paper_ids_since(self, after: int, upto: int) -> list[str]:
         """Ids of the paper records stamped with a generation in ``(after, upto]``."""

@@ -18,8 +18,8 @@ import re
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 from llama_index.core.retrievers import BaseRetriever
@@ -39,6 +39,7 @@ from assistant.tuning import (
     RRF_K,
     SECOND_WINDOW_WEIGHT,
     SENTENCE_WEIGHT,
+    WINDOW_RANK_CANDIDATES,
     WINDOW_RANK_WEIGHT,
     WINDOW_TITLE_WEIGHT,
 )
@@ -56,6 +57,9 @@ logger = logging.getLogger(__name__)
 
 #: A retriever checks for papers added, replaced or deleted by another process at most this often (seconds).
 REFRESH_INTERVAL_S = 1.0
+T = TypeVar("T")
+#: Reads of one question through successive views when the index changed under the previous ones.
+READ_ATTEMPTS = 3
 _NAME_LIKE = re.compile(r"[A-Z].*[A-Z]|\d|-")
 
 
@@ -95,10 +99,39 @@ def _no_transformation() -> Any:
     return NoTransformation()
 
 
+class _View:
+    """One opening of the index that questions read through: its store, its dense+BM25 fusion retriever, and
+    (embedded mode) the Chroma ``System`` behind the store, stopped once the view is replaced and no question
+    reads through it any more (stopping it earlier broke the questions of other conversations)."""
+
+    def __init__(self, store: PaperStore, fusion: BaseRetriever, system: object) -> None:
+        self.store = store
+        self.fusion = fusion
+        self.wide: dict[int, BaseRetriever] = {}  # candidate_k -> a wider fusion over this store (topic lists)
+        self.system = system
+        self.readers = 0
+        self.retired = False
+
+    def close(self, current_system: object) -> None:
+        if self.system is not None and self.system is not current_system:
+            try:
+                self.system.stop()  # type: ignore[attr-defined]
+            except Exception as e:  # noqa: BLE001 - releasing memory only
+                logger.debug("stopping an old Chroma client failed: %s", e)
+
+
 class PaperRetriever:
     """Hybrid retriever over one :class:`PaperStore` and its catalog; build once per process, then call
-    :meth:`retrieve`. Opening reads nothing of the corpus: papers, sentences, BM25 and the metadata
-    index are looked up in the catalog (catalog.py) per question.
+    :meth:`retrieve` from any number of threads. Opening reads nothing of the corpus: papers, sentences, BM25
+    and the metadata index are looked up in the catalog (catalog.py) per question.
+
+    Another process may write meanwhile (ingest, delete, rebuild). An embedded Chroma client holds the vectors
+    it loaded in memory and does not see that process's writes, while the catalog and Chroma's own records
+    (SQLite) do: reading the vector of a paper newer than the loaded ones fails with "Error finding id", and a
+    rebuild drops the collections a reader holds. So questions read through a *view* (one opening of the
+    index); when the index's generation moves on (checked at most every ``REFRESH_INTERVAL_S``), or a read
+    fails in one of those two ways (:func:`assistant.index.store.is_stale_view_error`), a new view is opened
+    and the question read again; the old view is closed when its last question is done.
 
     Args:
         store: an opened index.
@@ -119,18 +152,18 @@ class PaperRetriever:
         sentence_embedder: CachedEmbedder | None = None,
     ) -> None:
         from assistant.index.catalog import CatalogPapers
+        from assistant.index.store import embedded_system
 
         t0 = time.perf_counter()
-        self._store = store
         self._catalog = catalog
         self._embed = embed_model
         self._settings = settings
         self._sentence_embedder = sentence_embedder
         self._synced_at = 0.0
         self._seen_generation = -1
-        self._sync_lock = threading.Lock()
-        self._fusion = self._build_fusion()
-        self._wide: dict[int, BaseRetriever] = {}  # candidate_k -> fusion retriever (topic listings)
+        self._sync_lock = threading.RLock()
+        self._views_lock = threading.Lock()
+        self._view = _View(store, self._build_fusion(store), embedded_system(settings))
         self.refresh(force=True)
         self.papers: Mapping[str, Paper] = CatalogPapers(catalog)
         self.metadata = MetadataIndex(catalog)
@@ -141,7 +174,12 @@ class PaperRetriever:
             time.perf_counter() - t0,
         )
 
-    def _build_fusion(self, candidate_k: int | None = None) -> BaseRetriever:
+    @property
+    def _store(self) -> PaperStore:
+        """The store of the current view."""
+        return self._view.store
+
+    def _build_fusion(self, store: PaperStore, candidate_k: int | None = None) -> BaseRetriever:
         from llama_index.core import VectorStoreIndex
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers import QueryFusionRetriever
@@ -151,7 +189,7 @@ class PaperRetriever:
         # its global SentenceSplitter, which loads a tiktoken encoding (~0.5 s) and, when TIKTOKEN_CACHE_DIR
         # lacks it, tries to download it (a raw ConnectionError offline; issue 20). Nothing is inserted here.
         dense = VectorStoreIndex.from_vector_store(
-            self._store.vector_store, embed_model=self._embed, transformations=[_no_transformation()]
+            store.vector_store, embed_model=self._embed, transformations=[_no_transformation()]
         ).as_retriever(similarity_top_k=k)
         bm25 = CatalogBM25Retriever(self._catalog, k)
         # num_queries=1: no query generation, so the LLM is never called; MockLLM only keeps
@@ -191,22 +229,142 @@ class PaperRetriever:
         now = time.monotonic()
         if not force and now - self._synced_at < REFRESH_INTERVAL_S:
             return 0
-        from assistant.index.store import PaperStore, forget_embedded_client, process_id
+        from assistant.index.store import embedded_system, is_stale_view_error, process_id
 
         with self._sync_lock:
             self._synced_at = now
-            generation, writer = self._store.head()
-            if generation == self._seen_generation:
+            view = self._view
+            try:
+                generation, writer = view.store.head()
+            except Exception as e:
+                if not is_stale_view_error(e):
+                    raise
+                generation, writer = -1, ""  # the collections were dropped (a rebuild switched): reopen
+            owner = self._catalog.owner
+            switched = generation < 0 or bool(owner and owner != view.store.collection_id)
+            if generation == self._seen_generation and not switched:
                 return 0
-            if self._seen_generation >= 0 and not self._settings.chroma_host and writer != process_id():
-                # another process wrote: an embedded Chroma client does not see it until reloaded from disk
-                forget_embedded_client(self._settings)
-                self._store = PaperStore.open_for_read(self._settings)
-                self._fusion = self._build_fusion()
-                self._wide = {}
-            changed = self._catalog.sync(self._store)
+            embedded = not self._settings.chroma_host
+            others_wrote = writer != process_id() or view.system is not embedded_system(self._settings)
+            reopen = switched or (self._seen_generation >= 0 and embedded and others_wrote)
+            for attempt in range(1, READ_ATTEMPTS + 1):
+                try:
+                    if reopen:
+                        view = self._reopen()
+                        generation = view.store.generation()
+                    changed = self._sync_catalog(view)
+                    break
+                except Exception as e:
+                    if attempt == READ_ATTEMPTS or not is_stale_view_error(e):
+                        raise
+                    reopen = True  # the index changed again while it was being read: open what is there now
             self._seen_generation = generation
             return changed
+
+    def _reopen(self) -> _View:
+        """Open the index again (embedded: through a new Chroma client, which loads what is on disk now) and make
+        that the view new questions read through. When the catalog already belongs to a rebuild's collections
+        (it is switched first), those are read, whatever names they carry at that moment; otherwise this waits,
+        at most ``SWITCH_WAIT_S``, for the catalog and the index to match. Call under ``_sync_lock``."""
+        from assistant.index.store import SWITCH_WAIT_S, embedded_system, forget_embedded_client, is_stale_view_error
+
+        if not self._settings.chroma_host:
+            forget_embedded_client(self._settings, stop=False)  # the old view's client stops when it is done
+        deadline = time.monotonic() + SWITCH_WAIT_S
+        while True:
+            try:
+                store = self._open_store(deadline)
+                for collection in (store.windows, store.papers, store.log):
+                    # an embedded client loads a collection's vectors and replays Chroma's write log into them at
+                    # its first read; done here, once, before any question reads through the view (several
+                    # threads doing that first read at once replayed the log into one vector index: a segfault)
+                    collection.count()
+                break
+            except Exception as e:
+                if not is_stale_view_error(e) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.05)  # dropped while being opened (a rebuild's switch): open what is there now
+        new = _View(store, self._build_fusion(store), embedded_system(self._settings))
+        with self._views_lock:
+            old, self._view = self._view, new
+            old.retired = True
+            done = old.readers == 0
+        if done:
+            old.close(new.system)
+        logger.info("reopened the index (collection %s)", store.collection_id)
+        return new
+
+    def _open_store(self, deadline: float) -> PaperStore:
+        """The index's store for a new view (see :meth:`_reopen`)."""
+        from assistant.index.store import PaperStore
+
+        while True:
+            store = PaperStore.open_for_read(self._settings)
+            owner = self._catalog.owner
+            if not owner or owner == store.collection_id:
+                return store
+            rebuilt = PaperStore.open_rebuilt(self._settings, owner)  # a rebuild is switching (or was killed doing so)
+            if rebuilt is not None:
+                return rebuilt  # complete: read it under whichever names its collections have now
+            if self._settings.chroma_host or time.monotonic() > deadline:
+                return store  # server: this replica's catalog is rebuilt; embedded: "run `assistant ingest`"
+            time.sleep(0.05)
+
+    def _sync_catalog(self, view: _View) -> int:
+        """Sync the catalog to ``view``'s store. In client/server mode the catalog is this replica's own and is
+        rebuilt (in one transaction) when the server's index was rebuilt; embedded, the writer replaces it."""
+        if self._catalog.collection_id != view.store.collection_id:
+            self._catalog.collection_id = view.store.collection_id
+        return self._catalog.sync(view.store, rebuild_if_foreign=bool(self._settings.chroma_host))
+
+    def _reopen_after(self, failed: _View) -> None:
+        """A read through ``failed`` found the index changed under it: reopen, unless another thread already did."""
+        from assistant.index.store import is_stale_view_error
+
+        with self._sync_lock:
+            if self._view is failed:
+                try:
+                    view = self._reopen()
+                    self._sync_catalog(view)
+                    self._seen_generation = view.store.generation()
+                except Exception as e:  # changed again meanwhile: the next read finds out and reopens
+                    if not is_stale_view_error(e):
+                        raise
+                    logger.info("the index changed again while it was reopened (%s)", e)
+
+    def _acquire(self) -> _View:
+        with self._views_lock:
+            view = self._view
+            view.readers += 1
+            return view
+
+    def _release(self, view: _View) -> None:
+        with self._views_lock:
+            view.readers -= 1
+            done = view.retired and view.readers == 0
+            current = self._view.system
+        if done:
+            view.close(current)
+
+    def _read(self, work: Callable[[_View, bool], T]) -> T:
+        """Run ``work(view, lenient)`` through the current view; if the index changed under it (a stale-view
+        error), reopen and run it again, at most ``READ_ATTEMPTS`` times in all, the last with ``lenient``
+        (papers whose vectors that view still cannot read, i.e. being written right now, are left out of that
+        answer)."""
+        from assistant.index.store import is_stale_view_error
+
+        for attempt in range(1, READ_ATTEMPTS + 1):
+            view = self._acquire()
+            try:
+                return work(view, attempt == READ_ATTEMPTS)
+            except Exception as e:
+                if attempt == READ_ATTEMPTS or not is_stale_view_error(e):
+                    raise
+                logger.info("the index changed while reading (%s); reading it again", e)
+            finally:
+                self._release(view)
+            self._reopen_after(view)
+        raise AssertionError("unreachable")
 
     @property
     def catalog(self) -> Catalog:
@@ -271,14 +429,30 @@ class PaperRetriever:
             Papers the query names by author, title name or title words (references.MetadataIndex) get
             a third reciprocal-rank list fused in with weight ``METADATA_WEIGHT``.
         """
-        from llama_index.core.schema import QueryBundle
-
         top_k = top_k or self._settings.top_k
         self.refresh()
         q_emb = self._embed.get_query_embedding(query)
-        fusion = self._fusion
+        return self._read(
+            lambda view, lenient: self._retrieve(view, query, q_emb, top_k, aspects, lenient, candidate_k)
+        )
+
+    def _retrieve(
+        self,
+        view: _View,
+        query: str,
+        q_emb: list[float],
+        top_k: int,
+        aspects: bool,
+        lenient: bool,
+        candidate_k: int | None = None,
+    ) -> list[PaperHit]:
+        from llama_index.core.schema import QueryBundle
+
+        fusion = view.fusion
         if candidate_k and candidate_k != self._settings.candidate_k:
-            fusion = self._wide.get(candidate_k) or self._wide.setdefault(candidate_k, self._build_fusion(candidate_k))
+            fusion = view.wide.get(candidate_k) or view.wide.setdefault(
+                candidate_k, self._build_fusion(view.store, candidate_k)
+            )
         fused = fusion.retrieve(QueryBundle(query_str=query, embedding=q_emb))
         per_paper: dict[str, list[float]] = defaultdict(list)
         for hit in fused:
@@ -292,13 +466,11 @@ class PaperRetriever:
         for rank, pid in enumerate(self.metadata.matches(query), start=1):  # authors, title names, title words
             scored[pid] = scored.get(pid, 0.0) + METADATA_WEIGHT / (RRF_K + rank)
         if tuning.PAPER_VECTOR_WEIGHT > 0:  # paper-level vectors (titles): one more ranked list (tuning.py)
-            for rank, pid in enumerate(self._store.nearest_papers(q_emb, tuning.PAPER_VECTOR_K), start=1):
+            for rank, pid in enumerate(view.store.nearest_papers(q_emb, tuning.PAPER_VECTOR_K), start=1):
                 if pid in self.papers:
                     scored[pid] = scored.get(pid, 0.0) + tuning.PAPER_VECTOR_WEIGHT / (RRF_K + rank)
-        candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[
-            : max(top_k, tuning.WINDOW_RANK_CANDIDATES)
-        ]
-        vectors = self._vectors(candidates)
+        candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[: max(top_k, WINDOW_RANK_CANDIDATES)]
+        vectors = self._vectors(view, candidates, lenient)
         q = np.asarray(q_emb, dtype=np.float32)
         best_window = {pid: float((v[1] @ q).max()) for pid, v in vectors.items()}
         for rank, pid in enumerate(sorted(best_window, key=lambda pid: best_window[pid], reverse=True), start=1):
@@ -318,18 +490,26 @@ class PaperRetriever:
     def hits_for(self, query: str, paper_ids: list[str]) -> list[PaperHit]:
         """:class:`PaperHit` for the given papers (in that order), with evidence for ``query``; unknown ids
         are skipped. Used when a follow-up names the papers ("those two", "the second one")."""
+        self.refresh()
         known = [pid for pid in paper_ids if pid in self.papers]
-        return self._hits(query, self._embed.get_query_embedding(query), known, {})
+        q_emb = self._embed.get_query_embedding(query)
+        return self._read(
+            lambda view, lenient: self._hits(query, q_emb, known, {}, self._vectors(view, known, lenient))
+        )
 
-    def _vectors(self, pids: list[str]) -> dict[str, tuple[np.ndarray, np.ndarray, list[str]]]:
+    def _vectors(
+        self, view: _View, pids: list[str], lenient: bool = False
+    ) -> dict[str, tuple[np.ndarray, np.ndarray, list[str]]]:
         """``{paper_id: (sentence vectors, window vectors, sentences)}`` from the stored vectors (rows in
         sentence order; the window centred on each sentence derived as in tuning.WINDOW_TITLE_WEIGHT). Papers
-        whose windows are not all written yet (another process is re-indexing them) are left out."""
+        whose windows are not all written yet (another process is re-indexing them) are left out; so are, when
+        ``lenient``, papers whose vectors ``view`` cannot read (written after it was opened)."""
         all_sentences = {pid: self._catalog.sentences(pid) for pid in pids if pid in self.papers}
         pids = [pid for pid in pids if all_sentences.get(pid)]
         # each window's vector is its centre sentence's
-        sentence_vectors = self._store.sentence_vectors({pid: len(all_sentences[pid]) for pid in pids})
-        title_vectors = self._store.title_vectors(pids)
+        sentence_vectors, title_vectors = self._stored_vectors(
+            view, {pid: len(all_sentences[pid]) for pid in pids}, lenient
+        )
         half_before = (self._settings.window_sentences - 1) // 2
         half_after = self._settings.window_sentences - 1 - half_before
         out = {}
@@ -349,15 +529,41 @@ class PaperRetriever:
             out[pid] = (vecs, windows, sentences)
         return out
 
+    @staticmethod
+    def _stored_vectors(
+        view: _View, counts: dict[str, int], lenient: bool
+    ) -> tuple[dict[str, list[tuple[int, list[float]]]], dict[str, list[float]]]:
+        """Sentence and title vectors of the papers ``counts`` (``{paper_id: sentences}``) through ``view``;
+        ``lenient``: paper by paper, leaving out those ``view`` cannot read (see :meth:`_vectors`)."""
+        from assistant.index.store import is_stale_view_error
+
+        try:
+            return view.store.sentence_vectors(counts), view.store.title_vectors(list(counts))
+        except Exception as e:
+            if not (lenient and is_stale_view_error(e)):
+                raise
+        sentences: dict[str, list[tuple[int, list[float]]]] = {}
+        titles: dict[str, list[float]] = {}
+        for pid, n in counts.items():
+            try:
+                one, title = view.store.sentence_vectors({pid: n}), view.store.title_vectors([pid])
+            except Exception as e:
+                if not is_stale_view_error(e):
+                    raise
+                logger.info("%s left out of this answer: it is being written by another process", pid)
+                continue
+            sentences.update(one)
+            titles.update(title)
+        return sentences, titles
+
     def _hits(
         self,
         query: str,
         q_emb: list[float],
         ranked: list[str],
         scored: dict[str, float],
-        vectors: dict[str, tuple[np.ndarray, np.ndarray, list[str]]] | None = None,
+        vectors: dict[str, tuple[np.ndarray, np.ndarray, list[str]]],
     ) -> list[PaperHit]:
-        vectors = vectors if vectors is not None else self._vectors(ranked)
         q_tokens = content_tokens(query)
         q = np.asarray(q_emb, dtype=np.float32)
         hits = []

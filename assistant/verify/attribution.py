@@ -1,43 +1,36 @@
-"""Answer sentences -> supporting evidence sentences -> citations (design.md, step 6).
+"""Answer sentences -> supporting evidence sentences -> citations (design.md, step 6; issue 22).
 
-A sentence of the model's answer is shown only if the abstracts support it. Two steps:
+A sentence of the model's answer is shown only if the abstracts support it. Three steps:
 
-1. **Align.** Every abstract sentence of the numbered sources is scored: support =
-   ``COSINE_WEIGHT`` x embedding cosine + ``LEXICAL_WEIGHT`` x share of the sentence's content words
-   found in it. The sentence is aligned to its best abstract sentence, or to a *pair* of sentences
-   when the pair covers clearly more of it (:data:`PAIR_MIN_GAIN`): two facts of one abstract, or
-   - when the sentence speaks of two works ("both", "the former", "while") - one fact from each of
-   two papers, which are then both cited. Only papers whose title or abstract contain every number
-   and name-like token of the sentence are eligible. Below the support threshold: dropped.
-2. **Check the aligned sentences** (not the whole paper), each check dropping the sentence on a
-   mismatch (:func:`mismatches` names them):
-
-   * ``number``: every number (digits or number words) is in the aligned text, with the same
-     measured word after it (``12 hours`` vs ``24 hours``) and, for "respectively" lists, in order;
-   * ``negation``: a word negated on one side ("not", "no", "without", "fails", "in-/un-" prefixes)
-     but stated plainly on the other ("with no fine-tuning" vs "through fine-tuning");
-   * ``antonym``: an opposite ("narrows"/"widens", "high"/"low", "stable"/"degrades") used in the slot
-     where the evidence has the other one (same neighbouring words);
-   * ``order``: an asymmetric relation with its two sides swapped: "X outperforms Y", "X rather
-     than Y", "X stems from Y" / "Y leads to X", "from X to Y", "one ... another";
-   * ``overclaim``: a scope or strength word ("all", "every", "always", "first", "prove", "far from",
-     "state of the art") absent from the aligned sentence that carries its clause;
-   * ``substitution``: a near-copy of the evidence whose replaced words occur nowhere in that paper
-     ("... and knowledge editing" where the abstract lists "few-shot meta-learning").
-
-The citation goes to the supporting paper(s), whatever ``[n]`` the model wrote.
+1. **Align.** Every abstract sentence of the numbered sources is scored: alignment = ``COSINE_WEIGHT`` x
+   embedding cosine + ``LEXICAL_WEIGHT`` x share of the sentence's content words found in it. The best
+   :data:`~assistant.tuning.VERIFY_SINGLES` sentences and the best *pair* (two facts of one abstract, or - when
+   the sentence speaks of two works ("both", "the former", "while") - one fact from each of two papers, then
+   both cited) are the candidate evidence. Alignment only picks evidence; it decides nothing, except that
+   candidates under ``min_alignment`` are not considered.
+2. **Hard constraints** (exact, never about meaning; :func:`hard_mismatches`, :func:`unmatched_facts`): every
+   number and name-like token (``DUALFormer``, ``GPT-4o``) must occur in the cited paper, a number with the
+   word it measures must match the evidence (``12 hours`` vs ``24 hours``), a person the sentence credits
+   must be an author of the cited paper, and a named organisation, place or dataset (a capitalised word
+   inside the sentence: "Stanford University", "Sydney") must occur in the cited paper. The citation is the
+   supporting paper's number, whatever ``[n]`` the model wrote.
+3. **Support model** (:mod:`assistant.verify.support_model`): a cross-encoder trained on external labelled
+   claims and synthetic pairs made from real abstracts reads the sentence with each candidate's evidence
+   and gives ``P(supported)``. Paraphrase, negation, who-beats-whom, cause and effect, scope words and
+   invented additions are its decision, not a word list's. The best candidate is kept when its probability
+   reaches the threshold (chosen on validation data, ``assistant/verify/model/MODEL_CARD.md``).
 """
 
 from __future__ import annotations
 
-import difflib
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from assistant.lang.text import STOPWORDS, content_tokens
+from assistant.lang.text import content_tokens
 from assistant.llm.prompts import is_refusal, strip_citations
 from assistant.retrieve.references import author_phrase
 from assistant.tuning import (
@@ -45,637 +38,89 @@ from assistant.tuning import (
     LEXICAL_WEIGHT,
     MIN_NEW_WORDS,
     MIN_WORDS,
-    NAME_SIDE_WINDOW,
-    NEAR_COPY_LEXICAL,
-    NEGATION_SCOPE,
     PAIR_CANDIDATES,
     PAIR_MIN_GAIN,
     PAIR_MIN_UNIQUE,
     PAIR_PER_PAPER,
-    SLOT_MIN_OVERLAP,
-    SLOT_WINDOW,
-    SUBSTITUTION_MIN_WORDS,
     TITLE_ECHO_EXTRA_WORDS,
+    VERIFY_MIN_ALIGNMENT,
+    VERIFY_SINGLES,
 )
 from assistant.types import AnswerSentence, PaperHit
 from assistant.understand.question import analyze
+from assistant.verify.rules import (
+    _REFERS_TO_TWO,
+    TITLE_FRAME_WORDS,
+    Embedder,
+    _check_numbers,
+    _Text,
+    mismatches,
+    name_occurs,
+    names_in,
+    unmatched_facts,
+    words,
+)
 
-#: Words allowed around a title in a sentence that only names a paper ("The paper is called X").
-TITLE_FRAME_WORDS = frozenset(
-    {"called", "titled", "named", "introduces", "introduced", "presents", "presented", "by", "authors"}
+__all__ = [
+    "Alignment",
+    "Attributor",
+    "Embedder",
+    "hard_mismatches",
+    "mismatches",
+    "name_occurs",
+    "names_in",
+    "proper_nouns",
+    "unmatched_facts",
+    "words",
+]
+
+if TYPE_CHECKING:
+    from assistant.verify.judge import LLMJudge
+    from assistant.verify.support_model import SupportModel
+
+
+#: A capitalised word inside a sentence (not its first word, nor the first after ``. : ; ( " “``): a
+#: proper noun - an organisation, place, dataset or person ("Stanford University", "Sydney", "ImageNet").
+_PROPER = re.compile(r"(?<=[A-Za-z0-9,\-] )([A-Z][a-z]+(?:['’]s)?)\b")
+#: Capitalised words that are not names (function words after a colon or in a title).
+_NOT_PROPER = frozenset(
+    {"The", "This", "These", "That", "Their", "Its", "It", "A", "An", "In", "On", "And", "Both", "I"}
 )
 
 
-_NUMBER = re.compile(r"(?<![A-Za-z0-9\-.])\d+(?:[.,]\d+)*")
-_NAME_TOKEN = re.compile(r"(?<![A-Za-z0-9\-+])[A-Za-z0-9]+(?:[\-+][A-Za-z0-9]+)*\+*")
-_WORDS = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|[%,;:()]")
-_CLAUSE_BREAK = re.compile(
-    r",\s+(?:and|but|while|whereas|which|although|though)\b|;|:|\s+—\s+|,\s+(?=a link|an? \w+ that)", re.I
-)
-_LATEX = re.compile(r"\\(?:emph|textit|textbf|mathrm|text)\{|[\\${}*]")
-
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen twenty".split()
-    )
-    if w != "_"
-}
-_NUMBER_WORDS.update(
-    {
-        "thirty": "30",
-        "forty": "40",
-        "fifty": "50",
-        "sixty": "60",
-        "seventy": "70",
-        "eighty": "80",
-        "ninety": "90",
-        "hundred": "100",
-        "percent": "%",
-    }
-)
-#: Nouns after a count that make it a count of works, not a fact ("two papers here").
-_META_COUNTED = frozenset(
-    {"paper", "papers", "work", "works", "abstract", "abstracts", "study", "studies", "source", "sources"}
-)
-
-#: Words that negate the content words after them.
-NEGATION_CUES = frozenset(
-    {
-        "not",
-        "no",
-        "never",
-        "without",
-        "cannot",
-        "nor",
-        "neither",
-        "none",
-        "fail",
-        "fails",
-        "failed",
-        "failing",
-        "lack",
-        "lacks",
-        "lacking",
-        "unable",
-        "nt",
-        "rarely",
-        "hardly",
-    }
-)
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "sub")
-_SCOPE_END = frozenset(
-    {"but", "and", "while", "whereas", "which", "that", "although", "though", "because", ",", ";", ":", "(", ")"}
-)
-
-#: Opposites (compared after :func:`_stem`): the general kinds of flipped claims, not corpus strings.
-ANTONYMS: tuple[tuple[str, str], ...] = (
-    ("larger", "smaller"),
-    ("large", "small"),
-    ("bigger", "smaller"),
-    ("stronger", "weaker"),
-    ("strong", "weak"),
-    ("higher", "lower"),
-    ("high", "low"),
-    ("more", "less"),
-    ("more", "fewer"),
-    ("better", "worse"),
-    ("faster", "slower"),
-    ("fast", "slow"),
-    ("easier", "harder"),
-    ("easy", "hard"),
-    ("increase", "decrease"),
-    ("increase", "reduce"),
-    ("improve", "degrade"),
-    ("improve", "worsen"),
-    ("improve", "hurt"),
-    ("enhance", "degrade"),
-    ("stable", "degrade"),
-    ("stable", "unstable"),
-    ("narrow", "widen"),
-    ("explicit", "implicit"),
-    ("global", "local"),
-    ("maximum", "minimum"),
-    ("maximize", "minimize"),
-    ("before", "after"),
-    ("input", "output"),
-    ("positive", "negative"),
-    ("success", "failure"),
-    ("succeed", "fail"),
-    ("upper", "lower"),
-    ("above", "below"),
-    ("earlier", "later"),
-    ("early", "late"),
-    ("nearby", "distant"),
-    ("short", "long"),
-    ("shorter", "longer"),
-    ("dense", "sparse"),
-    ("cheap", "expensive"),
-    ("outperform", "underperform"),
-    ("accelerate", "delay"),
-    ("enable", "prevent"),
-    ("overestimate", "underestimate"),
-    ("supervised", "unsupervised"),
-    ("leaf", "root"),
-    ("leaves", "roots"),
-    ("natural", "synthetic"),
-    ("linear", "nonlinear"),
-    ("online", "offline"),
-)
-#: Scope/strength words: the claim must not say more than the aligned evidence. Members of a group
-#: stand for each other ("proves" is backed by "proof" or "theorem").
-STRENGTH_GROUPS: tuple[frozenset[str], ...] = (
-    frozenset({"all", "every", "always", "entire", "entirely", "universally", "whole"}),
-    frozenset({"prove", "proves", "proved", "proven", "proof", "proofs", "provably", "theorem", "rigorously"}),
-    frozenset({"first"}),  # only as "the first ..." (priority), not "first trains ..." (sequence)
-    frozenset({"best", "sota", "art"}),  # "state of the art" / "state-of-the-art"
-    frozenset({"far"}),
-    frozenset({"completely", "fully", "perfectly", "perfect"}),
-)
-#: Asymmetric relations ``X <rel> Y``: canonical name -> phrases; ``*_by`` relations read ``Y <rel> X``.
-RELATIONS: dict[str, tuple[str, ...]] = {
-    "beats": (
-        "outperforms",
-        "outperform",
-        "outperformed",
-        "beats",
-        "beat",
-        "surpasses",
-        "surpass",
-        "surpassed",
-        "surpassing",
-        "outperforming",
-        "exceeds",
-        "exceed",
-        "dominates",
-        "dominate",
-        "better than",
-        "rather than",
-        "instead of",
-        "as opposed to",
-    ),
-    "causes": (
-        "leads to",
-        "lead to",
-        "led to",
-        "causes",
-        "cause",
-        "results in",
-        "result in",
-        "gives rise to",
-        "is used to initialize",
-        "used to initialize",
-    ),
-    "caused_by": (
-        "stems from",
-        "stem from",
-        "results from",
-        "result from",
-        "arises from",
-        "caused by",
-        "due to",
-        "driven by",
-    ),
-}
-#: Adverbs ignored on a relation's sides.
-_SIDE_NOISE = frozenset(
-    {
-        "primarily",
-        "mainly",
-        "mostly",
-        "also",
-        "significantly",
-        "even",
-        "only",
-        "largely",
-        "often",
-        "usually",
-        "typically",
-        "still",
-        "further",
-        "first",
-        "then",
-        "solely",
-    }
-)
-#: Words a paraphrase may freely add or swap in; never a substitution by themselves.
-GENERIC_WORDS = frozenset(
-    {
-        "novel",
-        "new",
-        "key",
-        "main",
-        "important",
-        "significant",
-        "significantly",
-        "various",
-        "several",
-        "different",
-        "approach",
-        "method",
-        "methods",
-        "framework",
-        "technique",
-        "paper",
-        "work",
-        "authors",
-        "author",
-        "study",
-        "specifically",
-        "also",
-        "further",
-        "thus",
-        "overall",
-        "their",
-        "its",
-        "they",
-        "the",
-        "this",
-        "these",
-        "our",
-        "we",
-    }
-)
-_REFERS_TO_TWO = re.compile(
-    r"\b(?:both|two|former|latter|respectively|while|whereas|papers|likewise|similarly)\b", re.I
-)
-
-Embedder = Callable[[list[str]], list[list[float]]]
-
-
-def _norm_num(n: str) -> str:
-    return n.replace(",", "").rstrip(".")
-
-
-def _is_name(token: str) -> bool:
-    """Name-like: a capital after the first character (``DUALFormer``, ``A-Bench``), letters mixed with
-    digits (``GPT-4o``, ``Gen-3``) or all capitals of length >= 2 (``NTK``)."""
-    core = token.rstrip("+")
-    if len(core) < 2 or not any(c.isalpha() for c in core):
-        return False
-    return (
-        any(c.isupper() for c in core[1:])
-        or (any(c.isdigit() for c in core) and any(c.isalpha() for c in core))
-        or token.endswith("+")
-    )
-
-
-def names_in(text: str) -> list[str]:
-    """Name-like tokens of ``text`` in order (see :func:`_is_name`)."""
-    return [t for t in _NAME_TOKEN.findall(text) if _is_name(t)]
-
-
-def _name_pattern(name: str) -> re.Pattern[str]:
-    variants = [re.escape(name)]
-    if name.endswith("s") and any(c.isupper() for c in name[1:-1]):  # "AIGIs" -> "AIGI", "LoRAs" -> "LoRA"
-        variants.append(re.escape(name[:-1]))
-    return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(variants) + r")(?:s|es)?(?![A-Za-z0-9+])", re.I)
-
-
-def name_occurs(name: str, text: str) -> bool:
-    """``name`` occurs in ``text`` as a whole token (case-insensitive; a plural ``s`` allowed), so ``GPT-4``
-    does not match inside ``GPT-4o``."""
-    return _name_pattern(name).search(text) is not None
-
-
-def unmatched_facts(sentence: str, paper_text: str) -> list[str]:
-    """Numbers and name-like tokens (``DUALFormer``, ``GPT-4o``, ``TD(0)``) in ``sentence`` absent from ``paper_text``.
-
-    Numbers are compared without thousands commas; names as whole tokens, case-insensitively.
-    """
-    text_nums = {_norm_num(n) for n in _NUMBER.findall(paper_text)}
-    missing = [n for n in _NUMBER.findall(sentence) if _norm_num(n) not in text_nums]
-    missing += [t for t in names_in(sentence) if not name_occurs(t, paper_text)]
-    return missing
-
-
-def _stem(word: str) -> str:
-    """A light suffix stripper, applied alike to both sides of every comparison."""
-    w = word.lower()
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    for suffix in ("ing", "ed", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
-            w = w[: -len(suffix)]
-            break
-    return w[:-1] if len(w) > 3 and w.endswith("e") else w
-
-
-_ANTONYM_OF: dict[str, set[str]] = {}
-for _a, _b in ANTONYMS:
-    _ANTONYM_OF.setdefault(_stem(_a), set()).add(_stem(_b))
-    _ANTONYM_OF.setdefault(_stem(_b), set()).add(_stem(_a))
-_STRENGTH_OF = {_stem(w): i for i, group in enumerate(STRENGTH_GROUPS) for w in group}
-_RELATION_PHRASES = sorted(
-    ((tuple(p.split()), rel) for rel, ps in RELATIONS.items() for p in ps), key=lambda x: -len(x[0])
-)
-
-
-def words(text: str) -> list[str]:
-    """Lower-case word tokens in order, hyphenated words split, LaTeX markup dropped, thousands commas removed,
-    number words as digits and ``percent`` as ``%`` (``"sixteen"`` -> ``"16"``, ``"2,864"`` -> ``"2864"``); the
-    clause punctuation ``, ; : ( )`` is kept as tokens (it ends a negation's scope)."""
-    text = _LATEX.sub(" ", text.replace("\\%", "%"))
-    text = re.sub(r"(\d),(\d{3})\b", r"\1\2", text.lower())
-    return [_NUMBER_WORDS.get(w, w) for w in _WORDS.findall(text.replace("n't", " nt"))]
-
-
-def _is_number(w: str) -> bool:
-    return w[0].isdigit()
-
-
-def _content(w: str) -> bool:
-    return len(w) > 2 and w not in STOPWORDS and not _is_number(w) and w != "%"
-
-
-@dataclass(frozen=True, slots=True)
-class _Text:
-    """A sentence analysed once: word tokens, their stems, content stems, and the sentence's own number facts."""
-
-    raw: str
-    words: tuple[str, ...]
-    stems: tuple[str, ...]
-    content: frozenset[str]
-
-    @classmethod
-    def of(cls, text: str) -> _Text:
-        ws = tuple(words(text))
-        stems = tuple(_stem(w) for w in ws)
-        return cls(text, ws, stems, frozenset(s for w, s in zip(ws, stems) if _content(w)))
-
-
-def _context(t: _Text, i: int, width: int = SLOT_WINDOW, skip: frozenset[str] = frozenset()) -> set[str]:
-    """Content stems within ``width`` content words on either side of position ``i``."""
-    out: set[str] = set()
-    for rng in (range(i - 1, -1, -1), range(i + 1, len(t.words))):
-        taken = 0
-        for j in rng:
-            if _content(t.words[j]) and t.stems[j] not in skip:
-                out.add(t.stems[j])
-                taken += 1
-                if taken >= width:
-                    break
-    return out
-
-
-def _numbers(t: _Text) -> list[tuple[str, str]]:
-    """``(number, the word after it)`` for each number in ``t`` (``%`` counts as the word), counts of works skipped."""
+def proper_nouns(sentence: str) -> list[str]:
+    """Capitalised words inside ``sentence`` (see :data:`_PROPER`), in order: candidate organisation, place,
+    dataset or person names; the first word of the sentence or of a clause after ``: ; (`` is skipped."""
     out = []
-    for i, w in enumerate(t.words):
-        if _is_number(w):
-            nxt = t.stems[i + 1] if i + 1 < len(t.words) and (t.words[i + 1].isalnum() or t.words[i + 1] == "%") else ""
-            if nxt in {_stem(m) for m in _META_COUNTED}:
-                continue
-            out.append((w.rstrip("."), nxt))
+    for m in _PROPER.finditer(sentence):
+        word = re.sub(r"['’]s$", "", m.group(1))
+        before = sentence[: m.start()].rstrip()
+        if word in _NOT_PROPER or (before and before[-1] in ".:;(\"“"):
+            continue
+        out.append(word)
     return out
 
 
-def _check_numbers(claim: _Text, ev: _Text) -> str:
-    ev_nums = _numbers(ev)
-    ev_values = {n for n, _ in ev_nums}
-    claim_nums = _numbers(claim)
-    for n, unit in claim_nums:
-        if n not in ev_values:
-            return f"number {n} not in the evidence"
-        if unit and not _is_number(unit) and (n, unit) not in ev_nums:
-            if any(u == unit for _, u in ev_nums):  # the same measured word carries another number there
-                return f"number {n} {unit} measures something else in the evidence"
-    if "respectively" in claim.words:
-        order = [n for n, _ in claim_nums if n in ev_values]
-        ev_order = [n for n, _ in ev_nums if n in set(order)]
-        if len(set(order)) >= 2 and order != ev_order[: len(order)] and sorted(order) == sorted(ev_order[: len(order)]):
-            return "numbers in another order (respectively)"
-    return ""
+def hard_mismatches(sentence: str, aligned: Sequence[str], paper_text: str, people: Iterable[str] = ()) -> list[str]:
+    """Exact constraints of ``sentence`` against its ``aligned`` evidence sentence(s) and the cited paper(s)'
+    ``paper_text`` (title + abstract); empty when all hold.
 
-
-def _polarity(t: _Text, other: _Text) -> tuple[set[str], set[str]]:
-    """``(negated stems, plainly stated stems)`` of ``t``; a prefixed word (``ineffective``) counts as its
-    negated stem when ``other`` has the stem (``effective``)."""
-    negated: set[str] = set()
-    plain: set[str] = set()
-    scope = 0
-    for w, s in zip(t.words, t.stems):
-        if w in NEGATION_CUES:
-            scope = NEGATION_SCOPE
-            continue
-        if w in _SCOPE_END:
-            scope = 0
-        if not _content(w):
-            continue
-        base = next(
-            (
-                _stem(w[len(p) :])
-                for p in _NEGATING_PREFIXES
-                if w.startswith(p) and len(w) - len(p) >= 4 and _stem(w[len(p) :]) in other.content
-            ),
-            None,
-        )
-        if base is not None and s not in other.content:
-            (plain if scope else negated).add(base)  # "not ineffective" reads as plain
-            scope = max(scope - 1, 0)
-            continue
-        if scope:
-            negated.add(s)
-            scope -= 1
-        else:
-            plain.add(s)
-    return negated, plain
-
-
-def _check_negation(claim: _Text, ev: _Text) -> str:
-    c_neg, c_plain = _polarity(claim, ev)
-    e_neg, e_plain = _polarity(ev, claim)
-    for w in sorted(c_neg):
-        if w in e_plain and w not in e_neg:
-            return f"'{w}' negated in the sentence, not in the evidence"
-    for w in sorted(e_neg):
-        if w in c_plain and w not in c_neg:
-            return f"'{w}' negated in the evidence, not in the sentence"
-    return ""
-
-
-def _check_antonyms(claim: _Text, ev: _Text) -> str:
-    polar = frozenset(_ANTONYM_OF)
-    ev_at = [(_context(ev, j, skip=polar), s) for j, s in enumerate(ev.stems) if s in polar]
-    if not ev_at:
-        return ""
-    for i, s in enumerate(claim.stems):
-        if s not in polar:
-            continue
-        ctx = _context(claim, i, skip=polar)
-        # the evidence occurrence whose neighbours best match this word's: the same word, or its opposite?
-        # Neighbours that both have (the noun they share, e.g. "patterns" in "global/local patterns") don't tell.
-        same_all = set().union(*(c for c, e in ev_at if e == s))
-        anti_all = set().union(*(c for c, e in ev_at if e in _ANTONYM_OF[s]))
-        same = max((len(ctx & (c - anti_all)) for c, e in ev_at if e == s), default=0)
-        anti = max((len(ctx & (c - same_all)) for c, e in ev_at if e in _ANTONYM_OF[s]), default=0)
-        if anti >= SLOT_MIN_OVERLAP and anti > same:
-            return f"'{claim.words[i]}' where the evidence has its opposite"
-    return ""
-
-
-def _relations(t: _Text, width: int = SLOT_WINDOW) -> list[tuple[str, set[str], set[str]]]:
-    """``(relation, X side, Y side)`` for each asymmetric relation in ``t`` (``caused_by`` turned into ``causes``);
-    a side is the content stems within ``width`` content words of the relation phrase."""
-    out = []
-    i = 0
-    skip = frozenset(_SIDE_NOISE)
-    while i < len(t.words):
-        for phrase, rel in _RELATION_PHRASES:
-            if t.words[i : i + len(phrase)] == phrase:
-                left = _context(_Text(t.raw, t.words[:i], t.stems[:i], t.content), i, width, skip)
-                right_t = _Text(t.raw, t.words[i + len(phrase) :], t.stems[i + len(phrase) :], t.content)
-                right = _context(right_t, -1, width, skip)
-                if rel == "caused_by":
-                    rel, left, right = "causes", right, left
-                if rel == "beats" and phrase[0] in {"rather", "instead", "as"}:
-                    rel = "preferred"
-                out.append((rel, left, right))
-                i += len(phrase) - 1
-                break
-        if t.words[i] == "from" and "to" in t.words[i + 1 : i + 5]:
-            k = t.words.index("to", i + 1)
-            x = {s for w, s in zip(t.words[i + 1 : k], t.stems[i + 1 : k]) if _content(w)}
-            y = {s for w, s in zip(t.words[k + 1 : k + 4], t.stems[k + 1 : k + 4]) if _content(w)}
-            before = _context(_Text(t.raw, t.words[:i], t.stems[:i], t.content), i, skip=skip)
-            out.append(("from_to:" + ",".join(sorted(before)), x, y))
-        i += 1
-    if "another" in t.words or "latter" in t.words:  # "one for X and another for Y", "the former ... the latter"
-        a = next((k for k, w in enumerate(t.words) if w in {"one", "former"}), None)
-        b = next((k for k, w in enumerate(t.words) if w in {"another", "latter"}), None)
-        if a is not None and b is not None and a < b:
-            x = {s for w, s in zip(t.words[a + 1 : b], t.stems[a + 1 : b]) if _content(w)}
-            y = {s for w, s in zip(t.words[b + 1 :], t.stems[b + 1 :]) if _content(w)}
-            out.append(("one_another", x, y))
-    return out
-
-
-def _same_relation(a: str, b: str) -> bool:
-    if a.startswith("from_to:") and b.startswith("from_to:"):
-        return bool(set(a[8:].split(",")) & set(b[8:].split(",")) - {""})
-    return a == b
-
-
-def _name_words(raw: str) -> set[str]:
-    """Stems of the word pieces of the name-like tokens in ``raw`` (``EM-LLM`` -> ``{"em", "llm"}``)."""
-    return {_stem(w) for name in names_in(raw) for w in words(name) if not _is_number(w)}
-
-
-def _check_order(claim: _Text, ev: _Text) -> str:
-    ev_rels, ev_wide = _relations(ev), _relations(ev, NAME_SIDE_WINDOW)
-    names = _name_words(claim.raw) & _name_words(ev.raw)
-    for (rel, x, y), (_, wx, wy) in zip(_relations(claim), _relations(claim, NAME_SIDE_WINDOW)):
-        nx, ny = wx & names, wy & names
-        if nx and ny and not nx & ny:  # named sides: compare the names only ("X outperforms Y")
-            for r, ex, ey in ev_wide:
-                if _same_relation(rel, r) and nx & ey and ny & ex and not (nx & ex or ny & ey):
-                    return f"'{rel.split(':')[0]}' with its named sides swapped"
-            continue
-        matches = [
-            (len(x & ey) + len(y & ex), len(x & ex) + len(y & ey)) for r, ex, ey in ev_rels if _same_relation(rel, r)
-        ]
-        if not matches:
-            continue
-        best_straight = max(s for _, s in matches)
-        crossed = max(c for c, _ in matches)
-        if crossed >= SLOT_MIN_OVERLAP and crossed > best_straight:
-            return f"the two sides of '{rel.split(':')[0]}' are swapped"
-    return ""
-
-
-_IDENTITY = re.compile(r"\b(?:is|are|was|were)\s+(?:an?|the)\s+((?:[\w\-]+\s+){0,3}[\w\-]+)")
-_COMPARE = re.compile(
-    r"\b(?:surpass\w*|outperform\w*|beat\w*|better than|than|compared (?:to|with)|over|unlike|"
-    r"instead of|rather than|versus|vs\.?|against|baselines?)\b"
-)
-
-
-def _check_identity(claim: _Text, ev: _Text) -> str:
-    """ "X is a Y" where the evidence only sets X against Y ("X surpasses ... Y models"): the thing a method
-    is compared with is not what it is (issue 13: "ControlAR is a diffusion model")."""
-    names = [n for n in names_in(claim.raw) if name_occurs(n, ev.raw)]
-    low_claim, low_ev = claim.raw.lower(), ev.raw.lower()
-    for name in names:
-        m = _IDENTITY.search(low_claim, low_claim.find(name.lower()) + len(name)) if name.lower() in low_claim else None
-        if m is None or m.start() - (low_claim.find(name.lower()) + len(name)) > 3:
-            continue
-        kind = {_stem(w) for w in words(m.group(1)) if _content(w)}
-        for cm in _COMPARE.finditer(low_ev):
-            after = {_stem(w) for w in words(low_ev[cm.end() : cm.end() + 80]) if _content(w)}
-            if (
-                kind
-                and kind & after
-                and not re.search(re.escape(name.lower()) + r"\W{0,3}(?:is|are|,)\s+(?:an?|the)\b", low_ev)
-            ):
-                return f"'{name}' called '{m.group(1)}', which the evidence compares it with"
-    return ""
-
-
-def _clauses(claim: str) -> list[_Text]:
-    parts = [p for p in _CLAUSE_BREAK.split(claim) if p and p.strip()]
-    return [_Text.of(p) for p in parts] or [_Text.of(claim)]
-
-
-def _check_strength(claim: str, aligned: Sequence[_Text]) -> str:
-    for clause in _clauses(claim):
-        groups = {
-            _STRENGTH_OF[s]
-            for k, s in enumerate(clause.stems)
-            if s in _STRENGTH_OF and (s != "first" or (k > 0 and clause.words[k - 1] == "the"))
-        }  # "the first", not "first trains"
-        if not groups:
-            continue
-        carrier = max(aligned, key=lambda ev: len(clause.content & ev.content))
-        have = {_STRENGTH_OF[s] for s in carrier.stems if s in _STRENGTH_OF}
-        missing = groups - have
-        if missing:
-            word = next(w for w, s in zip(clause.words, clause.stems) if _STRENGTH_OF.get(s) in missing)
-            return f"'{word}' is not backed by the evidence"
-    return ""
-
-
-def _check_substitution(claim: _Text, ev: _Text, paper: _Text) -> str:
-    if not claim.content or len(claim.content & ev.content) / len(claim.content) < NEAR_COPY_LEXICAL:
-        return ""
-    matcher = difflib.SequenceMatcher(None, claim.stems, ev.stems, autojunk=False)
-    generic = {_stem(w) for w in GENERIC_WORDS}
-    for op, i1, i2, j1, j2 in matcher.get_opcodes():
-        if op != "replace":
-            continue
-        new = [s for w, s in zip(claim.words[i1:i2], claim.stems[i1:i2]) if _content(w) and s not in generic]
-        old = [w for w in ev.words[j1:j2] if _content(w)]
-        if len(new) >= SUBSTITUTION_MIN_WORDS and old and all(s not in paper.content for s in new):
-            return f"'{' '.join(claim.words[i1:i2])}' replaces '{' '.join(ev.words[j1:j2])}'"
-    return ""
-
-
-def mismatches(claim: str, aligned: Sequence[str], paper_texts: Sequence[str] = ()) -> list[str]:
-    """Why ``claim`` is not backed by its ``aligned`` evidence sentence(s) (empty list: no mismatch found).
-
-    Args:
-        claim: the answer sentence, markers removed.
-        aligned: the one or two evidence sentences it was aligned to.
-        paper_texts: title + abstract of the paper(s) those sentences come from (for ``substitution``).
-
-    Returns:
-        one short reason per failed check (``number``, ``negation``, ``antonym``, ``order``,
-        ``overclaim``, ``substitution``; see the module docstring).
+    * a number absent from the aligned evidence, or measuring another thing there (``number``);
+    * a number or name-like token absent from the paper (:func:`unmatched_facts`);
+    * a proper noun (:func:`proper_nouns`: "Stanford University", "Sydney") absent from the paper, except the
+      words of ``people`` (credited authors, checked against the author list by :class:`Attributor`).
     """
-    c = _Text.of(claim)
-    evs = [_Text.of(a) for a in aligned]
-    joined = _Text.of(" ".join(aligned))
-    reasons = [
-        _check_numbers(c, joined),
-        _check_negation(c, joined),
-        _check_antonyms(c, joined),
-        _check_order(c, joined),
-        _check_strength(claim, evs),
-        _check_identity(c, joined),
+    own = {w for p in people for w in p.lower().split()}
+    reasons = [f"'{f}' is not in the paper" for f in unmatched_facts(sentence, paper_text)]
+    reasons += [
+        f"'{w}' is not in the paper"
+        for w in proper_nouns(sentence)
+        if w.lower() not in own and not name_occurs(w, paper_text)
     ]
-    if len(evs) == 1:
-        reasons.append(_check_substitution(c, evs[0], _Text.of(" ".join(paper_texts))))
-    return [r for r in reasons if r]
+    number = _check_numbers(_Text.of(sentence), _Text.of(" ".join(aligned)))
+    if number:
+        reasons.append(number)
+    return reasons
 
 
 @dataclass(frozen=True, slots=True)
@@ -689,12 +134,15 @@ class _Candidate:
 class Alignment:
     """An answer sentence's best evidence: ``citations`` (source numbers, one or two), the evidence
     ``sentences`` (one per citation for a two-paper alignment; one or two for one paper), the support
-    ``score`` in [0, 1] and the ``reasons`` the checks failed (empty when supported)."""
+    probability ``score`` in [0, 1] (0.0 when nothing was eligible), the ``reasons`` it is not supported (a
+    failed hard constraint, or the probability under the threshold; empty when supported) and the
+    ``alignment`` score (cosine + overlap) that picked the evidence."""
 
     citations: tuple[int, ...]
     sentences: tuple[str, ...]
     score: float
     reasons: tuple[str, ...] = ()
+    alignment: float = 0.0
 
     @property
     def supported(self) -> bool:
@@ -708,16 +156,49 @@ class Attributor:
     Args:
         sources: papers in citation order (source ``n`` is ``sources[n-1]``); every sentence of each
             abstract is candidate evidence, and a sentence that only names a paper's title is supported.
-        embed: batch text -> unit vectors (the retrieval embedding model).
-        threshold: minimum support in [0, 1] to keep a sentence.
+        embed: batch text -> unit vectors (the retrieval embedding model), used to align.
+        threshold: minimum alignment in [0, 1] to keep a sentence in the ``rules`` verifier
+            (``Settings.support_threshold``).
         question: the user's question; a sentence adding fewer than :data:`MIN_NEW_WORDS` content
             words to it only echoes the question and is dropped.
+        verifier: ``rules`` (the default: alignment >= ``threshold``, then the hard constraints and the hand-written
+            meaning checks of :mod:`assistant.verify.rules`) or ``model`` (the hard constraints, then the support
+            model decides: P(supported) >= ``min_probability``); ``Settings.verifier``.
+        min_probability: the support model's threshold (``Settings.support_probability``).
+        model: the support model (default: the shipped one, :func:`assistant.verify.support_model.load_support_model`).
+            The ``rules`` verifier also asks it, once per kept sentence, for the probability it reports.
+        min_alignment: evidence aligned below this (cosine + overlap scale) is not considered (the ``small``
+            profile asks near-restatements: ``tuning.SMALL_MODEL_MIN_SUPPORT``).
+        judge: a capable model asked about each sentence the local verifier keeps (``ASSISTANT_LLM_JUDGE``,
+            :mod:`assistant.verify.judge`): its "not supported" drops the sentence, no verdict leaves it kept.
+
+    Raises:
+        ConfigError: the support model cannot be loaded.
     """
 
-    def __init__(self, sources: Sequence[PaperHit], embed: Embedder, threshold: float, question: str = "") -> None:
+    def __init__(
+        self,
+        sources: Sequence[PaperHit],
+        embed: Embedder,
+        threshold: float,
+        question: str = "",
+        *,
+        model: SupportModel | None = None,
+        min_alignment: float = VERIFY_MIN_ALIGNMENT,
+        judge: LLMJudge | None = None,
+        verifier: str = "rules",
+        min_probability: float = 0.2,
+    ) -> None:
+        if verifier not in ("rules", "model"):
+            raise ValueError(f"verifier must be 'rules' or 'model', got {verifier!r}")
+        self._given_model = model  # loaded at the first sentence that needs it (start-up stays model-free)
+        self._verifier = verifier
+        self._min_probability = min_probability
+        self._judge = judge
         self._sources = list(sources)
         self._embed = embed
         self._threshold = threshold
+        self._min_alignment = min_alignment
         self._question_tokens = content_tokens(question)
         # a sentence that only restates a title answers "which paper ...?" and nothing else
         self._title_answers = not question or analyze(question).which_paper
@@ -731,6 +212,14 @@ class Attributor:
             n: {" ".join(a.lower().split()) for a in h.paper.authors} for n, h in enumerate(self._sources, start=1)
         }
         self._all_authors = set().union(*self._authors.values()) if self._authors else set()
+
+    @property
+    def _model(self) -> SupportModel:
+        if self._given_model is None:
+            from assistant.verify.support_model import load_support_model
+
+            self._given_model = load_support_model()
+        return self._given_model
 
     def _people(self, sentence: str) -> set[str]:
         """Authors a sentence attributes something to: any source author's full name in it, and the name in
@@ -748,37 +237,25 @@ class Attributor:
             " " not in person and any(a.split()[-1] == person for a in self._authors[n])
         )
 
-    def align(self, sentence: str) -> Alignment:
-        """Align ``sentence`` (markers removed) to its best one or two evidence sentences and check them.
-
-        Returns:
-            an :class:`Alignment`; ``citations`` is empty when nothing reaches the threshold among the
-            papers holding all its numbers and names, and ``reasons`` lists the failed checks.
-        """
-        if len(sentence.split()) < MIN_WORDS or not self._candidates:
-            return Alignment((), (), 0.0)
-        tokens = content_tokens(sentence)
-        for n, (title, title_tokens) in self._titles.items():
-            # "The paper is <title>." : (nearly) every content word is from the title or TITLE_FRAME_WORDS
-            extra = tokens - title_tokens - TITLE_FRAME_WORDS
-            if title_tokens and len(title_tokens & tokens) >= 2 and len(extra) <= TITLE_ECHO_EXTRA_WORDS:
-                if self._title_answers and not extra:
-                    return Alignment((n,), (title,), 1.0)
-                if not self._title_answers:
-                    return Alignment((), (), 0.0, ("restates a title",))
+    def _candidate_sets(self, sentence: str, tokens: set[str]) -> tuple[list[tuple[float, tuple[int, ...]]], set[int]]:
+        """Evidence candidates ``(alignment, candidate indices)``, best first, and the eligible source numbers."""
         vec = np.asarray(self._embed([sentence])[0], dtype=np.float32)
         cosines = np.clip(self._matrix @ vec, 0.0, None)
         lexical = [len(tokens & c.tokens) / len(tokens) if tokens else 0.0 for c in self._candidates]
         scores = COSINE_WEIGHT * cosines + LEXICAL_WEIGHT * np.asarray(lexical, dtype=np.float32)
         people = self._people(sentence)
+        own = {w for p in people for w in p.split()}  # credited people are checked against the authors instead
+        names = [w for w in proper_nouns(sentence) if w.lower() not in own]
         eligible = {
             n
             for n, text in self._paper_text.items()
-            if not unmatched_facts(sentence, text) and all(self._wrote(p, n) for p in people)
+            if not unmatched_facts(sentence, text)
+            and all(self._wrote(p, n) for p in people)
+            and all(name_occurs(w, text) for w in names)
         }
         order = [int(i) for i in np.argsort(-scores)]
-        singles = [i for i in order if self._candidates[i].n in eligible]
-        best: tuple[float, tuple[int, ...]] = (float(scores[singles[0]]), (singles[0],)) if singles else (0.0, ())
+        singles = [(float(scores[i]), (i,)) for i in order if self._candidates[i].n in eligible][:VERIFY_SINGLES]
+        best_pair: tuple[float, tuple[int, ...]] = (0.0, ())
         per_paper: dict[int, list[int]] = {}
         for i in order:
             per_paper.setdefault(self._candidates[i].n, []).append(i)
@@ -802,41 +279,128 @@ class Attributor:
                     np.sqrt(2.0 + 2.0 * float(self._matrix[a] @ self._matrix[b]))
                 )
                 score = COSINE_WEIGHT * min(centroid, 1.0) + LEXICAL_WEIGHT * lex
-                if score >= best[0] + PAIR_MIN_GAIN and (len(best[1]) == 1 or score > best[0]):
-                    best = (score, (a, b))
-        score, picked = best
-        if not picked or score < self._threshold:
-            return Alignment((), tuple(self._candidates[i].text for i in picked), score)
-        picked = tuple(sorted(picked))  # abstract order
+                if score > best_pair[0]:
+                    best_pair = (score, tuple(sorted((a, b))))
+        sets: list[tuple[float, tuple[int, ...]]] = list(singles)
+        if best_pair[1] and (not singles or best_pair[0] >= singles[0][0] + PAIR_MIN_GAIN):
+            sets.append(best_pair)
+        sets = [c for c in sets if c[0] >= self._min_alignment]
+        return sorted(sets, key=lambda c: -c[0]), eligible
+
+    def align(self, sentence: str) -> Alignment:
+        """Align ``sentence`` (markers removed) to its candidate evidence, apply the hard constraints and ask
+        the support model; the best-supported candidate wins.
+
+        Returns:
+            an :class:`Alignment`; ``citations`` is empty when no candidate evidence exists among the papers
+            holding all its numbers, names and credited people, and ``reasons`` says why it is not supported.
+        """
+        if len(sentence.split()) < MIN_WORDS or not self._candidates:
+            return Alignment((), (), 0.0)
+        tokens = content_tokens(sentence)
+        for n, (title, title_tokens) in self._titles.items():
+            # "The paper is <title>." : (nearly) every content word is from the title or TITLE_FRAME_WORDS
+            extra = tokens - title_tokens - TITLE_FRAME_WORDS
+            if title_tokens and len(title_tokens & tokens) >= 2 and len(extra) <= TITLE_ECHO_EXTRA_WORDS:
+                if self._title_answers and not extra:
+                    return Alignment((n,), (title,), 1.0, alignment=1.0)
+                if not self._title_answers:
+                    return Alignment((), (), 0.0, ("restates a title",))
+        sets, _eligible = self._candidate_sets(sentence, tokens)
+        people = self._people(sentence)
+        if not sets:
+            return Alignment((), (), 0.0, ("no evidence in a paper holding its numbers, names and people",))
+        if self._verifier == "rules":
+            return self._align_rules(sentence, sets, people)
+        checked = []
+        for align_score, picked in sets:
+            cands = [self._candidates[i] for i in picked]
+            citations = tuple(sorted({c.n for c in cands}))
+            texts = tuple(c.text for c in cands)
+            hard_reasons = hard_mismatches(sentence, texts, " ".join(self._paper_text[n] for n in citations), people)
+            checked.append((citations, texts, align_score, tuple(hard_reasons)))
+        passing = [c for c in checked if not c[3]]
+        if not passing:
+            citations, texts, align_score, hard = checked[0]
+            return Alignment(citations, texts, 0.0, hard, align_score)
+        probs = self._model.probabilities([(sentence, texts) for _, texts, _, _ in passing])
+        k = int(np.argmax(probs))
+        citations, texts, align_score, _ = passing[k]
+        p = float(probs[k])
+        if p < self._min_probability:
+            reason = f"support probability {p:.2f} < {self._min_probability:.2f}"
+            return Alignment(citations, texts, p, (reason,), align_score)
+        if self._judge is not None:
+            verdict = self._judge.judge(sentence, texts)
+            if verdict is not None and not verdict.supported:
+                return Alignment(
+                    citations, texts, p, (f"the judge model: {verdict.reason or 'not supported'}",), align_score
+                )
+        return Alignment(citations, texts, p, (), align_score)
+
+    def _align_rules(self, sentence: str, sets: list[tuple[float, tuple[int, ...]]], people: set[str]) -> Alignment:
+        """The ``rules`` verifier: the best-aligned candidate must reach the threshold (and ``min_alignment``),
+        then pass the hard constraints and :func:`assistant.verify.rules.mismatches`; the support model only
+        reports its probability for a kept sentence (``Alignment.score``)."""
+        align_score, picked = sets[0]
         cands = [self._candidates[i] for i in picked]
         citations = tuple(sorted({c.n for c in cands}))
-        reasons = mismatches(sentence, [c.text for c in cands], [self._paper_text[n] for n in citations])
-        return Alignment(citations, tuple(c.text for c in cands), score, tuple(reasons))
+        texts = tuple(c.text for c in cands)
+        if align_score < max(self._threshold, self._min_alignment):
+            return Alignment((), texts, 0.0, (f"alignment {align_score:.2f} under the threshold",), align_score)
+        papers = [self._paper_text[n] for n in citations]
+        reasons = hard_mismatches(sentence, texts, " ".join(papers), people)
+        reasons += [r for r in mismatches(sentence, texts, papers) if r not in reasons]
+        if reasons:
+            return Alignment(citations, texts, 0.0, tuple(reasons), align_score)
+        p = float(self._model.probabilities([(sentence, texts)])[0])
+        if self._judge is not None:
+            verdict = self._judge.judge(sentence, texts)
+            if verdict is not None and not verdict.supported:
+                reason = f"the judge model: {verdict.reason or 'not supported'}"
+                return Alignment(citations, texts, p, (reason,), align_score)
+        return Alignment(citations, texts, p, (), align_score)
 
     def support(self, sentence: str) -> tuple[int | None, float, str]:
         """Best-supported source for ``sentence`` (markers already removed).
 
         Returns:
-            ``(n or None, score in [0, 1], evidence)``: ``n`` is the first cited source, None when the
+            ``(n or None, probability in [0, 1], evidence)``: ``n`` is the first cited source, None when the
             sentence is not supported (see :meth:`align`); the evidence sentences are joined by ``" ... "``.
         """
         a = self.align(sentence)
         return (a.citations[0] if a.supported else None), a.score, " ... ".join(a.sentences)
+
+    def check(self, raw_sentence: str) -> tuple[Alignment, tuple[AnswerSentence, str] | None]:
+        """The full verdict on a raw answer sentence: its :class:`Alignment` (probability, evidence, reasons;
+        an empty alignment for a refusal, an echo of the question or an empty sentence) and what
+        :meth:`attribute` returns for it."""
+        clean, _model_cited = strip_citations(raw_sentence)
+        if not clean or is_refusal(clean):
+            return Alignment((), (), 0.0, ("empty or a refusal",)), None
+        if self._question_tokens and len(content_tokens(clean) - self._question_tokens) < MIN_NEW_WORDS:
+            # restates the question, or is a bare "The answer is 2864." that cannot be checked in context
+            return Alignment((), (), 0.0, ("restates the question",)), None
+        a = self.align(clean)
+        if not a.supported:
+            return a, None
+        return a, (
+            AnswerSentence(
+                text=clean,
+                citations=a.citations,
+                support=round(a.score if self._verifier == "model" else a.alignment, 3),
+                probability=round(a.score, 3),
+            ),
+            " ... ".join(a.sentences),
+        )
 
     def attribute(self, raw_sentence: str) -> tuple[AnswerSentence, str] | None:
         """The sentence citing its supporting source(s) plus the evidence, or None to drop it.
 
         The ``[n]`` the model wrote is ignored: the citation comes from the support check only. A
         sentence aligned to two papers cites both (``citations == (n, m)``); its evidence is the two
-        sentences joined by ``" ... "``.
+        sentences joined by ``" ... "``. ``AnswerSentence.probability`` is the support model's probability;
+        ``AnswerSentence.support`` is what the verifier compared with its threshold (alignment for ``rules``, the
+        probability for ``model``).
         """
-        clean, _model_cited = strip_citations(raw_sentence)
-        if not clean or is_refusal(clean):
-            return None
-        if self._question_tokens and len(content_tokens(clean) - self._question_tokens) < MIN_NEW_WORDS:
-            # restates the question, or is a bare "The answer is 2864." that cannot be checked in context
-            return None
-        a = self.align(clean)
-        if not a.supported:
-            return None
-        return AnswerSentence(text=clean, citations=a.citations, support=round(a.score, 3)), " ... ".join(a.sentences)
+        return self.check(raw_sentence)[1]

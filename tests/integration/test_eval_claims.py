@@ -1,8 +1,13 @@
-"""CI gate for the citation verifier: ``eval/claims-dev.jsonl`` through the answerer's own Attributor must reach
-supported_kept >= 0.90, unsupported_dropped >= 0.95 and no citation of a paper outside a claim's paper_ids.
+"""CI gates for the citation verifier, through the answerer's own Attributor as ``assistant eval-claims`` runs it
+(no LLM), on the session's real index of seeds/.
 
-Uses the session's real index of seeds/ (bundled MiniLM) and runs :func:`assistant.eval.claims_eval.evaluate_claims`
-exactly as ``assistant eval-claims`` does (no LLM).
+* ``eval/claims-dev.jsonl`` (72 claims): the default ``rules`` verifier was fitted on it, so its gate (supported
+  kept >= 0.90, unsupported dropped >= 0.95) is a regression check on tuned data, not a measure of quality.
+* ``eval/claims-seeds-test.jsonl`` (90 claims on the 38 seeds): written by a session that had not seen the
+  verifier and frozen before issue 22's work; nothing was chosen on it. Gated for both verifiers at the figure
+  measured when the support model was shipped minus :data:`HELD_OUT_MARGIN` (docs/evaluation.md, "Citation
+  verifier"): the issue's targets (0.85 / 0.90) are **not** met by either, so these gates only stop regressions.
+No wrong-paper citation is allowed on dev; the held-out set allows what was measured.
 """
 
 from __future__ import annotations
@@ -14,20 +19,29 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[2]
 CLAIMS = REPO / "eval" / "claims-dev.jsonl"
-#: Targets of the citation-verifier issue.
+HELD_OUT = REPO / "eval" / "claims-seeds-test.jsonl"
+#: Targets of the citation-verifier issue, on the dev claims the rules were fitted to.
 SUPPORTED_KEPT_GATE = 0.90
 UNSUPPORTED_DROPPED_GATE = 0.95
+#: Measured on the held-out seeds claims (verifier -> supported kept, unsupported dropped, wrong-paper citations).
+HELD_OUT_MEASURED = {"rules": (0.805, 0.673, 2), "model": (0.707, 0.612, 1)}
+HELD_OUT_MARGIN = 0.05
 
 
-@pytest.fixture(scope="module")
-def claims_report(seeded_settings, embed_model) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def _report(settings, embed_model, path: Path, verifier: str = "rules") -> dict[str, Any]:  # type: ignore[no-untyped-def]
     from assistant.eval.claims_eval import evaluate_claims, load_claims
     from assistant.index.embeddings import CachedEmbedder
     from assistant.retrieve.retrieval import PaperRetriever
 
     embedder = CachedEmbedder(embed_model)
-    retriever = PaperRetriever.open(seeded_settings, embed_model, sentence_embedder=embedder)
-    return evaluate_claims(retriever, embedder, load_claims(CLAIMS), seeded_settings.support_threshold)
+    retriever = PaperRetriever.open(settings, embed_model, sentence_embedder=embedder)
+    return evaluate_claims(retriever, embedder, load_claims(path), settings.support_threshold, verifier=verifier,
+                           min_probability=settings.support_probability)
+
+
+@pytest.fixture(scope="module")
+def claims_report(seeded_settings, embed_model) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    return _report(seeded_settings, embed_model, CLAIMS)
 
 
 def test_claims_gate(claims_report: dict[str, Any]) -> None:
@@ -38,6 +52,16 @@ def test_claims_gate(claims_report: dict[str, Any]) -> None:
     assert overall["wrong_paper_citations"] == 0, [i["id"] for i in claims_report["items"] if i["wrong_citation"]]
 
 
+@pytest.mark.parametrize("verifier", ["rules", "model"])
+def test_held_out_claims_do_not_regress(seeded_settings, embed_model, verifier: str) -> None:  # type: ignore[no-untyped-def]
+    overall = _report(seeded_settings, embed_model, HELD_OUT, verifier)["overall"]
+    kept, dropped, wrong = HELD_OUT_MEASURED[verifier]
+    assert overall["n"] == 90
+    assert overall["supported_kept"] >= kept - HELD_OUT_MARGIN, overall
+    assert overall["unsupported_dropped"] >= dropped - HELD_OUT_MARGIN, overall
+    assert overall["wrong_paper_citations"] <= wrong, overall
+
+
 def test_claims_report_shape(claims_report: dict[str, Any]) -> None:
     assert set(claims_report["by_kind"]) == {"paraphrase", "synthesis", "multi_paper", "number", "number_swap",
                                              "entity_swap", "negation", "relation_swap", "wrong_paper", "overclaim"}
@@ -45,4 +69,5 @@ def test_claims_report_shape(claims_report: dict[str, Any]) -> None:
     assert claims_report["latency_ms"]["attribute"]["n"] == 72
     for item in claims_report["items"]:
         assert len(item["context_ids"]) == len(item["paper_ids"]) + 2  # the claim's papers + two distractors
-        assert item["kept"] == bool(item["cited_ids"])
+        assert item["kept"] == bool(item["cited_ids"]) == (not item["reasons"])
+        assert 0.0 <= item["probability"] <= 1.0

@@ -1,5 +1,10 @@
 """The verifier's checks on aligned evidence (attribution.py), with the real embedding model and real
-abstracts: a sentence that flips what its evidence says is dropped; a faithful one is kept and cited."""
+abstracts: a sentence that flips what its evidence says is dropped; a faithful one is kept and cited.
+
+These test the default ``rules`` verifier (ASSISTANT_VERIFIER=rules), whose meaning checks were fitted on
+eval/claims-dev.jsonl; the trained support model (ASSISTANT_VERIFIER=model) is tested as properties over the
+seed abstracts in tests/unit/test_support_model.py. The hard constraints (numbers, names, places, authors)
+hold for both."""
 
 from __future__ import annotations
 
@@ -7,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from assistant.verify.attribution import Attributor, mismatches, name_occurs, words
+from assistant.verify.attribution import Attributor, hard_mismatches, mismatches, name_occurs, proper_nouns, words
 from assistant.ingest.chunking import split_sentences
 from assistant.ingest.corpus import read_papers
 from assistant.types import PaperHit
@@ -96,3 +101,23 @@ def test_names_match_whole_tokens_and_numbers_are_normalised() -> None:
     assert name_occurs("GPT-4o", "baselines like GPT-4o.")
     assert name_occurs("LoRAs", "composing LoRA modules")
     assert words("sixteen models, 2,864 images: 29\\% better") == ["16", "models", ",", "2864", "images", ":", "29", "%", "better"]
+
+
+def test_invented_affiliation_or_place_is_dropped(attributor: Attributor) -> None:
+    true = "EM-LLM integrates key aspects of human episodic memory and event cognition into LLMs with no fine-tuning"
+    assert cited(attributor, true + ".") == (EM_LLM,)
+    assert cited(attributor, true + ", and it was developed at Stanford University.") is None
+    assert cited(attributor, true + ", by the University of Sydney.") is None
+
+
+def test_hard_mismatches_name_the_constraint() -> None:
+    ev = ["Our method sustains over 90% performance with an average compression rate of 60%."]
+    paper = "MatryoshkaKV. " + ev[0]
+    assert hard_mismatches("The method sustains over 90% performance with a compression rate of 70%.", ev, paper)
+    assert hard_mismatches("The method sustains over 90% performance with an average compression rate of 60%.", ev, paper) == []
+    assert any("Stanford" in r for r in hard_mismatches("The method, from Stanford, keeps 90% performance.", ev, paper))
+
+
+def test_proper_nouns_skip_sentence_starts() -> None:
+    assert proper_nouns("The model was trained at Stanford University on ImageNet.") == ["Stanford", "University"]
+    assert proper_nouns("Results: Accuracy rises. Then it falls (Figure 2).") == []

@@ -134,7 +134,7 @@ def test_every_documented_command_line_parses() -> None:
 
 def _doc_value_matches(doc: str, default: object) -> bool:
     """``doc`` (a README table cell, backticks stripped) states ``default``: numbers compare as numbers, paths
-    relative to the repository, secrets by value, ``unset`` as None."""
+    relative to the repository, secrets by value, booleans as ``true``/``false``, ``unset`` as None."""
     from pydantic import SecretStr
 
     if isinstance(default, SecretStr):
@@ -143,7 +143,9 @@ def _doc_value_matches(doc: str, default: object) -> bool:
         return default in (None, "")
     if isinstance(default, Path):
         return default == (REPO / doc).resolve()
-    if isinstance(default, bool) or not isinstance(default, int | float):
+    if isinstance(default, bool):
+        return doc.lower() == str(default).lower()  # env values: `true` / `false`
+    if not isinstance(default, int | float):
         return doc == str(default)
     try:
         return float(doc) == float(default)

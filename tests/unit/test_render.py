@@ -241,3 +241,12 @@ def test_adjacent_emphasis_spans_are_each_the_shortest() -> None:
     )
     assert display_text("*a* and *b*") == "a and b"
     assert display_text("2*3*4 and x * y") == "2*3*4 and x * y"  # no emphasis: kept
+
+
+def test_a_model_sentence_shows_its_support_probability_on_hover() -> None:
+    from assistant.types import AnswerSentence
+    from ui.render import _sentence
+
+    verified = _sentence(AnswerSentence("XNet is fast.", (1,), 0.91, probability=0.91), "a")
+    assert "title='support probability 0.91'" in verified and "XNet is fast." in verified
+    assert "title=" not in _sentence(AnswerSentence("XNet is fast.", (1,), 0.6), "a")  # quoted: its own evidence

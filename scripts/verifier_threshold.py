@@ -1,0 +1,69 @@
+#!/usr/bin/env python
+"""Choose the support-probability threshold on validation claims only (issue 22) and record it.
+
+    ASSISTANT_VERIFIER=model ASSISTANT_SUPPORT_PROBABILITY=0 .venv/bin/assistant --storage-dir IDX eval-claims --claims VAL.jsonl --json VAL.json
+    .venv/bin/python scripts/verifier_threshold.py build/after/corpus-val-t0.json build/after/claims-dev-t0.json
+
+Each report must come from a run at threshold 0, so every claim carries the probability of its best
+candidate evidence (``probability``) and its hard-constraint ``reasons``. A claim is kept at threshold ``t``
+when no hard constraint failed and its probability is at least ``t``; a supported claim counts only when
+kept and cited to one of its papers. Among the thresholds with no wrong-paper citation on the pooled
+validation claims, the one maximising balanced accuracy (mean of supported kept and unsupported dropped) is
+chosen (ties: the higher one), printed with the curve, and written to assistant/verify/model/support-minilm.json (``--write``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+META = Path(__file__).resolve().parent.parent / "assistant" / "verify" / "model" / "support-minilm.json"
+
+
+def rates(items: list[dict], t: float) -> tuple[float, float, int]:
+    sup = [i for i in items if i["label"] == "supported"]
+    uns = [i for i in items if i["label"] == "unsupported"]
+
+    def kept(i: dict) -> bool:
+        hard = [r for r in i.get("reasons", []) if not r.startswith("support probability")]
+        return bool(i["cited_ids"]) and not hard and i["probability"] >= t
+
+    sk = sum(kept(i) and any(c in i["paper_ids"] for c in i["cited_ids"]) for i in sup) / max(1, len(sup))
+    ud = sum(not kept(i) for i in uns) / max(1, len(uns))
+    wrong = sum(kept(i) and any(c not in i["paper_ids"] for c in i["cited_ids"]) for i in items)
+    return sk, ud, wrong
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("reports", type=Path, nargs="+", help="eval-claims --json reports run at threshold 0")
+    ap.add_argument("--write", action="store_true", help=f"record the threshold in {META}")
+    args = ap.parse_args()
+    items = []
+    for path in args.reports:
+        report = json.loads(path.read_text())
+        assert all("probability" in i for i in report["items"]), f"{path}: not a report of the trained verifier"
+        items += report["items"]
+    grid = [round(0.05 * k, 2) for k in range(1, 20)]
+    best = (-1.0, 0.0)
+    print(f"{len(items)} validation claims from {', '.join(str(p) for p in args.reports)}")
+    print("threshold  supported_kept  unsupported_dropped  balanced  wrong_paper")
+    for t in grid:
+        sk, ud, wrong = rates(items, t)
+        bal = (sk + ud) / 2
+        print(f"{t:9.2f}  {sk:14.3f}  {ud:19.3f}  {bal:8.3f}  {wrong:11d}")
+        if wrong == 0 and bal >= best[0]:
+            best = (bal, t)
+    print(f"chosen threshold {best[1]:.2f} (balanced accuracy {best[0]:.3f} on validation)")
+    if args.write:
+        meta = json.loads(META.read_text()) if META.is_file() else {}
+        meta["threshold"] = best[1]
+        meta["threshold_chosen_on"] = [str(p) for p in args.reports]
+        META.write_text(json.dumps(meta, indent=2) + "\n")
+        print(f"wrote {META}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
