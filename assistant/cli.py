@@ -440,13 +440,37 @@ def ingest_summary(report: IngestReport) -> str:
         if entries:
             n = len(entries)
             lines.append(f"Skipped {n} {kind}{'s' if n != 1 else ''} (not indexed):")
-            lines += [f"  {entry}" for entry in entries]
+            lines += [f"  {entry}" for entry in (_grouped_rows(entries) if kind == "row" else entries)]
     if report.flagged:
         lines.append(
             f"Flagged {len(report.flagged)} abstract(s) whose text looks like instructions to the assistant "
             f"(indexed as quoted data only): {', '.join(report.flagged)}"
         )
     return "\n".join(lines)
+
+
+#: A file with more than this many rows skipped for the same reason gets one summary line for them.
+SKIPPED_ROWS_LISTED = 5
+
+
+def _grouped_rows(entries: Sequence[str]) -> list[str]:
+    """``file:line: reason`` entries, with the rows of one file that share a reason said once when there are more
+    than :data:`SKIPPED_ROWS_LISTED` of them ("iclr2025.jsonl: 1,587 rows: no abstract (...) - lines 2, 3, 8,
+    ... and 1,577 more; --json lists every row"); in first-seen order."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for entry in entries:
+        where, _, reason = entry.partition(": ")
+        file, _, line = where.rpartition(":")
+        groups.setdefault((file or where, reason if file else entry), []).append(line if file else "")
+    out: list[str] = []
+    for (file, reason), lines in groups.items():
+        if len(lines) <= SKIPPED_ROWS_LISTED or not all(lines):
+            out += [f"{file}:{line}: {reason}" if line else reason for line in lines]
+            continue
+        shown = ", ".join(lines[:10])
+        rest = f" and {len(lines) - 10:,} more" if len(lines) > 10 else ""
+        out.append(f"{file}: {len(lines):,} rows: {reason} - lines {shown}{rest} (--json lists every row)")
+    return out
 
 
 def ingest_report_dict(report: IngestReport) -> dict[str, object]:
