@@ -35,6 +35,8 @@ from assistant.index.store import require_existing_storage
 from assistant.types import INTENTS
 
 if TYPE_CHECKING:
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
     from assistant.ingest.identity import Resolution
     from assistant.types import IngestReport
 
@@ -66,10 +68,10 @@ def did_you_mean(typed: str, choices: Iterable[str]) -> str:
     return f" (did you mean {close[0]}?)" if close else ""
 
 
-def global_options() -> argparse.ArgumentParser:
+def global_options() -> CLIParser:
     """The options every command takes, before or after the command name (a parent parser; an option not
     given is absent from the namespace, so a later default never hides an earlier value)."""
-    g = argparse.ArgumentParser(add_help=False)
+    g = CLIParser(add_help=False)
     opts = g.add_argument_group("settings (anywhere on the command line; override ASSISTANT_* variables)")
     opts.add_argument(
         "--storage-dir",
@@ -336,8 +338,8 @@ def _thread_failed(hook: threading.ExceptHookArgs) -> None:
     logger.debug(
         "thread %s failed",
         getattr(hook.thread, "name", "?"),
-        exc_info=(hook.exc_type, hook.exc_value, hook.exc_traceback),
-    )  # type: ignore[arg-type]
+        exc_info=(hook.exc_type, hook.exc_value, hook.exc_traceback),  # type: ignore[arg-type]
+    )
     if hook.exc_type is not SystemExit:
         print(f"error: background work failed: {hook.exc_type.__name__}: {hook.exc_value}", file=sys.stderr)
 
@@ -558,7 +560,7 @@ def ingest_command(
     *,
     rebuild: bool,
     progress: bool,
-    embed_model: object = None,
+    embed_model: BaseEmbedding | None = None,
     as_json: bool = False,
     yes: bool = False,
 ) -> object:
@@ -593,11 +595,12 @@ def ingest_command(
     if rebuild:
         from assistant.index.store import PROBE_TEXT
 
-        embed.get_text_embedding(PROBE_TEXT)  # type: ignore[attr-defined]  # the model answers (e.g. an embedding server is up) before anything is built
+        # the model answers (e.g. an embedding server is up) before anything is built
+        embed.get_text_embedding(PROBE_TEXT)
     report = ingest_papers(
         settings,
         papers,
-        embed,  # type: ignore[arg-type]
+        embed,
         progress=progress,
         skipped_rows=skipped,
         inputs=inputs,

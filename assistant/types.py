@@ -174,7 +174,7 @@ class Answer:
     dropped: tuple[str, ...] = ()
     notice: str = ""
     timings_ms: dict[str, float] = field(default_factory=dict)
-    intent: Intent = "lookup"
+    intent: str = "lookup"  # an intent name: the built-in ones (Intent) or one a registry adds
     resolved_query: str = ""
     comparison: Comparison | None = None
     model_used: bool = False

@@ -78,7 +78,8 @@ SCROLL_TO_NEW_QUESTION_JS = """
     if (asked.length > count) {
       const msg = asked[asked.length - 1];
       let box = msg.parentElement;
-      while (box && !(box.scrollHeight > box.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(box).overflowY))) {
+      while (box && !(box.scrollHeight > box.clientHeight + 1
+                      && /(auto|scroll)/.test(getComputedStyle(box).overflowY))) {
         box = box.parentElement;
       }
       if (box) box.scrollTop += msg.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
@@ -99,16 +100,22 @@ CSS = """
 .search-link { font-size: 0.85em; white-space: nowrap; }
 sup.cite a { text-decoration: none; }
 .refs .card:target { outline: 2px solid var(--color-accent); }
-#chat table.compare th, #chat table.compare td, #chat .title { word-break: normal; overflow-wrap: normal; hyphens: manual; }
+#chat table.compare th, #chat table.compare td, #chat .title {
+  word-break: normal; overflow-wrap: normal; hyphens: manual;
+}
 #chat table.compare th[scope=row] { min-width: 9em; }
-.refs .card { border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 0.4em 0.6em; margin: 0.4em 0; }
+.refs .card {
+  border: 1px solid var(--border-color-primary); border-radius: 8px; padding: 0.4em 0.6em; margin: 0.4em 0;
+}
 .refs blockquote { font-size: 0.9em; margin: 0.2em 0 0.4em 0; }
 .refs details { font-size: 0.9em; }
 .refs mark { padding: 0 0.1em; }
 .ref-n { font-weight: 600; }
 .meta { opacity: 0.75; }
 table.compare { font-size: 0.88em; border-collapse: collapse; }
-table.compare th, table.compare td { border: 1px solid var(--border-color-primary); padding: 0.3em; vertical-align: top; }
+table.compare th, table.compare td {
+  border: 1px solid var(--border-color-primary); padding: 0.3em; vertical-align: top;
+}
 .refs-so-far { padding-left: 0; list-style: none; }
 .refs-so-far li { margin-bottom: 0.5em; }
 #model-line { opacity: 0.8; }
@@ -243,7 +250,8 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
 
     with gr.Blocks(title=title) as demo:
         gr.Markdown(
-            f"## {title}\nAsk about the {assistant.paper_count} indexed abstracts. Every sentence is checked against the abstracts and cited."
+            f"## {title}\nAsk about the {assistant.paper_count} indexed abstracts. "
+            "Every sentence is checked against the abstracts and cited."
         )
         gr.Markdown(f"Answering with: **{safe_text(assistant.model_label)}**", elem_id="model-line")
         session_state = gr.State(None)

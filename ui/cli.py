@@ -88,7 +88,7 @@ def _serve(argv: Sequence[str] | None) -> int:
         from ui.app import serve
 
         signal.signal(signal.SIGTERM, _raise_interrupt)  # `kill` stops the UI like Ctrl-C: cleanup runs
-        with build_assistant(settings, embed_model=embed) as assistant:  # type: ignore[arg-type]
+        with build_assistant(settings, embed_model=embed) as assistant:
             auth = ui.auth.get_secret_value() if ui.auth is not None else None
             serve(assistant, ui, api_key=api_key_for(settings, auth))
         return 0
@@ -97,5 +97,6 @@ def _serve(argv: Sequence[str] | None) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``assistant-ui``. Returns the exit code: 0 stopped, 1 error (one line on stderr), 2 usage, 130 interrupted."""
+    """Run ``assistant-ui``. Returns the exit code: 0 stopped, 1 error (one line on stderr), 2 usage,
+    130 interrupted."""
     return _serve(argv)

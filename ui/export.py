@@ -69,9 +69,12 @@ _KEY_STOPWORDS = frozenset(
 class TurnLike(Protocol):
     """What the Markdown export reads of a turn (``assistant.session.Turn`` fits)."""
 
-    question: str
-    resolved_query: str
-    answer: Answer
+    @property
+    def question(self) -> str: ...
+    @property
+    def resolved_query(self) -> str: ...
+    @property
+    def answer(self) -> Answer: ...
 
 
 # --- Markdown --------------------------------------------------------------------------------------

@@ -58,7 +58,8 @@ def paper_link(title: str, url: str, *, katex: bool = True) -> str:
         return f"<span class='title'>{label}</span>"
     attrs = f'href="{html.escape(url, quote=True)}" target="_blank" rel="noopener noreferrer"'
     if is_search_link(url):
-        return f"<span class='title'>{label}</span> <a {attrs} class='search-link'>(search on {html.escape(site_name(url))})</a>"
+        site = html.escape(site_name(url))
+        return f"<span class='title'>{label}</span> <a {attrs} class='search-link'>(search on {site})</a>"
     return f"<a {attrs} class='title'>{label}</a>"
 
 
@@ -263,7 +264,8 @@ def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") ->
     if answer.dropped and answer.model_used:
         n = len(answer.dropped)
         out.append(
-            f"<p class='dropped'><small>{n} sentence{'s' if n != 1 else ''} removed: not supported by the abstracts</small></p>"
+            f"<p class='dropped'><small>{n} sentence{'s' if n != 1 else ''} removed: "
+            "not supported by the abstracts</small></p>"
         )
     out.append(answer_meta(answer))
     if answer.citations:
@@ -297,7 +299,8 @@ def references_panel(cited: Sequence[tuple[int, Paper]]) -> str:
         return "<p class='refs-empty'>No papers cited yet.</p>"
     items = []
     for n, paper in cited:
-        item = f"<li value='{n}' data-n='{n}'><span class='ref-n'>[{n}]</span> {paper_link(paper.title, paper.url, katex=False)}"
+        link = paper_link(paper.title, paper.url, katex=False)
+        item = f"<li value='{n}' data-n='{n}'><span class='ref-n'>[{n}]</span> {link}"
         if paper.authors:
             item += f"<br><small>{authors_line(paper.authors, 3, katex=False)}</small>"
         items.append(item + "</li>")

@@ -21,7 +21,9 @@ class UISettings(BaseSettings):
     port: int = Field(7860, ge=1, le=65535, description="Port of the UI.")
     auth: SecretStr | None = Field(
         None,
-        description="Require a login for the UI, as `user:password` (never logged). Set it whenever the host is not loopback.",
+        description=(
+            "Require a login for the UI, as `user:password` (never logged). Set it whenever the host is not loopback."
+        ),
     )
 
     @field_validator("auth")

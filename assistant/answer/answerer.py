@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -236,7 +236,10 @@ class Answerer:
 
         author = author_phrase(question)
         if author and not req.focus_ids and not self._retriever.metadata.by_author(author):
-            notice = f"No indexed paper is by {author}, so the abstracts don't cover this question. The closest papers below do not match it."
+            notice = (
+                f"No indexed paper is by {author}, so the abstracts don't cover this question. "
+                "The closest papers below do not match it."
+            )
             yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
             return
         if not hits or (not req.focus_ids and self.abstains(req.query, hits)):
@@ -343,7 +346,7 @@ class Answerer:
             model_failed = connection_errors()
             messages = build_messages(req.question, plan.context, strategy.task)
 
-            def model_deltas() -> Iterator[str]:  # lazy: a backend that fails when called fails at next()
+            def model_deltas() -> Generator[str, None, None]:  # lazy: a backend that fails when called fails at next()
                 yield from self._backend.stream(messages, plan.max_tokens)
 
             deltas = model_deltas()

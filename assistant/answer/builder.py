@@ -19,7 +19,6 @@ from assistant.types import (
     Citation,
     Comparison,
     Evidence,
-    Intent,
     Listing,
     PaperHit,
     relabel,
@@ -95,7 +94,7 @@ class AnswerBuilder:
         context: Sequence[PaperHit],
         sources: Sequence[PaperHit],
         model: str,
-        intent: Intent,
+        intent: str,
         query: str,
     ) -> None:
         self.question, self.context, self.sources, self.model = question, list(context), tuple(sources), model
@@ -142,6 +141,7 @@ class AnswerBuilder:
         """An empty builder for the same question, papers and comparison table."""
         other = AnswerBuilder(self.question, self.context, self.sources, self.model, self.intent, self.query)
         other.comparison = self.comparison
+        other.listing = self.listing
         for n in self.order:
             other.cite(n)
         return other

@@ -103,10 +103,12 @@ class AnswerJSON(_Strict):
         description="The answer text, each sentence followed by its [n] markers; for abstained answers the reason."
     )
     abstained: bool = Field(
-        description="True when the abstracts do not answer the question (mode abstained, not_stated or clarify); nothing is cited."
+        description="True when the abstracts do not answer the question (mode abstained, not_stated or clarify); "
+        "nothing is cited."
     )
     mode: AnswerMode = Field(
-        description="generated: sentences written by the model and verified; extractive: abstract sentences chosen by code; abstained / not_stated: no answer; clarify: the question is asked back."
+        description="generated: sentences written by the model and verified; extractive: abstract sentences chosen "
+        "by code; abstained / not_stated: no answer; clarify: the question is asked back."
     )
     notice: str = Field(description="Why the answer looks the way it does (e.g. the model failed), or \"\".")
     sentences: list[SentenceJSON] = Field(description="The answer's shown sentences in order, each with its support.")
@@ -125,7 +127,8 @@ class AnswerJSON(_Strict):
     )
     model: str = Field(description="The configured model's name (whether or not it was asked).")
     model_used: bool = Field(
-        description="Whether the model was asked for this answer. It may have failed: then `notice` says so and `mode` is extractive."
+        description="Whether the model was asked for this answer. It may have failed: then `notice` says so and "
+        "`mode` is extractive."
     )
     timings_ms: TimingsJSON
 

@@ -434,8 +434,8 @@ class CompareStrategy(IntentStrategy):
             if first is not None:
                 score = hit.sentence_scores[first] if hit.sentence_scores else 1.0
                 builder.quote(Evidence(hit.paper.id, first, hit.sentences[first], score), row.n)
-            elif row.cells[approach] is not None:
-                builder.add(row.cells[approach], row.cells[approach].text)
+            elif (cell := row.cells[approach]) is not None:
+                builder.add(cell, cell.text)
 
 
 class TopicStrategy(IntentStrategy):

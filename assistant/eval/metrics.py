@@ -168,7 +168,7 @@ def aggregate(
     def summarize(group: Sequence[Mapping[str, object]]) -> dict[str, float | int | None]:
         row: dict[str, float | int | None] = {"n": len(group)}
         for name in metric_names:
-            row[name] = mean(m.get(name) for m in (g["metrics"] for g in group))  # type: ignore[union-attr]
+            row[name] = mean(m.get(name) for m in (g["metrics"] for g in group))  # type: ignore[attr-defined]
         return row
 
     types: dict[str, list[Mapping[str, object]]] = {}

@@ -64,7 +64,8 @@ CREATE TABLE IF NOT EXISTS authors(name TEXT NOT NULL, last TEXT NOT NULL, paper
 CREATE INDEX IF NOT EXISTS authors_name ON authors(name);
 CREATE INDEX IF NOT EXISTS authors_last ON authors(last);
 CREATE INDEX IF NOT EXISTS authors_paper ON authors(paper);
-CREATE TABLE IF NOT EXISTS title_grams(gram TEXT NOT NULL, paper INTEGER NOT NULL, PRIMARY KEY(gram, paper)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS title_grams(gram TEXT NOT NULL, paper INTEGER NOT NULL, PRIMARY KEY(gram, paper))
+    WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS title_grams_paper ON title_grams(paper);
 CREATE INDEX IF NOT EXISTS terms_paper ON terms(paper);
 CREATE VIRTUAL TABLE IF NOT EXISTS titles USING fts5(title, tokenize='porter unicode61');
@@ -347,7 +348,8 @@ class Catalog:
         old = self._delete(con, p.id)  # a replaced paper keeps its rowid
         sentences = split_sentences(p.text)
         cur = con.execute(
-            "INSERT INTO papers(rowid, id, venue, title, authors, url, text, source_file, position, title_derived, sentences, hash) "
+            "INSERT INTO papers(rowid, id, venue, title, authors, url, text, source_file, position, title_derived, "
+            "sentences, hash) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 old,
@@ -396,7 +398,8 @@ class Catalog:
         row = (
             self._conn()
             .execute(
-                "SELECT id, venue, title, authors, url, text, source_file, position, title_derived FROM papers WHERE id = ?",
+                "SELECT id, venue, title, authors, url, text, source_file, position, title_derived "
+                "FROM papers WHERE id = ?",
                 (pid,),
             )
             .fetchone()

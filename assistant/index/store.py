@@ -40,7 +40,7 @@ def _get_all(collection: Collection, include: list[str], where: dict[str, Any] |
     out: dict[str, list[Any]] = {"ids": [], **{k: [] for k in include}}
     offset = 0
     while True:
-        page = collection.get(include=include, where=where, limit=READ_PAGE_SIZE, offset=offset)  # type: ignore[arg-type]
+        page = collection.get(include=include, where=where, limit=READ_PAGE_SIZE, offset=offset)
         out["ids"] += page["ids"]
         for k in include:
             values = page.get(k)
@@ -262,7 +262,8 @@ def storage_failure(error: BaseException, settings: Settings) -> StorageEnvironm
             return None
     if code in (errno.ENOSPC, errno.EDQUOT) or _DISK_FULL_TEXT.search(text) or 0 <= free < DISK_FULL_BYTES:
         return StorageEnvironmentError(
-            f"The disk holding the index folder {d} is full ({max(free, 0) / 2**20:.1f} MiB free; {type(error).__name__}). "
+            f"The disk holding the index folder {d} is full "
+            f"({max(free, 0) / 2**20:.1f} MiB free; {type(error).__name__}). "
             "Free some space, or pass a folder on another disk with --storage-dir, then run the command again: "
             "the index is not damaged, what was committed is kept and the next `assistant ingest` resumes."
         )
@@ -502,7 +503,10 @@ class PaperStore:
                     and int(meta.get("schema", 1)) < SCHEMA_VERSION
                 ):
                     older.append(c)
-            wanted = f"{settings.embed_identity()}, {settings.window_sentences}-sentence windows, index layout v{SCHEMA_VERSION}"
+            wanted = (
+                f"{settings.embed_identity()}, {settings.window_sentences}-sentence windows, "
+                f"index layout v{SCHEMA_VERSION}"
+            )
             if older:
                 hint = (
                     f"; found {', '.join(older)}, built for the same model by an older version of the assistant "
@@ -512,7 +516,8 @@ class PaperStore:
             elif found:
                 hint = (
                     f"; found indexes built with other settings: {'; '.join(found)}. Set ASSISTANT_EMBED_MODEL / "
-                    "ASSISTANT_EMBED_BASE_URL / ASSISTANT_WINDOW_SENTENCES to those of the index, or run `assistant ingest` "
+                    "ASSISTANT_EMBED_BASE_URL / ASSISTANT_WINDOW_SENTENCES to those of the index, "
+                    "or run `assistant ingest` "
                     "to build one for these settings."
                 )
             else:
@@ -623,7 +628,7 @@ class PaperStore:
         ids = [f"{pid}:{i:04d}" for pid, n in counts.items() for i in range(n)]
         if not ids:
             return {}
-        got = self.windows.get(ids=ids, include=["metadatas", "embeddings"])  # type: ignore[list-item]
+        got = self.windows.get(ids=ids, include=["metadatas", "embeddings"])
         out: dict[str, list[tuple[int, list[float]]]] = {}
         embeddings = got.get("embeddings")
         for meta, emb in zip(got["metadatas"] or [], embeddings if embeddings is not None else []):
@@ -735,7 +740,7 @@ class PaperStore:
         """``{paper_id: unit vector of its title}`` (the paper record's embedding) for the given papers."""
         if not paper_ids:
             return {}
-        got = self.papers.get(ids=list(paper_ids), include=["embeddings"])  # type: ignore[list-item]
+        got = self.papers.get(ids=list(paper_ids), include=["embeddings"])
         embeddings = got.get("embeddings")
         if embeddings is None:
             return {}
@@ -751,7 +756,7 @@ class PaperStore:
 
     def papers_by_id(self, ids: Sequence[str]) -> tuple[dict[str, Paper], dict[str, str]]:
         """``({paper_id: Paper}, {paper_id: paper_hash})`` for those of ``ids`` that have a record."""
-        got = self.papers.get(ids=list(ids), include=["metadatas", "documents"])  # type: ignore[list-item]
+        got = self.papers.get(ids=list(ids), include=["metadatas", "documents"])
         return self._papers_from(got["ids"], got["metadatas"] or [], got["documents"] or [])
 
     def window_texts(self, paper_ids: Sequence[str]) -> dict[str, list[tuple[str, int, str, str]]]:

@@ -209,7 +209,8 @@ def _read_file(
         first_words = _WS.sub(" ", _str_field(row, "first_words"))
         if first_words and not text.startswith(first_words.rstrip(". ")[:METADATA_MATCH_PREFIX_CHARS]):
             logger.warning(
-                "%s line %d: papers.jsonl row for position %d starts %r, which does not match the abstract; metadata ignored",
+                "%s line %d: papers.jsonl row for position %d starts %r, which does not match the abstract; "
+                "metadata ignored",
                 path.name,
                 line_no,
                 position,

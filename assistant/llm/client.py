@@ -77,7 +77,7 @@ class OpenAIChatBackend:
         self._openai: object | None = None  # the client, made at the first request (importing openai takes ~0.8 s)
 
     @property
-    def _client(self):  # type: ignore[no-untyped-def]
+    def _client(self):
         import openai
 
         if self._openai is None:
@@ -114,7 +114,7 @@ class OpenAIChatBackend:
         try:
             response = self._client.chat.completions.create(
                 model=self.model,
-                messages=list(messages),  # type: ignore[arg-type]
+                messages=list(messages),
                 temperature=self._temperature,
                 max_tokens=min(max_tokens or self._max_tokens, self._max_tokens),
                 stream=True,

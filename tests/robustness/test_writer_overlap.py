@@ -3,7 +3,7 @@
 to finish. The second is refused at once and changes nothing; the first never finds its collections gone; the
 index afterwards holds the papers of a completed run (or, for an ingest killed midway, those plus whole groups
 of the interrupted one), Chroma and the catalog agree, `ask` answers, and running the refused command again
-completes. Real abstracts (/work/shared/corpus), real Chroma, the real embedding model."""
+completes. Real abstracts (../shared/corpus), real Chroma, the real embedding model."""
 
 from __future__ import annotations
 

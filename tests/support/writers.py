@@ -1,5 +1,5 @@
 """Real writer and reader processes against one index, for the tests of overlapping writers and of readers
-while another process writes: exports of real abstracts (/work/shared/corpus or the repo's seeds), `assistant`
+while another process writes: exports of real abstracts (../shared/corpus or the repo's seeds), `assistant`
 subprocesses, waiting for the writer lock, and a check that the index is whole (Chroma and catalog agree)."""
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from assistant.config import Settings
+from tests.support.shared import SHARED
 
 REPO = Path(__file__).resolve().parents[2]
 SEEDS = REPO / "seeds"
-CORPUS = Path("/work/shared/corpus/iclr2024.jsonl")  # real abstracts nobody here wrote
+CORPUS = SHARED / "corpus" / "iclr2024.jsonl"  # real abstracts nobody here wrote (../shared beside the repo)
 #: Scripted model reply for `ask` processes (the answer path runs; nothing here is about the model).
 REPLY = "The paper proposes a method and evaluates it [1]."
 
