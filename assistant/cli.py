@@ -160,6 +160,12 @@ def _parser() -> CLIParser:
         help="Conversation file: continue the conversation saved there, then save it.",
     )
     ask.add_argument("--intent", choices=list(INTENTS), help="Force an intent (default: detected from the wording).")
+    ask.add_argument(
+        "--limit", type=int, default=None, metavar="N", help="Papers listed for a topic question (default 10)."
+    )
+    ask.add_argument(
+        "--offset", type=int, default=0, metavar="N", help="Topic papers to skip: --offset 10 lists papers 11-20."
+    )
 
     pp = sub.add_parser(
         "papers",
@@ -206,6 +212,11 @@ def _parser() -> CLIParser:
     )
     ev.add_argument("--retrieval-only", action="store_true", help="Rank papers only: recall@k, no LLM (seconds).")
     ev.add_argument("--limit", type=int, metavar="N", help="Evaluate only the first N items.")
+    ev.add_argument(
+        "--split",
+        metavar="NAME",
+        help="Only the items whose 'split' field is NAME (val or test in the frozen sets, eval/README.md).",
+    )
     ev.add_argument("--no-progress", action="store_true", help="Hide the progress bar.")
 
     ec = sub.add_parser(
@@ -431,13 +442,37 @@ def ingest_summary(report: IngestReport) -> str:
         if entries:
             n = len(entries)
             lines.append(f"Skipped {n} {kind}{'s' if n != 1 else ''} (not indexed):")
-            lines += [f"  {entry}" for entry in entries]
+            lines += [f"  {entry}" for entry in (_grouped_rows(entries) if kind == "row" else entries)]
     if report.flagged:
         lines.append(
             f"Flagged {len(report.flagged)} abstract(s) whose text looks like instructions to the assistant "
             f"(indexed as quoted data only): {', '.join(report.flagged)}"
         )
     return "\n".join(lines)
+
+
+#: A file with more than this many rows skipped for the same reason gets one summary line for them.
+SKIPPED_ROWS_LISTED = 5
+
+
+def _grouped_rows(entries: Sequence[str]) -> list[str]:
+    """``file:line: reason`` entries, with the rows of one file that share a reason said once when there are more
+    than :data:`SKIPPED_ROWS_LISTED` of them ("iclr2025.jsonl: 1,587 rows: no abstract (...) - lines 2, 3, 8,
+    ... and 1,577 more; --json lists every row"); in first-seen order."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for entry in entries:
+        where, _, reason = entry.partition(": ")
+        file, _, line = where.rpartition(":")
+        groups.setdefault((file or where, reason if file else entry), []).append(line if file else "")
+    out: list[str] = []
+    for (file, reason), lines in groups.items():
+        if len(lines) <= SKIPPED_ROWS_LISTED or not all(lines):
+            out += [f"{file}:{line}: {reason}" if line else reason for line in lines]
+            continue
+        shown = ", ".join(lines[:10])
+        rest = f" and {len(lines) - 10:,} more" if len(lines) > 10 else ""
+        out.append(f"{file}: {len(lines):,} rows: {reason} - lines {shown}{rest} (--json lists every row)")
+    return out
 
 
 def ingest_report_dict(report: IngestReport) -> dict[str, object]:
@@ -597,17 +632,25 @@ def _ask(settings: Settings, args: argparse.Namespace) -> int:
     from assistant.understand.question import clean_question
 
     question = clean_question(args.question, settings.max_question_chars)
+    if args.limit is not None and args.limit < 1:
+        raise AssistantError(f"--limit must be at least 1, got {args.limit}")
+    if args.offset < 0:
+        raise AssistantError(f"--offset must be 0 or more, got {args.offset}")
     saved = check_session_file(args.session) if args.session else None
     require_existing_storage(settings)
 
     from assistant.answer.render import answer_to_dict, answer_to_text
     from assistant.service import build_assistant
+    from assistant.types import Page
 
     with build_assistant(settings, start_llm=False) as assistant:
         session = assistant.new_session()
         if saved is not None:
             session.restore(saved)
-        answer = session.ask(question, intent=args.intent)
+        page = None
+        if args.limit is not None or args.offset:
+            page = Page(args.offset, args.limit if args.limit is not None else Page().limit)
+        answer = session.ask(question, intent=args.intent, page=page)
         emit(json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False) if args.json else answer_to_text(answer))
         if args.session:  # after the answer is out: a failure here loses nothing but the save
             try:
@@ -813,6 +856,7 @@ def _dispatch(settings: Settings, args: argparse.Namespace) -> int:
             retrieval_only=args.retrieval_only,
             limit=args.limit,
             progress=not args.no_progress,
+            split=args.split,
         )
     if args.command == "eval-claims":
         require_existing_storage(settings)

@@ -12,7 +12,7 @@ from assistant.answer.answerer import Answerer, AnswerEvent
 from assistant.errors import AssistantError, LLMUnavailableError
 from assistant.llm.client import ChatBackend, Message, OpenAIChatBackend
 from assistant.session import ChatSession
-from assistant.types import Answer, Intent
+from assistant.types import Answer, Intent, Page
 from assistant.understand.question import MAX_QUESTION_CHARS, EmptyQuestionError, QuestionTooLongError, clean_question
 
 if TYPE_CHECKING:
@@ -125,10 +125,12 @@ class Assistant:
         self.model_label = model_label
         self._llm_server = llm_server
 
-    def stream(self, question: str, intent: Intent | None = None) -> Iterator[AnswerEvent]:
-        """Stream the answer to one stand-alone question. Raises EmptyQuestionError or QuestionTooLongError
-        before any search."""
-        yield from self.answerer.stream(clean_question(question, self.settings.max_question_chars), intent=intent)
+    def stream(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Iterator[AnswerEvent]:
+        """Stream the answer to one stand-alone question (``page``: which papers of a topic listing). Raises
+        EmptyQuestionError or QuestionTooLongError before any search."""
+        yield from self.answerer.stream(
+            clean_question(question, self.settings.max_question_chars), intent=intent, page=page
+        )
 
     def explain(self, error: BaseException) -> AssistantError | None:
         """A one-line, user-facing error for a failure whose cause is known (a read-only or full disk under
@@ -137,9 +139,11 @@ class Assistant:
 
         return explain_failure(error, self.settings)
 
-    def ask(self, question: str, intent: Intent | None = None) -> Answer:
+    def ask(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Answer:
         """The final answer to one stand-alone question. Raises EmptyQuestionError or QuestionTooLongError."""
-        return self.answerer.answer(clean_question(question, self.settings.max_question_chars), intent=intent)
+        return self.answerer.answer(
+            clean_question(question, self.settings.max_question_chars), intent=intent, page=page
+        )
 
     def new_session(self) -> ChatSession:
         """A fresh conversation (one per chat window / CLI session)."""

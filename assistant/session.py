@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, get_args
 
@@ -25,6 +25,8 @@ from assistant.types import (
     Comparison,
     ComparisonRow,
     Intent,
+    Listing,
+    Page,
     Paper,
     relabel,
 )
@@ -65,6 +67,14 @@ _PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this one|that one)\b", re.I)
 _CLARIFY = (
     "Which paper do you mean? Nothing earlier in this conversation is cited for it to refer to. "
     "Name the paper by its title, its method or an author, or ask about a topic."
+)
+
+
+#: "show more", "more", "next page", "more please", "show the next 10": the next page of the last listing.
+_MORE = re.compile(
+    r"^\s*(?:(?:please\s+)?(?:show|list|give me)\s+)?(?:me\s+)?(?:the\s+)?(?:more|next(?:\s+(?:page|\d+|ones?))?|"
+    r"rest)(?:\s+(?:papers|ones|results|please))*\s*[.!?]*\s*$",
+    re.I,
 )
 
 
@@ -221,14 +231,33 @@ class ChatSession:
             mapping[c.n] = self.labels[c.paper.id]
         return relabel(answer, mapping)
 
-    def stream(self, question: str, intent: Intent | None = None) -> Iterator[AnswerEvent]:
-        """Stream the answer to ``question`` with stable labels; the turn is recorded at the end.
+    def stream(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Iterator[AnswerEvent]:
+        """Stream the answer to ``question`` with stable labels; the turn is recorded at the end. ``page``:
+        which papers of a topic listing to show (default the first 10; "show more" after a listing asks
+        for its next page).
 
         Raises:
             EmptyQuestionError: nothing to answer (before any model call).
             QuestionTooLongError: longer than ``Settings.max_question_chars`` (before any search).
         """
         question = clean_question(question, self._answerer.settings.max_question_chars)
+        more = self._next_page(question) if page is None else None
+        if more is not None:  # "show more" after a topic listing: the same listing, next page
+            previous, page = more
+            for event in self._answerer.stream(
+                previous.question,
+                query=previous.resolved_query,
+                intent="topic",
+                focus_ids=previous.focus_ids,
+                page=page,
+            ):
+                if event.answer is not None:
+                    answer = self._stable(event.answer)
+                    if event.kind == "final":  # recorded as the listing's question, so "more" again goes on
+                        self.turns.append(Turn(previous.question, previous.resolved_query, previous.focus_ids, answer))
+                    event = AnswerEvent(event.kind, event.message, answer, event.hits)
+                yield event
+            return
         res = self.resolve(question, intent)
         if res.clarify:
             for event in self._answerer.clarification(question, res.clarify, intent):
@@ -237,7 +266,7 @@ class ChatSession:
                 yield event
             return
         for event in self._answerer.stream(
-            question, query=res.query, intent=intent or res.intent or None, focus_ids=res.focus_ids
+            question, query=res.query, intent=intent or res.intent or None, focus_ids=res.focus_ids, page=page
         ):
             if event.answer is None:
                 yield event
@@ -258,9 +287,20 @@ class ChatSession:
                 self.labels, self.papers = saved
             yield AnswerEvent(event.kind, event.message, answer, event.hits)
 
-    def ask(self, question: str, intent: Intent | None = None) -> Answer:
+    def ask(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Answer:
         """The final answer to ``question`` in this conversation."""
-        return final_answer(self.stream(question, intent))
+        return final_answer(self.stream(question, intent, page))
+
+    def _next_page(self, question: str) -> tuple[Turn, Page] | None:
+        """For "show more" / "more" / "next page" right after a topic listing with more papers: that turn
+        and the page after the one it showed; else None."""
+        if not self.turns or not _MORE.match(question):
+            return None
+        last = self.turns[-1]
+        li = last.answer.listing
+        if li is None or not li.has_more:
+            return None
+        return last, Page(li.offset + li.shown, li.limit)
 
     def cited_papers(self) -> list[tuple[int, Paper]]:
         """Every paper cited so far, as ``(n, paper)`` in label order."""
@@ -338,8 +378,9 @@ def _sentence_from(rec: Any, labels: set[int]) -> AnswerSentence:
 def answer_record(answer: Answer) -> dict[str, Any]:
     """An :class:`Answer` as JSON-ready fields for a session file: ``answer`` (its text, as shown), ``mode``,
     ``intent``, ``notice``, ``model``, ``model_used``, ``dropped``, ``sentences`` ([{text, citations, support}]),
-    ``citations`` ([{n, paper_id, evidence}]), ``cited`` (paper ids, as version 1 had) and ``comparison``
-    (``{columns, rows: [{n, cells: [sentence | null]}]}`` or null). Retrieved-but-uncited sources are not kept."""
+    ``citations`` ([{n, paper_id, evidence}]), ``cited`` (paper ids, as version 1 had), ``comparison``
+    (``{columns, rows: [{n, cells: [sentence | null]}]}`` or null) and ``listing`` (a topic list's place, or
+    null). Retrieved-but-uncited sources are not kept."""
     comparison = None
     if answer.comparison is not None:
         comparison = {
@@ -361,6 +402,7 @@ def answer_record(answer: Answer) -> dict[str, Any]:
         "citations": [{"n": c.n, "paper_id": c.paper.id, "evidence": list(c.evidence)} for c in answer.citations],
         "cited": [c.paper.id for c in answer.citations],
         "comparison": comparison,
+        "listing": asdict(answer.listing) if answer.listing is not None else None,
     }
 
 
@@ -413,7 +455,19 @@ def answer_from_record(rec: Mapping[str, Any], known: Mapping[str, Paper], label
         resolved_query=str(rec.get("resolved_query", "")),
         comparison=comparison,
         model_used=bool(rec.get("model_used", False)),
+        listing=_listing(rec.get("listing")),
     )
+
+
+def _listing(saved: object) -> Listing | None:
+    """A saved topic listing's place (``{total, offset, shown, limit, venue, author}``), or None when absent
+    or not of that shape (an older file: "show more" then asks the listing again from its start)."""
+    if not isinstance(saved, dict):
+        return None
+    try:
+        return Listing(**{k: saved[k] for k in ("total", "offset", "shown", "limit", "venue", "author")})
+    except (KeyError, TypeError):
+        return None
 
 
 def read_saved_session(path: Path) -> dict[str, Any]:

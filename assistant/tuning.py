@@ -38,6 +38,10 @@ WINDOW_TITLE_WEIGHT = 1.0
 #: Fitted on dev (recall@1 and the paraphrase items).
 WINDOW_RANK_CANDIDATES = 20
 WINDOW_RANK_WEIGHT = 2.0
+#: Paper-level vectors: the PAPER_VECTOR_K papers whose title vector is nearest the query, fused in as one
+#: more reciprocal-rank list with weight PAPER_VECTOR_WEIGHT (0 = off). Issue 27 option; see docs/benchmarks.md.
+PAPER_VECTOR_WEIGHT = 0.0
+PAPER_VECTOR_K = 40
 #: A question that asks for one paper often describes it by several aspects in other words ("made-up
 #: portraits ... pushed apart on a ball-shaped surface"); one query vector blurs them, so a paper that
 #: matches one aspect strongly can beat the paper that matches all. For such questions (lookup and summary
@@ -70,8 +74,14 @@ ABSTAIN_TOP_PAPERS = 3
 EXTRACTIVE_SENTENCES = 2
 #: Evidence sentences per paper for summaries (problem, method, result + one; dev summary facts).
 SUMMARY_SENTENCES = 4
-#: Candidate papers scanned for a topic listing (dev topic recall; 38-paper corpus).
-TOPIC_CANDIDATES = 15
+#: Candidate papers scanned for a topic listing. 15 was set on dev topic recall at 38 papers; over a whole
+#: conference a topic has dozens of papers (issue 27), so the listing scans 60, fetched from 120 windows per
+#: retriever (TOPIC_CANDIDATE_WINDOWS) instead of ``Settings.candidate_k``.
+TOPIC_CANDIDATES = 60
+TOPIC_CANDIDATE_WINDOWS = 120
+#: A listing narrowed to at most this many papers (one author's, a small venue) scores each of them
+#: instead of searching; larger narrowed sets (a venue of thousands) are searched and filtered.
+TOPIC_NARROWED_RESCORE_MAX = 300
 #: A topic list keeps papers whose best evidence score is within this of the best paper's (and at least
 #: ``Settings.topic_min_evidence``). On the 12 topic questions of dev + fresh + a second fresh set (whose 4
 #: were unseen when 0.3 was chosen), precision 0.667 (no margin) -> 0.756 (0.3) -> 0.776 (0.25) at unchanged

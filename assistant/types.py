@@ -119,6 +119,33 @@ class ComparisonRow:
 
 
 @dataclass(frozen=True, slots=True)
+class Page:
+    """Which part of a long listing to show: ``limit`` items after skipping ``offset`` (both >= 0)."""
+
+    offset: int = 0
+    limit: int = 10
+
+
+@dataclass(frozen=True, slots=True)
+class Listing:
+    """A topic answer's place in its whole list: ``total`` papers match (after the filters), the answer
+    shows ``shown`` of them starting after ``offset`` (best first); ``venue`` and ``author`` are the
+    narrowing the question asked for ("ICLR 2024 papers on ...", "orals only", "by <author>"), "" if none."""
+
+    total: int
+    offset: int
+    shown: int
+    limit: int
+    venue: str = ""
+    author: str = ""
+
+    @property
+    def has_more(self) -> bool:
+        """True when papers beyond this page match."""
+        return self.offset + self.shown < self.total
+
+
+@dataclass(frozen=True, slots=True)
 class Comparison:
     """A papers x aspects table; every cell text comes from the row paper's abstract."""
 
@@ -151,6 +178,7 @@ class Answer:
     resolved_query: str = ""
     comparison: Comparison | None = None
     model_used: bool = False
+    listing: Listing | None = None
 
     @property
     def abstained(self) -> bool:

@@ -18,6 +18,7 @@ from assistant.types import INTENTS
 from assistant.understand.question import MAX_QUESTION_CHARS
 from ui.downloads import write_export
 from ui.export import bibtex, conversation_markdown
+from ui.listing import button_state, show_more_button, wire_show_more
 from ui.render import (
     answer_markdown,
     error_markdown,
@@ -293,6 +294,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
                         info="auto: detected from the question",
                     )
                     clear = gr.Button("New chat", elem_id="new-chat", scale=1)
+                more = show_more_button()  # a topic listing's next page (ui/listing.py)
             with gr.Column(scale=2):
                 gr.Markdown("### References so far")
                 panel = gr.HTML(references_panel([]), elem_id="refs-so-far", js_on_load=None)
@@ -320,20 +322,23 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
         done_io = dict(
             fn=finished, inputs=None, outputs=[busy, send, input_note], queue=False, api_visibility="private"
         )
+        more_io = dict(fn=button_state, inputs=[session_state], outputs=[more], api_visibility="private", queue=False)
         taken = gr.on([box.submit, send.click], **take_io)
         asked = taken.success(respond, api_name="respond", **answer_io)
-        asked.then(**side_io).then(**done_io)
+        asked.then(**side_io).then(**done_io).then(**more_io)
+        more_answer = wire_show_more(more, box, take_io, respond, answer_io)  # a topic list's next page
+        more_answer.then(**side_io).then(**done_io).then(**more_io)
         gr.on([box.submit, send.click, chatbot.example_select], None, js=SCROLL_TO_NEW_QUESTION_JS, queue=False)
         gr.on([box.submit, send.click], None, None, input_note, js=BUSY_NOTE_JS, queue=False)
         picked = chatbot.example_select(pick_example, None, box, api_visibility="private", queue=False)
         picked_answer = picked.then(**take_io).success(respond, api_visibility="private", **answer_io)
-        picked_answer.then(**side_io).then(**done_io)
+        picked_answer.then(**side_io).then(**done_io).then(**more_io)
         reset_io = dict(
             inputs=[session_state],
             outputs=[chatbot, session_state, panel, md_btn, bib_btn, busy, send, input_note],
-            cancels=[asked, picked_answer],
+            cancels=[asked, picked_answer, more_answer],
         )
-        clear.click(new_chat, api_name="new_chat", **reset_io)
+        clear.click(new_chat, api_name="new_chat", **reset_io).then(**more_io)
         chatbot.clear(new_chat, api_visibility="private", **reset_io)  # the chat's own trash button
     return demo
 

@@ -13,6 +13,7 @@ import html
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qs, urlsplit
 
+from assistant.answer.render import listing_line
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 from assistant.understand.intents import NOT_STATED
 from ui.text import highlight_html, html_text
@@ -99,7 +100,27 @@ def _topic_list(answer: Answer, anchor: str) -> str:
             else ""
         )
         items.append(f"<li>{head}<br><span class='reason'>{_sentence(s, anchor)}</span></li>")
-    return f"<ol class='topic-list'>{''.join(items)}</ol>"
+    head, tail = listing_html(answer)
+    return f"{head}<ol class='topic-list'>{''.join(items)}</ol>{tail}"
+
+
+def listing_html(answer: Answer) -> tuple[str, str]:
+    """For a topic list: the count line above it ("37 papers match; showing the 10 closest.") and, when more
+    papers match, the line below it that says how to see them (the "Show more" button or typing "show more"
+    asks the conversation for the next page, session.py). ``("", "")`` for other answers."""
+    line = listing_line(answer)
+    if not line or answer.listing is None:
+        return "", ""
+    head = f"<p class='listing-count'>{html_text(line)}</p>"
+    li = answer.listing
+    if not li.has_more:
+        return head, ""
+    left = li.total - li.offset - li.shown
+    tail = (
+        f"<p class='listing-more'><small>{left} more: press “Show more” or type “show more” "
+        f"for the next {min(li.limit, left)}.</small></p>"
+    )
+    return head, tail
 
 
 def answer_body(answer: Answer, anchor: str = "a") -> str:

@@ -27,7 +27,7 @@ from assistant.tuning import (
     SMALL_MODEL_MIN_SUPPORT,
     VERIFY_MIN_ALIGNMENT,
 )
-from assistant.types import Answer, AnswerMode, Intent, PaperHit
+from assistant.types import Answer, AnswerMode, Intent, Page, PaperHit
 from assistant.understand.intents import detect_intent
 from assistant.understand.question import analyze
 from assistant.verify.attribution import Attributor, Embedder
@@ -200,6 +200,7 @@ class Answerer:
         query: str | None = None,
         intent: Intent | str | None = None,
         focus_ids: Sequence[str] = (),
+        page: Page | None = None,
     ) -> Iterator[AnswerEvent]:
         """Answer ``question``: a ``status`` event with the papers found (always first), partial answers
         (the comparison table once built, then sentences as they are verified), then the ``final`` one.
@@ -210,6 +211,7 @@ class Answerer:
             intent: a registered intent name; detected from the question when None.
             focus_ids: papers the question refers to (e.g. "those two"); they become the sources and
                 the abstention test is skipped.
+            page: which page of a topic listing to show (default: the first 10 papers).
 
         Raises:
             AssistantError: ``intent`` is not registered (before any search).
@@ -225,7 +227,7 @@ class Answerer:
         strategy = self._strategies.get(intent)
         if strategy is None:
             raise AssistantError(f"Unknown intent {intent!r}: use one of {', '.join(self._strategies)}.")
-        req = Request(question, query or question, intent, tuple(focus_ids), analyze(question))
+        req = Request(question, query or question, intent, tuple(focus_ids), analyze(question), page or Page())
         hits = strategy.candidates(self._tools, req)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
         yield AnswerEvent(
@@ -263,6 +265,7 @@ class Answerer:
             intent,
             req.query,
         )
+        builder.listing = plan.listing
         if plan.comparison is not None:
             builder.comparison = plan.comparison
             for row in plan.comparison.rows:

@@ -19,6 +19,7 @@ from assistant.types import (
     Citation,
     Comparison,
     Evidence,
+    Listing,
     PaperHit,
     relabel,
 )
@@ -104,6 +105,7 @@ class AnswerBuilder:
         self.order: list[int] = []  # source n in order of first citation
         self.dropped: list[str] = []
         self.comparison: Comparison | None = None
+        self.listing: Listing | None = None
         self.model_used = False
 
     def cite(self, n: int, evidence: str = "") -> None:
@@ -139,6 +141,7 @@ class AnswerBuilder:
         """An empty builder for the same question, papers and comparison table."""
         other = AnswerBuilder(self.question, self.context, self.sources, self.model, self.intent, self.query)
         other.comparison = self.comparison
+        other.listing = self.listing
         for n in self.order:
             other.cite(n)
         return other
@@ -226,5 +229,6 @@ class AnswerBuilder:
             self.query,
             self.comparison,
             self.model_used,
+            self.listing,
         )
         return relabel(answer, {n: i for i, n in enumerate(self.order, start=1)})

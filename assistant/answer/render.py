@@ -73,6 +73,18 @@ class TimingsJSON(_Strict):
     total: float = Field(description="The whole answer.")
 
 
+class ListingJSON(_Strict):
+    """Where a topic answer's papers sit in the whole list of matching papers."""
+
+    total: int = Field(description="How many papers match the topic (after the question's narrowing).")
+    offset: int = Field(description="Matching papers skipped before this page (best first).")
+    shown: int = Field(description="Papers listed in this answer.")
+    limit: int = Field(description="The page size asked for (`ask --limit`).")
+    next_offset: int | None = Field(description="The `--offset` of the next page; null on the last page.")
+    venue: str = Field(description='The venue words the question narrowed to ("ICLR 2024", "oral"), or "".')
+    author: str = Field(description='The author the question narrowed to ("by <author>"), or "".')
+
+
 class SentenceJSON(_Strict):
     text: str = Field(description="One shown sentence of the answer, without its [n] markers.")
     citations: list[int] = Field(description="The [n] of the references that support it.")
@@ -110,6 +122,9 @@ class AnswerJSON(_Strict):
         description="What was searched: the question, or for a follow-up the question with the papers it refers to."
     )
     comparison: ComparisonJSON | None = Field(description="The table of a compare answer; null otherwise.")
+    listing: ListingJSON | None = Field(
+        description="For a topic answer: how many papers match and which page of them is listed; null otherwise."
+    )
     model: str = Field(description="The configured model's name (whether or not it was asked).")
     model_used: bool = Field(
         description="Whether the model was asked for this answer. It may have failed: then `notice` says so and "
@@ -160,6 +175,7 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         "intent": answer.intent,
         "resolved_query": answer.resolved_query or answer.question,
         "comparison": comparison_to_dict(answer),
+        "listing": listing_to_dict(answer),
         "model": answer.model,
         "model_used": answer.model_used,
         "timings_ms": {
@@ -175,6 +191,38 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
 
 def _ms(value: float | None) -> float | None:
     return None if value is None else round(float(value), 1)
+
+
+def listing_to_dict(answer: Answer) -> dict[str, Any] | None:
+    """``{total, offset, shown, limit, next_offset, venue, author}`` of a topic answer, or None."""
+    li = answer.listing
+    if li is None:
+        return None
+    return {
+        "total": li.total,
+        "offset": li.offset,
+        "shown": li.shown,
+        "limit": li.limit,
+        "next_offset": li.offset + li.shown if li.has_more else None,
+        "venue": li.venue,
+        "author": li.author,
+    }
+
+
+def listing_line(answer: Answer) -> str:
+    """One line saying how many papers match and which are shown ("37 papers match; showing the 10 closest
+    (1-10)."), or "" when the answer is not a listing."""
+    li = answer.listing
+    if li is None or li.total == 0:
+        return ""
+    narrowed = " and ".join(x for x in (li.venue, f"by {li.author}" if li.author else "") if x)
+    head = f"{li.total} paper{'s' if li.total != 1 else ''}{f' ({narrowed})' if narrowed else ''} match"
+    head += "es" if li.total == 1 else ""
+    if li.shown >= li.total:
+        return f"{head}; all shown."
+    if li.offset == 0:
+        return f"{head}; showing the {li.shown} closest."
+    return f"{head}; showing {li.offset + 1}–{li.offset + li.shown}, by closeness."
 
 
 def comparison_to_dict(answer: Answer) -> dict[str, Any] | None:
@@ -216,6 +264,8 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
                 text = f"{pt(cell.text)} [{row.n}]" if cell is not None else NOT_STATED
                 lines.append(textwrap.fill(f"{col}: {text}", width, initial_indent="    ", subsequent_indent="      "))
         lines.append("")
+    if answer.listing is not None and listing_line(answer):
+        lines.append(listing_line(answer))
     if answer.intent == "topic" and answer.comparison is None and answer.sentences and not answer.abstained:
         for sentence in answer.sentences:  # one paper per line, as the chat shows it
             n = sentence.citations[0] if sentence.citations else 0
@@ -237,6 +287,9 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
         lines.append(textwrap.fill(text, width) if text else "")
     if answer.notice and not answer.abstained:
         lines += ["", f"Note: {pt(answer.notice)}"]
+    if answer.listing is not None and answer.listing.has_more:
+        li = answer.listing
+        lines += ["", f"More: add --offset {li.offset + li.shown} (and --limit N) for the next papers."]
     if answer.dropped and answer.model_used:
         n = len(answer.dropped)
         lines += ["", f"({n} sentence{'s' if n != 1 else ''} removed: not supported by the abstracts)"]

@@ -31,6 +31,7 @@ from assistant.answer.extractive import (
     refocus,
     summary_sentences,
 )
+from assistant.answer.listing import narrowing
 from assistant.lang.text import content_tokens, states_contribution
 from assistant.llm.prompts import DEFAULT_TASK
 from assistant.retrieve.references import author_phrase
@@ -44,10 +45,12 @@ from assistant.tuning import (
     SMALL_MODEL_LOOKUP_KINDS,
     SMALL_MODEL_MAX_TOKENS,
     SUMMARY_SENTENCES,
+    TOPIC_CANDIDATE_WINDOWS,
     TOPIC_CANDIDATES,
     TOPIC_CONTRIBUTION_MARGIN,
+    TOPIC_NARROWED_RESCORE_MAX,
 )
-from assistant.types import AnswerMode, AnswerSentence, Comparison, Evidence, PaperHit
+from assistant.types import AnswerMode, AnswerSentence, Comparison, Evidence, Listing, Page, PaperHit
 from assistant.understand.intents import comparison_table, sentence_roles, topic_members, topic_query
 from assistant.understand.question import (
     QuestionFacts,
@@ -74,6 +77,7 @@ class Request:
     intent: str
     focus_ids: tuple[str, ...]
     facts: QuestionFacts
+    page: Page = Page()
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,6 +113,7 @@ class Plan:
         stop_at_first: stop reading the model after its first verified sentence.
         sources: papers shown as sources (None: every candidate).
         comparison: a papers x aspects table shown with the answer.
+        listing: for a topic list, how many papers match and which page of them is in ``context``.
     """
 
     context: list[PaperHit]
@@ -117,6 +122,7 @@ class Plan:
     stop_at_first: bool = False
     sources: list[PaperHit] | None = None
     comparison: Comparison | None = None
+    listing: Listing | None = None
 
 
 class IntentStrategy:
@@ -433,20 +439,54 @@ class CompareStrategy(IntentStrategy):
 
 
 class TopicStrategy(IntentStrategy):
-    """Which papers are about a topic: a listing built by code, one cited sentence per paper."""
+    """Which papers are about a topic: a listing built by code, one cited sentence per paper, best first.
+
+    Over a whole conference a topic has dozens of papers: every paper that passes intents.topic_members is
+    counted (``Listing.total``) and the answer lists one page of them (``Request.page``: ``ask --limit/--offset``,
+    "show more" in a conversation). A question may narrow the list by venue words and author (listing.py).
+    """
 
     intent = "topic"
     task = "Write one short sentence per relevant paper saying what it does."
 
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
-        """A wide search for the topic without the question's frame ("which papers ...")."""
+        """A wide search for the topic without the question's frame ("which papers ...") and without its
+        narrowing words, restricted to the papers the narrowing allows: a small allowed set (at most
+        ``TOPIC_NARROWED_RESCORE_MAX`` papers, e.g. one author's) is scored whole, a large one (a venue) is
+        searched with more candidate windows and filtered."""
         if req.focus_ids:
             return super().candidates(tools, req)
-        return tools.retriever.retrieve(topic_query(req.query), top_k=TOPIC_CANDIDATES)
+        nar = narrowing(tools.retriever, req.question, topic_query(req.query))
+        if nar.ids is None:
+            return tools.retriever.retrieve(nar.query, top_k=TOPIC_CANDIDATES, candidate_k=TOPIC_CANDIDATE_WINDOWS)
+        if not nar.ids:  # nothing has that venue / author: search unnarrowed, plan() says so
+            return tools.retriever.retrieve(nar.query, top_k=tools.settings.top_k)
+        if len(nar.ids) <= TOPIC_NARROWED_RESCORE_MAX:
+            hits = tools.retriever.hits_for(nar.query, sorted(nar.ids))
+            return sorted(hits, key=lambda h: max((e.score for e in h.evidence), default=-1.0), reverse=True)
+        hits = tools.retriever.retrieve(nar.query, top_k=4 * TOPIC_CANDIDATES, candidate_k=4 * TOPIC_CANDIDATE_WINDOWS)
+        return [h for h in hits if h.paper.id in nar.ids][:TOPIC_CANDIDATES] or hits[: tools.settings.top_k]
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
-        members = hits if req.focus_ids else topic_members(hits, tools.settings.topic_min_evidence)
-        return Plan(members, use_model=False, sources=members or hits[: tools.settings.top_k])
+        if req.focus_ids:
+            return Plan(hits, use_model=False, sources=hits)
+        nar = narrowing(tools.retriever, req.question, topic_query(req.query))
+        allowed = hits if nar.ids is None else [h for h in hits if h.paper.id in nar.ids]
+        members = topic_members(allowed, tools.settings.topic_min_evidence)
+        page = members[req.page.offset : req.page.offset + req.page.limit]
+        listing = Listing(len(members), req.page.offset, len(page), req.page.limit, nar.venue, nar.author)
+        return Plan(page, use_model=False, sources=page or hits[: tools.settings.top_k], listing=listing)
+
+    def notice(self, plan: Plan) -> str:
+        """Why a listing shows nothing: the narrowing matches no paper, or the page is past the end."""
+        li = plan.listing
+        if li is None or plan.context:
+            return ""
+        narrowed = " and ".join(x for x in (li.venue, f"by {li.author}" if li.author else "") if x)
+        if li.total == 0:
+            where = f" among the papers {narrowed}" if narrowed else ""
+            return f"No paper{where} matches this topic closely enough to list; the closest papers are the sources."
+        return f"Only {li.total} papers match; there is nothing after {li.total} (asked to skip {li.offset})."
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """Each listed paper's best evidence sentence, cited to it; its contribution sentence instead (which

@@ -68,6 +68,8 @@ class EvalItem:
     gold_ids: tuple[str, ...]
     answer_facts: tuple[str, ...]
     notes: str = ""
+    #: The frozen split (``val`` / ``test``) of files that mark one (eval/README.md); "" when unmarked.
+    split: str = ""
 
     @property
     def question(self) -> str:
@@ -119,8 +121,17 @@ def parse_item(obj: object, where: str) -> EvalItem:
     if (kind == "unanswerable") != (not gold):
         raise EvalFormatError(f"{where}: 'gold_ids' must be [] for unanswerable items and non-empty otherwise")
     notes = obj.get("notes", "")
+    split = obj.get("split", "")
+    if not isinstance(split, str):
+        raise EvalFormatError(f"{where}: 'split' must be a string such as 'val' or 'test', got {split!r}")
     return EvalItem(
-        item_id, kind, turns, gold, _str_list(obj, "answer_facts", where), notes if isinstance(notes, str) else ""
+        item_id,
+        kind,
+        turns,
+        gold,
+        _str_list(obj, "answer_facts", where),
+        notes if isinstance(notes, str) else "",
+        split.strip(),
     )
 
 
@@ -158,13 +169,21 @@ def read_jsonl(path: Path, parse: Callable[[object, str], T], *, file_label: str
     return items
 
 
-def load_items(path: Path, limit: int | None = None) -> list[EvalItem]:
-    """Read a JSON Lines question file (blank lines ignored), keeping the first ``limit`` items.
+def load_items(path: Path, limit: int | None = None, split: str | None = None) -> list[EvalItem]:
+    """Read a JSON Lines question file (blank lines ignored), keeping the items of ``split`` (``val``,
+    ``test``; None: all), then the first ``limit`` of them.
 
     Raises:
-        EvalFormatError: unreadable file, invalid JSON, a malformed item or a duplicate id (``file:line``).
+        EvalFormatError: unreadable file, invalid JSON, a malformed item or a duplicate id (``file:line``);
+            a ``split`` no item of the file has (the error lists the splits it has).
     """
     items = read_jsonl(path, parse_item, file_label="question", plural="questions")
+    if split is not None:
+        chosen = [it for it in items if it.split == split]
+        if not chosen:
+            have = sorted({it.split or "(none)" for it in items})
+            raise EvalFormatError(f"{path}: no questions with split {split!r}; the file has: {', '.join(have)}")
+        items = chosen
     return items[:limit] if limit is not None else items
 
 
@@ -375,6 +394,7 @@ def run_eval_command(
     retrieval_only: bool = False,
     limit: int | None = None,
     progress: bool = True,
+    split: str | None = None,
 ) -> int:
     """``assistant eval``: load, evaluate, print the tables, optionally write the JSON report. Returns 0.
 
@@ -388,7 +408,7 @@ def run_eval_command(
     ks = parse_ks(ks_text)
     if limit is not None and limit < 1:
         raise EvalFormatError(f"--limit must be >= 1, got {limit}")
-    items = load_items(questions, limit)
+    items = load_items(questions, limit, split)
     logger.info(
         "evaluating %d item(s) from %s (%s)", len(items), questions, "retrieval only" if retrieval_only else "answers"
     )
@@ -405,6 +425,7 @@ def run_eval_command(
             with build_assistant(settings) as assistant:
                 report = evaluate_answers(assistant, items, ks, progress=progress)
     report["questions"], report["seconds"] = str(questions), round(time.perf_counter() - t0, 1)
+    report["split"] = split
     from assistant.eval.eval_report import print_report
 
     print_report(report)

@@ -473,6 +473,20 @@ class Catalog:
         )
         return total, [r[0] for r in page]
 
+    def venues(self) -> list[str]:
+        """Every distinct non-empty venue / collection name (``"ICLR 2024 Oral"``), sorted."""
+        return [r[0] for r in self._conn().execute("SELECT DISTINCT venue FROM papers WHERE venue != '' ORDER BY 1")]
+
+    def ids_in_venues(self, venues: Sequence[str]) -> list[str]:
+        """Ids of the papers whose venue is exactly one of ``venues``, in catalog order."""
+        venues = list(dict.fromkeys(venues))
+        if not venues:
+            return []
+        marks = ",".join("?" * len(venues))
+        return [
+            r[0] for r in self._conn().execute(f"SELECT id FROM papers WHERE venue IN ({marks}) ORDER BY rowid", venues)
+        ]
+
     def ids_by_url(self, urls: Sequence[str]) -> dict[str, list[str]]:
         """``{url: paper ids}`` for those of ``urls`` that are some paper's link (exact match)."""
         urls = [u for u in dict.fromkeys(urls) if u]

@@ -746,6 +746,14 @@ class PaperStore:
             return {}
         return {pid: list(e) for pid, e in zip(got["ids"], embeddings)}
 
+    def nearest_papers(self, query_embedding: Sequence[float], k: int) -> list[str]:
+        """Ids of the ``k`` papers whose record vector (the title's unit vector) is closest to
+        ``query_embedding`` (cosine), best first; [] for an empty index."""
+        if k < 1 or self.papers.count() == 0:
+            return []
+        got = self.papers.query(query_embeddings=[list(query_embedding)], n_results=k, include=[])
+        return list(got["ids"][0]) if got.get("ids") else []
+
     def papers_by_id(self, ids: Sequence[str]) -> tuple[dict[str, Paper], dict[str, str]]:
         """``({paper_id: Paper}, {paper_id: paper_hash})`` for those of ``ids`` that have a record."""
         got = self.papers.get(ids=list(ids), include=["metadatas", "documents"])

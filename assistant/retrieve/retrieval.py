@@ -25,6 +25,7 @@ import numpy as np
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
+from assistant import tuning
 from assistant.lang.text import clauses, content_tokens, is_boilerplate, states_contribution
 from assistant.retrieve.references import MetadataIndex
 from assistant.tuning import (
@@ -106,6 +107,7 @@ class _View:
     def __init__(self, store: PaperStore, fusion: BaseRetriever, system: object) -> None:
         self.store = store
         self.fusion = fusion
+        self.wide: dict[int, BaseRetriever] = {}  # candidate_k -> a wider fusion over this store (topic lists)
         self.system = system
         self.readers = 0
         self.retired = False
@@ -177,12 +179,12 @@ class PaperRetriever:
         """The store of the current view."""
         return self._view.store
 
-    def _build_fusion(self, store: PaperStore) -> BaseRetriever:
+    def _build_fusion(self, store: PaperStore, candidate_k: int | None = None) -> BaseRetriever:
         from llama_index.core import VectorStoreIndex
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers import QueryFusionRetriever
 
-        k = self._settings.candidate_k
+        k = candidate_k or self._settings.candidate_k
         # one no-op transformation: no default node parser. An empty list is falsy, and llama-index then builds
         # its global SentenceSplitter, which loads a tiktoken encoding (~0.5 s) and, when TIKTOKEN_CACHE_DIR
         # lacks it, tries to download it (a raw ConnectionError offline; issue 20). Nothing is inserted here.
@@ -411,10 +413,14 @@ class PaperRetriever:
 
         return all(known(t) or all(known(part) for part in t.split("-") if part) for t in tokens)
 
-    def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]:
+    def retrieve(
+        self, query: str, top_k: int | None = None, *, aspects: bool = False, candidate_k: int | None = None
+    ) -> list[PaperHit]:
         """Rank papers for ``query``; ``aspects=True`` for a question that asks for one paper (lookup,
         summary): the candidates are also ranked by how well each covers every clause of the question
         (tuning.ASPECT_WEIGHT; costs one query embedding per clause, at most ASPECT_MAX_CLAUSES).
+        ``candidate_k`` overrides ``settings.candidate_k`` (windows fetched per retriever), for a listing
+        that needs more papers than a lookup (a topic over a whole conference).
 
         Returns:
             up to ``top_k`` (default ``settings.top_k``) :class:`PaperHit`, best first; ``score`` is the
@@ -426,14 +432,28 @@ class PaperRetriever:
         top_k = top_k or self._settings.top_k
         self.refresh()
         q_emb = self._embed.get_query_embedding(query)
-        return self._read(lambda view, lenient: self._retrieve(view, query, q_emb, top_k, aspects, lenient))
+        return self._read(
+            lambda view, lenient: self._retrieve(view, query, q_emb, top_k, aspects, lenient, candidate_k)
+        )
 
     def _retrieve(
-        self, view: _View, query: str, q_emb: list[float], top_k: int, aspects: bool, lenient: bool
+        self,
+        view: _View,
+        query: str,
+        q_emb: list[float],
+        top_k: int,
+        aspects: bool,
+        lenient: bool,
+        candidate_k: int | None = None,
     ) -> list[PaperHit]:
         from llama_index.core.schema import QueryBundle
 
-        fused = view.fusion.retrieve(QueryBundle(query_str=query, embedding=q_emb))
+        fusion = view.fusion
+        if candidate_k and candidate_k != self._settings.candidate_k:
+            fusion = view.wide.get(candidate_k) or view.wide.setdefault(
+                candidate_k, self._build_fusion(view.store, candidate_k)
+            )
+        fused = fusion.retrieve(QueryBundle(query_str=query, embedding=q_emb))
         per_paper: dict[str, list[float]] = defaultdict(list)
         for hit in fused:
             pid = hit.node.metadata.get("paper_id")
@@ -445,6 +465,10 @@ class PaperRetriever:
         }
         for rank, pid in enumerate(self.metadata.matches(query), start=1):  # authors, title names, title words
             scored[pid] = scored.get(pid, 0.0) + METADATA_WEIGHT / (RRF_K + rank)
+        if tuning.PAPER_VECTOR_WEIGHT > 0:  # paper-level vectors (titles): one more ranked list (tuning.py)
+            for rank, pid in enumerate(view.store.nearest_papers(q_emb, tuning.PAPER_VECTOR_K), start=1):
+                if pid in self.papers:
+                    scored[pid] = scored.get(pid, 0.0) + tuning.PAPER_VECTOR_WEIGHT / (RRF_K + rank)
         candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[: max(top_k, WINDOW_RANK_CANDIDATES)]
         vectors = self._vectors(view, candidates, lenient)
         q = np.asarray(q_emb, dtype=np.float32)

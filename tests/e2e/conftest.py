@@ -141,6 +141,20 @@ def special_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 
 @pytest.fixture(scope="session")
+def mixed_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
+    """The real UI over the seeds plus the 45 real corpus papers of ``eval/claims-corpus-papers.jsonl`` (83
+    papers, venues and authors): enough for a topic list with more than one page."""
+    from assistant.config import Settings
+    from assistant.ingest.pipeline import ingest
+    from tests.conftest import REPO, SEEDS
+
+    settings = Settings(storage_dir=tmp_path_factory.mktemp("mixed-index"))
+    ingest(settings, [SEEDS, REPO / "eval" / "claims-corpus-papers.jsonl"], embed_model, progress=False)
+    yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(settings.storage_dir), "ASSISTANT_LLM_BASE_URL": None},
+                           tmp_path_factory.mktemp("mixed-ui") / "ui.log")
+
+
+@pytest.fixture(scope="session")
 def ui_url(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """``python -m ui`` on a free port over the seeded index (one per test session, shared
     by the browser and API tests); yields its URL."""

@@ -259,3 +259,33 @@ def test_conversation_follows_the_paper_the_user_names(page) -> None:  # type: i
     third = ask(page, "Summarize the paper about compressing the KV cache along the feature dimension.", 3)
     assert third.locator(f'.refs a[href="{matryoshka}"]').count() == 1
     assert third.locator(f'.refs a[href="{em_llm}"]').count() == 0  # not the previous paper
+
+
+def test_a_long_topic_list_counts_its_papers_and_show_more_lists_the_next_ones(browser, mixed_ui_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 27: "N papers match; showing the 10 closest", the Show more button only while more match, and
+    pressing it lists the next papers with the conversation's next [n] labels."""
+    pg = browser.new_page(viewport={"width": 1280, "height": 900})
+    try:
+        open_ui(pg, mixed_ui_url)
+        more = pg.locator("#show-more")
+        assert not more.is_visible()  # nothing listed yet
+        pg.locator("#question textarea").fill("Which papers are about large language models?")
+        pg.locator("#send").click()
+        count = pg.locator("#chat .listing-count").first
+        count.wait_for(timeout=ANSWER_TIMEOUT_MS)
+        first_line = count.inner_text()
+        total = int(re.match(r"(\d+) papers match; showing the 10 closest\.", first_line).group(1))  # type: ignore[union-attr]
+        assert total > 10 and pg.locator("#chat .topic-list").first.locator("li").count() == 10
+        more.wait_for(state="visible", timeout=ANSWER_TIMEOUT_MS)
+        more.click()
+        second = pg.locator("#chat .listing-count").nth(1)
+        second.wait_for(timeout=ANSWER_TIMEOUT_MS)
+        shown = min(10, total - 10)
+        assert second.inner_text() == f"{total} papers match; showing 11–{10 + shown}, by closeness."
+        labels = pg.locator("#chat .topic-list").nth(1).locator(".ref-n").all_inner_texts()
+        assert labels[0] == "[11]" and len(labels) == shown
+        if total <= 20:
+            pg.wait_for_timeout(500)
+            assert not more.is_visible()  # the last page: no more to show
+    finally:
+        pg.close()

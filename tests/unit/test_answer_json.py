@@ -69,3 +69,17 @@ def test_footer_names_the_model_only_when_its_sentences_are_shown() -> None:
     failed = _answer(mode="extractive", notice="Cannot reach the LLM. Showing the most relevant passages instead, each cited.")
     assert "answered by retrieval and code alone (smollm2's answer was not used)" in answer_to_text(failed)
     assert "no language model" in answer_to_text(_answer(model_used=False, mode="extractive"))
+
+
+def test_a_topic_listing_says_how_many_match_and_where_the_next_page_starts() -> None:
+    from assistant.types import Listing
+
+    page = _answer(intent="topic", listing=Listing(total=37, offset=10, shown=10, limit=10, venue="ICLR 2024"))
+    data = answer_to_dict(page)["listing"]
+    assert data == {"total": 37, "offset": 10, "shown": 10, "limit": 10, "next_offset": 20, "venue": "ICLR 2024",
+                    "author": ""}
+    text = answer_to_text(page)
+    assert text.startswith("37 papers (ICLR 2024) match; showing 11–20, by closeness.") and "--offset 20" in text
+    last = _answer(intent="topic", listing=Listing(total=12, offset=10, shown=2, limit=10))
+    assert answer_to_dict(last)["listing"]["next_offset"] is None and "--offset" not in answer_to_text(last)
+    assert answer_to_dict(_answer())["listing"] is None

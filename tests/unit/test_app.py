@@ -73,7 +73,7 @@ def test_respond_is_a_named_endpoint_sharing_one_concurrency_limit(app) -> None:
     from ui.app import CONCURRENCY_LIMIT
 
     responders = [f for f in app.values() if f.name == "respond"]
-    assert "respond" in app and len(responders) == 2  # typed question, and example click (private)
+    assert "respond" in app and len(responders) == 3  # typed question, example click, "Show more" (private)
     assert {f.concurrency_id for f in responders} == {"respond"} and {f.concurrency_limit for f in responders} == {CONCURRENCY_LIMIT}
     assert [type(c).__name__ for c in app["respond"].inputs] == ["Textbox", "Dropdown", "Chatbot", "State"]
     assert not app["respond"].inputs[0].visible  # the hidden "asked" box, filled from the question box at Send

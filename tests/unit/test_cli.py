@@ -73,3 +73,16 @@ def test_session_file_written_by_save_reads_back(tmp_path: Path) -> None:
     path.write_text(json.dumps({"labels": {}, "turns": "nope"}))
     with pytest.raises(Exception, match="not a saved conversation"):
         read_saved_session(path)
+
+
+def test_ingest_summary_says_many_rows_without_an_abstract_once_per_file() -> None:
+    from assistant.cli import ingest_summary
+
+    skipped = [f"big.jsonl:{n}: no abstract (fields abstract/text/summary)" for n in range(2, 1002)]
+    skipped += ["big.jsonl:1500: not valid JSON (Expecting value)", "small.jsonl:3: no abstract (fields abstract/text/summary)"]
+    text = ingest_summary(IngestReport(2, 4, 4, 0, 0, 0, "c", 1.0, skipped_rows=tuple(skipped)))
+    assert "Skipped 1002 rows (not indexed):" in text
+    assert ("  big.jsonl: 1,000 rows: no abstract (fields abstract/text/summary) - lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11"
+            " and 990 more (--json lists every row)") in text
+    assert "  big.jsonl:1500: not valid JSON" in text and "  small.jsonl:3: no abstract" in text
+    assert text.count("\n") == 4  # counts, "Skipped ...", three lines: never one line per row

@@ -256,3 +256,16 @@ def test_an_extractive_summary_states_problem_approach_and_result() -> None:
     assert [e.sentence_index for e in summary_sentences(hit, 3)] == [1, 2, 3]
     assert [e.sentence_index for e in summary_sentences(hit, 2)] == [2, 3]
     assert [e.sentence_index for e in summary_sentences(hit, 4)] == [0, 1, 2, 3]  # then the best-scoring other
+
+
+def test_a_split_keeps_only_its_items_and_an_unknown_split_is_named(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json as _json
+
+    f = tmp_path / "q.jsonl"
+    rows = [{"id": f"n{i}", "type": "lookup", "question": "Which?", "gold_ids": ["x"], "answer_facts": [],
+             "split": "val" if i % 2 else "test"} for i in range(4)]
+    f.write_text("\n".join(_json.dumps(r) for r in rows))
+    assert [it.id for it in load_items(f, split="val")] == ["n1", "n3"]
+    assert [it.split for it in load_items(f)] == ["test", "val", "test", "val"]
+    with pytest.raises(EvalFormatError, match="no questions with split 'dev'.*test, val"):
+        load_items(f, split="dev")

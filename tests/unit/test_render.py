@@ -211,6 +211,26 @@ def test_search_links_say_so_and_topic_lists_one_line_per_paper() -> None:
     assert "Papers found" in found_html((_Hit(a, 0.1, 0.5, (), ()),))
 
 
+def test_a_topic_list_shows_its_count_and_how_to_see_more() -> None:
+    from types import SimpleNamespace
+
+    from assistant.types import Listing
+    from ui.listing import SHOW_MORE_TEXT, has_more
+
+    page = replace(_answer(), intent="topic", listing=Listing(total=37, offset=0, shown=10, limit=10))
+    html_out = answer_markdown(page)
+    assert "37 papers match; showing the 10 closest." in html_out and "27 more" in html_out and "Show more" in html_out
+    last = replace(page, listing=Listing(total=12, offset=10, shown=2, limit=10))
+    assert "showing 11–12" in answer_markdown(last) and "Show more" not in answer_markdown(last)
+    assert "papers match" not in answer_markdown(_answer())  # only listings have a count
+    session = SimpleNamespace(turns=[SimpleNamespace(answer=page)])
+    assert has_more(session) and not has_more(SimpleNamespace(turns=[SimpleNamespace(answer=last)]))
+    assert not has_more(None) and not has_more(SimpleNamespace(turns=[]))
+    from assistant.session import _MORE
+
+    assert _MORE.match(SHOW_MORE_TEXT) and _MORE.match("next page") and not _MORE.match("tell me more about it")
+
+
 def test_adjacent_emphasis_spans_are_each_the_shortest() -> None:
     """Found by the hand-written browser oracle (issue 26.3): a seed abstract bolds single letters inside
     words; each ``**X**`` is its own span, never one run from the first ``**`` to the last."""

@@ -1,0 +1,95 @@
+"""Narrowing a topic listing by its metadata: "ICLR 2024 papers on ...", "orals only", "papers by <author>".
+
+The venue words are read from the index itself (the distinct ``venue`` values of the catalog, e.g. ``ICLR 2024
+Oral``, ``NeurIPS 2024``), never from a list of conference names: a question word that is a word of some
+venue (``iclr``, ``2024``, ``oral`` / ``orals``) narrows the list to the papers whose venue has every such
+word. The author is the name after "papers by" (references.author_phrase), matched as the metadata index
+matches it. What narrowed the list is shown with the answer, so a reader sees (and can re-ask) it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from assistant.lang.text import STOPWORDS
+from assistant.retrieve.references import author_phrase
+
+if TYPE_CHECKING:
+    from assistant.retrieve.retrieval import PaperRetriever
+
+#: Venue words that never narrow (every collection has them, or they are how a question names papers).
+_GENERIC_VENUE_WORDS = frozenset({"paper", "papers", "track", "main", "conference", "proceedings", "accepted"})
+_WORD = re.compile(r"[A-Za-z]+|\d{4}")
+#: Words that only frame the narrowing ("orals only", "just the spotlights", "from ICLR 2024").
+_FRAME_WORDS = frozenset({"only", "just", "from", "at", "in"})
+
+
+@dataclass(frozen=True, slots=True)
+class Narrowing:
+    """The metadata narrowing of a listing question.
+
+    Attributes:
+        venue: the venue words found, as written in the index's venues ("ICLR 2024 Oral" order), or "".
+        author: the author named ("papers by <author>"), or "".
+        ids: the papers allowed by both (None: no narrowing; an empty set: nothing matches).
+        query: the topic to search for, without the venue words and the "by <author>" phrase.
+    """
+
+    venue: str
+    author: str
+    ids: frozenset[str] | None
+    query: str
+
+    @property
+    def described(self) -> str:
+        """ "ICLR 2024 Oral, by Jane Doe"-style description of the narrowing, or ""."""
+        return ", ".join(x for x in (self.venue, f"by {self.author}" if self.author else "") if x)
+
+
+def _singular(word: str) -> str:
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+def narrowing(retriever: PaperRetriever, question: str, topic: str) -> Narrowing:
+    """Read the venue words and the author a listing question narrows to.
+
+    Args:
+        retriever: gives the catalog (distinct venues, papers per venue) and the author index.
+        question: the question as asked (the author phrase is read from it).
+        topic: the topic part of the question (intents.topic_query), from which the narrowing words are removed.
+
+    Returns:
+        a :class:`Narrowing`; ``ids`` is None when the question names no venue word and no author.
+    """
+    catalog = retriever.catalog
+    venues = catalog.venues()
+    venue_words: dict[str, set[str]] = {v: {w.lower() for w in _WORD.findall(v)} for v in venues}
+    known = set().union(*venue_words.values()) - _GENERIC_VENUE_WORDS - STOPWORDS if venues else set()
+    asked = [w for w in _WORD.findall(question) if _singular(w.lower()) in known]
+    wanted = {_singular(w.lower()) for w in asked}
+    ids: set[str] | None = None
+    venue_label = ""
+    if wanted:
+        chosen = [v for v, words in venue_words.items() if wanted <= words]
+        ids = set(catalog.ids_in_venues(chosen))
+        order = {w: i for v in venues for i, w in enumerate(w.lower() for w in _WORD.findall(v))}
+        venue_label = " ".join(
+            sorted(
+                {w for w in asked if _singular(w.lower()) in wanted}, key=lambda w: order.get(_singular(w.lower()), 9)
+            )
+        )
+    author = author_phrase(question)
+    if author:
+        by_author = set(retriever.metadata.by_author(author))
+        ids = by_author if ids is None else ids & by_author
+    query = topic
+    if author:
+        query = re.sub(rf"\b(?:by|from)\s+{re.escape(author)}\b", " ", query)
+    if wanted:
+        drop = {w.lower() for w in asked} | _FRAME_WORDS
+        kept = [w for w in re.findall(r"\S+", query) if w.lower().strip(".,;:?!") not in drop]
+        query = " ".join(kept)
+    query = " ".join(query.split()) or topic
+    return Narrowing(venue_label, author, frozenset(ids) if ids is not None else None, query)

@@ -1,0 +1,105 @@
+"""Topic lists a researcher can scan (issue 27, item 3): a count, one page of the closest papers, the next page
+on request (``Page`` / "show more"), narrowing by venue words and author read from the index's metadata.
+Real Chroma index of the seeds + the 45 real corpus papers of eval/claims-corpus-papers.jsonl (venues
+"ICLR 2024 Poster", "ICML 2024 Oral", "NeurIPS 2024", ...), real embeddings; no model is asked for topics."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assistant.answer.render import answer_to_dict, answer_to_text
+from assistant.types import Page
+from tests.support.fake_openai_server import FakeOpenAIServer
+
+REPO = Path(__file__).resolve().parents[2]
+TOPIC = "Which papers are about graph neural networks?"
+
+
+@pytest.fixture(scope="module")
+def mixed_settings(tmp_path_factory: pytest.TempPathFactory, embed_model: Any) -> Any:
+    from assistant.config import Settings
+    from assistant.ingest.pipeline import ingest
+
+    settings = Settings(storage_dir=tmp_path_factory.mktemp("mixed"))
+    ingest(settings, [REPO / "seeds", REPO / "eval" / "claims-corpus-papers.jsonl"], embed_model, progress=False)
+    return settings
+
+
+@pytest.fixture
+def listing_assistant(scripted_assistant: Any, mixed_settings: Any) -> Any:
+    with FakeOpenAIServer([]) as server, scripted_assistant(server, settings=mixed_settings) as assistant:
+        yield assistant
+        assert server.requests == []  # topic lists are built by code
+
+
+def _ids(answer: Any) -> list[str]:
+    return [c.paper.id for c in answer.citations]
+
+
+def test_a_listing_counts_the_matches_and_pages_through_them(listing_assistant: Any) -> None:
+    everything = listing_assistant.ask(TOPIC, intent="topic", page=Page(0, 50))
+    total = everything.listing.total
+    assert total >= 4 and everything.listing.shown == total and not everything.listing.has_more
+    first = listing_assistant.ask(TOPIC, intent="topic", page=Page(0, 2))
+    second = listing_assistant.ask(TOPIC, intent="topic", page=Page(2, 2))
+    assert first.listing.total == second.listing.total == total
+    assert len(_ids(first)) == 2 and len(_ids(second)) == 2 and not set(_ids(first)) & set(_ids(second))
+    assert _ids(first) + _ids(second) == _ids(everything)[:4]  # pages are slices of one ranking
+    data = answer_to_dict(first)
+    assert data["listing"] == {
+        "total": total,
+        "offset": 0,
+        "shown": 2,
+        "limit": 2,
+        "next_offset": 2,
+        "venue": "",
+        "author": "",
+    }
+    text = answer_to_text(first)
+    assert text.startswith(f"{total} papers match; showing the 2 closest.") and "--offset 2" in text
+
+
+def test_a_page_past_the_end_says_so_and_cites_nothing(listing_assistant: Any) -> None:
+    answer = listing_assistant.ask(TOPIC, intent="topic", page=Page(500, 10))
+    assert not answer.citations and answer.listing.shown == 0
+    assert f"Only {answer.listing.total} papers match" in answer.notice
+
+
+def test_narrowing_by_venue_words_keeps_only_those_venues(listing_assistant: Any) -> None:
+    answer = listing_assistant.ask("Which ICLR 2024 papers are about graph neural networks?", intent="topic")
+    assert answer.listing.venue == "ICLR 2024" and answer.citations
+    assert all(c.paper.venue.startswith("ICLR 2024") for c in answer.citations)
+    orals = listing_assistant.ask("Which papers are about language models? orals only", intent="topic")
+    assert orals.listing.venue.lower() == "orals"
+    assert orals.citations and all(c.paper.venue.endswith("Oral") for c in orals.citations)
+
+
+def test_narrowing_by_author(listing_assistant: Any) -> None:
+    answer = listing_assistant.ask("Which papers by Micah Goldblum are about language models?", intent="topic")
+    assert answer.listing.author == "Micah Goldblum" and answer.citations
+    assert all("Micah Goldblum" in c.paper.authors for c in answer.citations)
+
+
+def test_show_more_in_a_conversation_continues_the_listing(listing_assistant: Any) -> None:
+    session = listing_assistant.new_session()
+    first = session.ask(TOPIC, intent="topic", page=Page(0, 2))
+    more = session.ask("show more")
+    assert more.intent == "topic" and more.listing.offset == 2 and more.listing.total == first.listing.total
+    assert not {c.paper.id for c in more.citations} & {c.paper.id for c in first.citations}
+    assert min(c.n for c in more.citations) == 3  # conversation labels go on from the first page
+    again = session.ask("more please")
+    assert again.listing.offset == 2 + more.listing.shown or not more.listing.has_more
+
+
+def test_show_more_goes_on_after_the_conversation_is_saved_and_restored(listing_assistant: Any, tmp_path: Path) -> None:
+    session = listing_assistant.new_session()
+    first = session.ask(TOPIC, intent="topic", page=Page(0, 2))
+    session.save(tmp_path / "chat.json")
+    restored = listing_assistant.new_session()
+    restored.load(tmp_path / "chat.json")
+    assert restored.turns[-1].answer.listing == first.listing
+    more = restored.ask("show more")
+    assert more.listing.offset == 2 and not {c.paper.id for c in more.citations} & {c.paper.id for c in first.citations}
