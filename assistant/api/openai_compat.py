@@ -40,6 +40,9 @@ if TYPE_CHECKING:
     from assistant.answer.answerer import AnswerEvent
     from assistant.service import Assistant
 
+#: Characters per streamed text chunk (the client's display granularity, not a latency knob).
+STREAM_PIECE_CHARS = 80
+
 logger = logging.getLogger(__name__)
 
 #: The model name this API serves (what ``GET /v1/models`` lists and requests must name).
@@ -325,32 +328,26 @@ class ChatCompletionsAPI:
             self._slots.release()
 
     async def _sse(self, events: Iterator[AnswerEvent], cid: str, created: int) -> AsyncIterator[str]:
-        """Server-sent events: the role, text deltas as sentences are verified, the last chunk (annotations,
-        answer JSON, ``finish_reason``), ``[DONE]``; an error as one ``{"error": …}`` event."""
+        """Server-sent events: the role at once, then the verified answer's text in pieces, the last chunk
+        (annotations, answer JSON, ``finish_reason``), ``[DONE]``; an error as one ``{"error": …}`` event.
+
+        The text is sent once the answer is final: the chat shows the answer built from the abstracts first
+        and lets a verified model sentence replace a quote, and text already streamed to a client cannot be
+        taken back, so a stream gives exactly the non-streamed text."""
         from starlette.concurrency import iterate_in_threadpool, run_in_threadpool
 
         from assistant.answer.render import answer_to_dict
 
-        sent = ""
         yield _chunk(cid, created, {"role": "assistant", "content": ""})
         try:
             async for event in iterate_in_threadpool(events):
-                if event.answer is None:
+                if event.answer is None or event.kind != "final":
                     continue
-                final = event.kind == "final"
-                rendered = render_answer(event.answer, final=final)
-                if not rendered.text.startswith(sent):
-                    logger.warning("streamed text is not a prefix of the answer; sending the rest after it")
-                    common = 0
-                    while common < min(len(sent), len(rendered.text)) and sent[common] == rendered.text[common]:
-                        common += 1
-                    sent = rendered.text[:common]
-                if len(rendered.text) > len(sent):
-                    yield _chunk(cid, created, {"content": rendered.text[len(sent) :]})
-                    sent = rendered.text
-                if final:
-                    last = {"annotations": rendered.url_citations(), "answer": answer_to_dict(event.answer)}
-                    yield _chunk(cid, created, last, "stop")
+                rendered = render_answer(event.answer, final=True)
+                for piece in _pieces(rendered.text):
+                    yield _chunk(cid, created, {"content": piece})
+                last = {"annotations": rendered.url_citations(), "answer": answer_to_dict(event.answer)}
+                yield _chunk(cid, created, last, "stop")
             yield "data: [DONE]\n\n"
         except Exception as e:  # noqa: BLE001 - the client gets one error event, the log the details
             if isinstance(e, AssistantError):
@@ -367,6 +364,19 @@ class ChatCompletionsAPI:
                     await run_in_threadpool(close)
                 except ValueError:  # still running in its thread (the client left mid-answer): it ends there
                     pass
+
+
+def _pieces(text: str, size: int = STREAM_PIECE_CHARS) -> Iterator[str]:
+    """``text`` in consecutive pieces of about ``size`` characters, each ending at a space where one is near
+    (their concatenation is ``text``)."""
+    start = 0
+    while start < len(text):
+        end = min(len(text), start + size)
+        if end < len(text):
+            space = text.rfind(" ", start + size // 2, end)
+            end = space + 1 if space > 0 else end
+        yield text[start:end]
+        start = end
 
 
 def _last_final(events: Iterator[AnswerEvent]) -> Any:

@@ -183,7 +183,7 @@ def test_a_model_failing_mid_stream_still_streams_the_same_text(server: dict[str
     messages = [{"role": "user", "content": BROKEN}]
     alone = client(server).chat.completions.create(model="paper-assistant", messages=messages).choices[0].message
     assert "broke off" in alone.model_extra["answer"]["notice"]
-    assert alone.content.startswith("A-Bench is a benchmark designed to diagnose")  # the verified sentence stays
+    assert "A-Bench is a benchmark designed to diagnose" in alone.content  # the verified sentence stays
     text, last = streamed(server, messages)
     assert text == alone.content and last.choices[0].finish_reason == "stop"
     # a client that leaves after the first event does not disturb the server
