@@ -9,13 +9,11 @@ The UI owns its launch: its flags (``--host``, ``--port``, ``--no-ingest``) and 
 from __future__ import annotations
 
 import signal
-import socket
 import sys
 from collections.abc import Sequence
 
 from assistant.cli import CLIParser, explaining, global_options, guarded, ingest_command, parse, start
 from assistant.config import Settings
-from assistant.errors import ConfigError
 from assistant.index.store import require_existing_storage
 from ui.settings import UISettings, load_ui_settings
 
@@ -35,22 +33,14 @@ def _parser() -> CLIParser:
 
 
 def check_port_free(ui: UISettings) -> None:
-    """Fail at once, before any model loads, when ``ui.host:ui.port`` cannot be bound.
+    """Fail at once, before any model loads, when ``ui.host:ui.port`` cannot be bound (``assistant.cli.check_listen``).
 
     Raises:
         ConfigError: the port is taken or the address is not local (names both, and the flags to change them).
     """
-    try:
-        infos = socket.getaddrinfo(ui.host, ui.port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-        family, kind, proto, _, address = infos[0]
-        with socket.socket(family, kind, proto) as s:
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            s.bind(address)
-    except OSError as e:
-        raise ConfigError(
-            f"cannot listen on {ui.host}:{ui.port} ({e.strerror or e}). Pass another --port / --host "
-            "(ASSISTANT_UI_PORT / ASSISTANT_UI_HOST), or stop what uses it."
-        ) from e
+    from assistant.cli import check_listen
+
+    check_listen(ui.host, ui.port, "--port / --host (ASSISTANT_UI_PORT / ASSISTANT_UI_HOST)")
 
 
 def _raise_interrupt(signum: int, frame: object) -> None:
