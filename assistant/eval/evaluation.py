@@ -43,6 +43,18 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 ITEM_TYPES = ("lookup", "fact", "summary", "compare", "topic", "followup", "unanswerable", "paraphrase", "adversarial")
+#: Kinds of scored turns in a conversation file (eval/conversations.jsonl): every turn is scored, in order,
+#: through one chat session; the kind is the turn's ``type`` in the report.
+CONVERSATION_KINDS = (
+    "first",
+    "pronoun",
+    "ordinal",
+    "switch",
+    "which_of_them",
+    "compare",
+    "summary",
+    "unanswerable",
+)
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
 ANSWER_METRICS = (
     "citation_precision",
@@ -60,7 +72,12 @@ class EvalFormatError(AssistantError):
 
 @dataclass(frozen=True, slots=True)
 class EvalItem:
-    """One gold question. ``turns`` is ``(question,)`` except for ``followup`` items (last turn scored)."""
+    """One gold question. ``turns`` is ``(question,)`` except for ``followup`` items (last turn scored).
+
+    A turn of a conversation file is one item per turn (``id`` = ``<conversation>.<n>``, n from 1,
+    ``conversation`` = the conversation's id, ``turns`` = the questions up to and including this one);
+    :func:`evaluate_answers` asks a conversation's turns in order in one session and scores each.
+    """
 
     id: str
     type: str
@@ -70,6 +87,8 @@ class EvalItem:
     notes: str = ""
     #: The frozen split (``val`` / ``test``) of files that mark one (eval/README.md); "" when unmarked.
     split: str = ""
+    #: The conversation this turn belongs to (conversation files only); "" for a standalone item.
+    conversation: str = ""
 
     @property
     def question(self) -> str:
@@ -95,6 +114,39 @@ def _str_list(obj: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) and v.strip() for v in value):
         raise EvalFormatError(f"{where}: '{key}' must be a list of non-empty strings, got {value!r}")
     return tuple(v.strip() for v in value)
+
+
+def parse_conversation(obj: dict[str, Any], where: str) -> list[EvalItem]:
+    """One conversation line (``{"id", "split", "turns": [{"question", "gold_ids", "answer_facts", "kind"}]}``)
+    as one :class:`EvalItem` per turn, in order. Raises EvalFormatError naming ``file:line`` and the turn."""
+    conv_id, split = obj.get("id"), obj.get("split", "")
+    if not isinstance(conv_id, str) or not conv_id.strip():
+        raise EvalFormatError(f"{where}: missing or empty 'id'")
+    if not isinstance(split, str):
+        raise EvalFormatError(f"{where}: 'split' must be a string such as 'val' or 'test', got {split!r}")
+    turns = obj.get("turns")
+    if not isinstance(turns, list) or not turns:
+        raise EvalFormatError(f"{where}: a conversation needs a non-empty 'turns' list")
+    items: list[EvalItem] = []
+    questions: list[str] = []
+    for n, turn in enumerate(turns, start=1):
+        at = f"{where} turn {n}"
+        if not isinstance(turn, dict):
+            raise EvalFormatError(f"{at}: expected a JSON object, got {type(turn).__name__}")
+        kind, q = turn.get("kind"), turn.get("question")
+        if kind not in CONVERSATION_KINDS:
+            raise EvalFormatError(f"{at}: 'kind' is {kind!r}; expected one of {', '.join(CONVERSATION_KINDS)}")
+        if not isinstance(q, str) or not any(ch.isalnum() for ch in q):
+            raise EvalFormatError(f"{at}: needs a 'question' string with letters or digits")
+        questions.append(q.strip())
+        gold = _str_list(turn, "gold_ids", at)
+        if (kind == "unanswerable") != (not gold):
+            raise EvalFormatError(f"{at}: 'gold_ids' must be [] for unanswerable turns and non-empty otherwise")
+        facts = _str_list(turn, "answer_facts", at) if turn.get("answer_facts") else ()
+        items.append(
+            EvalItem(f"{conv_id.strip()}.{n}", kind, tuple(questions), gold, facts, "", split.strip(), conv_id.strip())
+        )
+    return items
 
 
 def parse_item(obj: object, where: str) -> EvalItem:
@@ -177,7 +229,8 @@ def load_items(path: Path, limit: int | None = None, split: str | None = None) -
         EvalFormatError: unreadable file, invalid JSON, a malformed item or a duplicate id (``file:line``);
             a ``split`` no item of the file has (the error lists the splits it has).
     """
-    items = read_jsonl(path, parse_item, file_label="question", plural="questions")
+    rows = read_jsonl(path, _parse_row, file_label="question", plural="questions")
+    items = [it for row in rows for it in row.items]
     if split is not None:
         chosen = [it for it in items if it.split == split]
         if not chosen:
@@ -185,6 +238,27 @@ def load_items(path: Path, limit: int | None = None, split: str | None = None) -
             raise EvalFormatError(f"{path}: no questions with split {split!r}; the file has: {', '.join(have)}")
         items = chosen
     return items[:limit] if limit is not None else items
+
+
+@dataclass(frozen=True, slots=True)
+class _Row:
+    """One line of a question file: one item, or a conversation's turns."""
+
+    id: str
+    items: tuple[EvalItem, ...]
+
+
+def _parse_row(obj: object, where: str) -> _Row:
+    if (
+        isinstance(obj, dict)
+        and isinstance(obj.get("turns"), list)
+        and obj["turns"]
+        and isinstance(obj["turns"][0], dict)
+    ):
+        turns = parse_conversation(obj, where)
+        return _Row(turns[0].conversation, tuple(turns))
+    item = parse_item(obj, where)
+    return _Row(item.id, (item,))
 
 
 def parse_ks(text: str) -> tuple[int, ...]:
@@ -337,11 +411,15 @@ def evaluate_answers(
 
     _warn_unknown_gold(items, assistant.retriever.papers)
     records = []
+    session, conversation = None, ""
     for item in _progress(items, progress, "answer eval"):
         try:
-            session = assistant.new_session()
-            for turn in item.turns[:-1]:
-                session.ask(turn)
+            if item.conversation and item.conversation == conversation and session is not None:
+                pass  # the next turn of the same conversation: same session, earlier turns already asked
+            else:
+                session, conversation = assistant.new_session(), item.conversation
+                for turn in item.turns[:-1]:
+                    session.ask(turn)
             answer = session.ask(item.question)
             query = answer.resolved_query or clean_question(item.question)
             ids, _ = _ranked(assistant.retriever, query, max(ks), answer.intent)
@@ -350,6 +428,9 @@ def evaluate_answers(
         except Exception as e:  # noqa: BLE001 - one broken item is recorded as failed; the run goes on
             logger.exception("eval item %s failed", item.id)
             record = failed_record(item, e, ks)
+            session, conversation = None, ""  # a later turn of this conversation replays the earlier ones
+        if item.conversation:
+            record["conversation"] = item.conversation
         records.append(record)
     report = _report("answers", ks, records, [*(f"recall@{k}" for k in ks), *ANSWER_METRICS])
     report["errors"] = [{"id": r["id"], "error": r["error"]} for r in records if r.get("error")]
