@@ -82,11 +82,6 @@ TOPIC_CANDIDATE_WINDOWS = 120
 #: A listing narrowed to at most this many papers (one author's, a small venue) scores each of them
 #: instead of searching; larger narrowed sets (a venue of thousands) are searched and filtered.
 TOPIC_NARROWED_RESCORE_MAX = 300
-#: A topic list keeps papers whose best evidence score is within this of the best paper's (and at least
-#: ``Settings.topic_min_evidence``). On the 12 topic questions of dev + fresh + a second fresh set (whose 4
-#: were unseen when 0.3 was chosen), precision 0.667 (no margin) -> 0.756 (0.3) -> 0.776 (0.25) at unchanged
-#: recall 0.889; 0.2 reached 0.831 but lost recall (0.861) on an unseen item.
-TOPIC_EVIDENCE_MARGIN = 0.25
 #: A listed paper is shown by its contribution sentence ("we propose X ...", which names what it does) when
 #: that scores within this of its best evidence sentence, else by the best one.
 TOPIC_CONTRIBUTION_MARGIN = 0.15

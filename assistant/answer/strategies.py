@@ -472,7 +472,7 @@ class TopicStrategy(IntentStrategy):
             return Plan(hits, use_model=False, sources=hits)
         nar = narrowing(tools.retriever, req.question, topic_query(req.query))
         allowed = hits if nar.ids is None else [h for h in hits if h.paper.id in nar.ids]
-        members = topic_members(allowed, tools.settings.topic_min_evidence)
+        members = topic_members(nar.query, allowed, tools.settings.topic_min_evidence)
         page = members[req.page.offset : req.page.offset + req.page.limit]
         listing = Listing(len(members), req.page.offset, len(page), req.page.limit, nar.venue, nar.author)
         return Plan(page, use_model=False, sources=page or hits[: tools.settings.top_k], listing=listing)

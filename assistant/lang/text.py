@@ -95,6 +95,20 @@ def content_tokens(text: str) -> set[str]:
     return {t for t in _TOKEN.findall(text) if t not in STOPWORDS}
 
 
+@lru_cache(maxsize=1)
+def _stemmer() -> Callable[[str], str]:
+    from nltk.stem.snowball import SnowballStemmer
+
+    return SnowballStemmer("english").stem
+
+
+def stems(text: str) -> set[str]:
+    """Snowball (English) stems of :func:`content_tokens` of ``text``: "generation" and "generating" share
+    ``generat``."""
+    stem = _stemmer()
+    return {stem(t) for t in content_tokens(text)}
+
+
 def states_contribution(sentence: str) -> bool:
     """True when ``sentence`` states the paper's own contribution (:data:`CONTRIBUTION`)."""
     return CONTRIBUTION.search(sentence) is not None
