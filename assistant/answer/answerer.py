@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from assistant.answer.builder import AnswerBuilder
-from assistant.answer.strategies import STRATEGIES, IntentStrategy, Plan, Request, Settled, Tools
+from assistant.answer.strategies import (
+    STRATEGIES,
+    IntentStrategy,
+    Plan,
+    Request,
+    Settled,
+    Tools,
+    read_records,
+    unknown_author_notice,
+)
 from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
@@ -223,11 +232,20 @@ class Answerer:
         """
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        intent = intent or detect_intent(question)
-        strategy = self._strategies.get(intent)
-        if strategy is None:
+        if intent is not None and intent not in self._strategies:
             raise AssistantError(f"Unknown intent {intent!r}: use one of {', '.join(self._strategies)}.")
-        req = Request(question, query or question, intent, tuple(focus_ids), analyze(question), page or Page())
+        records = read_records(self._tools, question) if intent in (None, "metadata") else None
+        if intent is None:
+            intent = detect_intent(question)
+            if (
+                records is not None
+                and records.applies
+                and intent in ("lookup", "topic")
+                and "metadata" in self._strategies
+            ):
+                intent = "metadata"  # authors, venue, link, "papers by X": answered from the records
+        strategy = self._strategies[intent]
+        req = Request(question, query or question, intent, tuple(focus_ids), analyze(question), page or Page(), records)
         hits = strategy.candidates(self._tools, req)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
         yield AnswerEvent(
@@ -236,10 +254,7 @@ class Answerer:
 
         author = author_phrase(question)
         if author and not req.focus_ids and not self._retriever.metadata.by_author(author):
-            notice = (
-                f"No indexed paper is by {author}, so the abstracts don't cover this question. "
-                "The closest papers below do not match it."
-            )
+            notice = f"{unknown_author_notice(self._tools, author)} The closest papers below do not match it."
             yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
             return
         if not hits or (not req.focus_ids and self.abstains(req.query, hits)):
