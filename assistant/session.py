@@ -242,12 +242,13 @@ class ChatSession:
         """
         question = clean_question(question, self._answerer.settings.max_question_chars)
         more = self._next_page(question) if page is None else None
-        if more is not None:  # "show more" after a topic listing: the same listing, next page
+        if more is not None:  # "show more" after a listing: the same listing, next page
             previous, page = more
+            listed = previous.answer.intent  # a topic list, or an author's papers ("metadata")
             for event in self._answerer.stream(
                 previous.question,
                 query=previous.resolved_query,
-                intent="topic",
+                intent=listed if listed in self._answerer.intents else "topic",
                 focus_ids=previous.focus_ids,
                 page=page,
             ):

@@ -599,7 +599,10 @@ def record_sentences(paper: Paper, fields: tuple[str, ...]) -> list[str]:
                 if paper.venue
                 else f"The records give no venue for {title}."
             )
-        elif field == "year" and "venue" not in asked:
+        elif field == "year" and "venue" in asked:
+            if not year and paper.venue:
+                out.append(f"The records give no year for {title}.")
+        elif field == "year":
             out.append(
                 f"{title} is from {year.group(0)} (listed under {paper.venue})."
                 if year
