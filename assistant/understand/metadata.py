@@ -113,7 +113,8 @@ def metadata_request(
                 i += n - 1
                 break
         i += 1
-    person, person_ids = "", ()
+    person = ""
+    person_ids: tuple[str, ...] = ()
     spelled = word_tokens(question, keep_accents=True)  # author names are keyed with their accents
     spelled = spelled if len(spelled) == len(words) else words
     runs = {

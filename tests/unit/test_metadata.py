@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from assistant.answer.builder import AnswerBuilder
-from assistant.answer.strategies import STRATEGIES, MetadataStrategy, Plan, RecordQuery, Request, record_sentences
+from assistant.answer.strategies import STRATEGIES, MetadataStrategy, RecordQuery, Request, record_sentences
 from assistant.types import INTENTS, Page, Paper, PaperHit
 from assistant.understand.metadata import MetadataRequest, metadata_request
 from assistant.understand.question import analyze
