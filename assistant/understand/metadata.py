@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from assistant.lang.metadata_words import METADATA_WORDS
-from assistant.lang.text import FUNCTION_WORDS, word_tokens
+from assistant.lang.text import FUNCTION_WORDS, split_sentences, word_tokens
 
 #: The record fields a question may ask for, in the order an answer gives them; ``papers``: a list of papers
 #: (a person's).
@@ -43,7 +43,8 @@ class MetadataRequest:
         unknown_person: the name after "… by <Name>" that no indexed paper lists ("" when none).
         rest: the question's words that are neither function words, field or frame words, nor the
             person's name: what else the question says (a paper's name, or something it asks about).
-        asks_who: the question asks "who …" (then it asks for the authors whatever else it says).
+        asks_who: a sentence of the question starts with "who" (then it asks for the authors whatever else it
+            says; a relative "who", "people who don't exist", is only a field word).
     """
 
     fields: tuple[str, ...]
@@ -150,5 +151,5 @@ def metadata_request(
         person_ids,
         unknown,
         rest,
-        asks_who="who" in words,
+        asks_who=any(word_tokens(sentence)[:1] == ["who"] for sentence in split_sentences(question)),
     )

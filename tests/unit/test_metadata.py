@@ -85,6 +85,13 @@ def test_a_field_word_in_a_question_about_the_content_is_not_a_metadata_request(
     assert request is None or not request.only_names({"hyperface", "synthetic", "face"})
 
 
+def test_only_a_question_starting_with_who_asks_for_the_authors_whatever_it_adds() -> None:
+    described = ask("who wrote the HyperFace paper? the one that makes synthetic face datasets")
+    assert described is not None and described.asks_who and described.only_names({"hyperface"})
+    relative = ask("some work on making pictures of people who don't exist to train face matchers")
+    assert relative is not None and not relative.asks_who and not relative.only_names({"hyperface"})
+
+
 def test_a_question_without_field_words_or_authors_is_none() -> None:
     assert ask("How does HyperFace generate face images?") is None
     assert ask("Summarize the grokking paper") is None
