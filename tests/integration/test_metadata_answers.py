@@ -80,3 +80,16 @@ def test_a_question_about_what_the_authors_did_is_not_answered_with_their_names(
     session = records_assistant.new_session()
     answer = session.ask("What do the authors of HyperFace propose?")
     assert answer.intent == "lookup" and "Sébastien Marcel" not in answer.text
+
+
+def test_the_api_conversation_answers_who_wrote_it_with_a_linked_citation(records_assistant: Any) -> None:
+    """/v1 and MCP go through the same session: a conversation rebuilt from a client's messages (as /v1 does)
+    answers "who wrote it?" for the paper its earlier reply cited, with a url_citation annotation on [1]."""
+    from assistant.api.chat import PriorTurn, rebuild_session, render_answer
+
+    session = rebuild_session(records_assistant, [PriorTurn("Which paper proposes A-Bench?", {1: A_BENCH})])
+    answer = session.ask("Who wrote it?")
+    rendered = render_answer(answer)
+    assert answer.intent == "metadata" and "Zicheng Zhang" in rendered.text
+    link = url_of("000_43469673d6f8aaa0.txt", 8)
+    assert [a["url_citation"]["url"] for a in rendered.url_citations()] == [link] and link in rendered.text
