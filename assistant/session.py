@@ -266,8 +266,11 @@ class ChatSession:
                     self.turns.append(Turn(question, res.query, (), event.answer))
                 yield event
             return
+        implied = res.intent
+        if implied and self._answerer.asks_records(question):  # "Who wrote HyperFace and EM-LLM?": records of
+            implied = ""  # both papers, not a comparison of their abstracts
         for event in self._answerer.stream(
-            question, query=res.query, intent=intent or res.intent or None, focus_ids=res.focus_ids, page=page
+            question, query=res.query, intent=intent or implied or None, focus_ids=res.focus_ids, page=page
         ):
             if event.answer is None:
                 yield event

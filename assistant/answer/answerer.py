@@ -176,6 +176,14 @@ class Answerer:
         answer = AnswerBuilder(question, [], [], self._backend.model, intent or detect_intent(question), question)
         yield AnswerEvent("final", answer=answer.build("clarify", notice, {"total": 0.0}))
 
+    def asks_records(self, question: str) -> bool:
+        """True when ``question`` asks for paper records and nothing else (authors, venue, year, link, "papers
+        by X": strategies.read_records) and this answerer has the ``metadata`` intent."""
+        if "metadata" not in self._strategies:
+            return False
+        records = read_records(self._tools, question)
+        return records is not None and records.applies
+
     @property
     def intents(self) -> tuple[str, ...]:
         """The intents this answerer knows (its strategy registry)."""
@@ -244,7 +252,9 @@ class Answerer:
                 and "metadata" in self._strategies
             ):
                 intent = "metadata"  # authors, venue, link, "papers by X": answered from the records
-        strategy = self._strategies[intent]
+        strategy = self._strategies.get(intent)
+        if strategy is None:  # a registry without the detected intent
+            raise AssistantError(f"Unknown intent {intent!r}: use one of {', '.join(self._strategies)}.")
         req = Request(question, query or question, intent, tuple(focus_ids), analyze(question), page or Page(), records)
         hits = strategy.candidates(self._tools, req)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000

@@ -95,12 +95,14 @@ def read_records(tools: Tools, question: str) -> RecordQuery | None:
     ask = metadata_request(question, catalog, by, tools.retriever.metadata.by_author(by) if by else [])
     if ask is None:
         return None
+    if not ask.only_names(ask.rest):  # asks for no field ("which papers are about X?"): nothing to look up
+        return RecordQuery(ask)
     refs = find_references(question, tools.retriever, tools.settings.min_similarity)
     named = tuple(pid for pid in refs.named if pid not in ask.person_ids)
-    words: set[str] = set()
-    if refs.named:
+    words: set[str] = set()  # a person's own papers lend no words: "papers by X about memory" is a topic list
+    if named:
         papers = tools.retriever.papers
-        for pid in refs.named:
+        for pid in named:
             if pid in papers:
                 words.update(word_tokens(papers[pid].title))
         for text in [*analyze(question).entities, *descriptions(question)]:

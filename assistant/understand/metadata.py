@@ -61,10 +61,11 @@ class MetadataRequest:
 
     def only_names(self, paper_words: Collection[str]) -> bool:
         """True when the question asks for records and nothing else: every word of :attr:`rest` is in
-        ``paper_words`` (the folded words of the titles and names by which it names papers). "Who …"
-        questions ask for the authors whatever they add (a description of the paper)."""
-        if not self.fields:
-            return False
+        ``paper_words`` (the folded words of the titles and names by which it names papers), and it asks for a
+        record field or a named person's papers. "Who …" questions ask for the authors whatever they add (a
+        description of the paper)."""
+        if not [f for f in self.fields if f != "papers" or self.names_person]:
+            return False  # "papers" alone asks for a person's papers only: "the ControlAR and LucidPPN papers"
         if self.asks_who and not self.names_person:
             return True
         return self.rest <= set(paper_words)

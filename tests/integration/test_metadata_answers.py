@@ -93,3 +93,15 @@ def test_the_api_conversation_answers_who_wrote_it_with_a_linked_citation(record
     assert answer.intent == "metadata" and "Zicheng Zhang" in rendered.text
     link = url_of("000_43469673d6f8aaa0.txt", 8)
     assert [a["url_citation"]["url"] for a in rendered.url_citations()] == [link] and link in rendered.text
+
+
+def test_authors_of_two_named_papers_are_given_for_each_not_compared(records_assistant: Any) -> None:
+    answer = records_assistant.new_session().ask("Who wrote HyperFace and EM-LLM?")
+    assert answer.intent == "metadata" and answer.comparison is None
+    assert [c.paper.id for c in answer.citations] == [HYPERFACE, "004_c45bebc30e22eceb.txt#17"]
+    assert "Sébastien Marcel. [1]" in answer.text and "Zafeirios Fountas" in answer.text and "[2]" in answer.text
+
+
+def test_an_authors_papers_on_a_topic_stay_a_topic_list(records_assistant: Any) -> None:
+    answer = records_assistant.new_session().ask("Which papers by Jun Wang are about memory?")
+    assert answer.intent == "topic" and [c.paper.id for c in answer.citations] == ["004_c45bebc30e22eceb.txt#17"]

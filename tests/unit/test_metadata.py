@@ -92,6 +92,13 @@ def test_only_a_question_starting_with_who_asks_for_the_authors_whatever_it_adds
     assert relative is not None and not relative.asks_who and not relative.only_names({"hyperface"})
 
 
+def test_papers_alone_asks_for_a_persons_papers_not_for_named_papers() -> None:
+    named = ask("What are the ControlAR and LucidPPN papers?")
+    assert named is not None and named.fields == ("papers",) and not named.only_names({"controlar", "lucidppn"})
+    person = ask("Ann Lee papers")
+    assert person is not None and person.only_names(())
+
+
 def test_a_question_without_field_words_or_authors_is_none() -> None:
     assert ask("How does HyperFace generate face images?") is None
     assert ask("Summarize the grokking paper") is None
