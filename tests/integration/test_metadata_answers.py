@@ -62,6 +62,7 @@ def test_papers_by_a_seed_author_are_listed_counted_and_paged(records_assistant:
     paged = records_assistant.new_session()
     first = paged.ask("Which papers did Zhiguang Cao write?", page=Page(0, 1))
     assert first.listing is not None and first.listing.has_more and len(first.citations) == 1
+    assert "2 papers (by Zhiguang Cao) match; showing 1–1." in answer_to_text(first)  # index order, not "closest"
     more = paged.ask("show more")
     assert more.intent == "metadata" and more.listing is not None and more.listing.offset == 1
     assert {c.paper.id for c in first.citations} | {c.paper.id for c in more.citations} == {
