@@ -242,12 +242,13 @@ class ChatSession:
         """
         question = clean_question(question, self._answerer.settings.max_question_chars)
         more = self._next_page(question) if page is None else None
-        if more is not None:  # "show more" after a topic listing: the same listing, next page
+        if more is not None:  # "show more" after a listing: the same listing, next page
             previous, page = more
+            listed = previous.answer.intent  # a topic list, or an author's papers ("metadata")
             for event in self._answerer.stream(
                 previous.question,
                 query=previous.resolved_query,
-                intent="topic",
+                intent=listed if listed in self._answerer.intents else "topic",
                 focus_ids=previous.focus_ids,
                 page=page,
             ):
@@ -265,8 +266,11 @@ class ChatSession:
                     self.turns.append(Turn(question, res.query, (), event.answer))
                 yield event
             return
+        implied = res.intent
+        if implied and self._answerer.asks_records(question):  # "Who wrote HyperFace and EM-LLM?": records of
+            implied = ""  # both papers, not a comparison of their abstracts
         for event in self._answerer.stream(
-            question, query=res.query, intent=intent or res.intent or None, focus_ids=res.focus_ids, page=page
+            question, query=res.query, intent=intent or implied or None, focus_ids=res.focus_ids, page=page
         ):
             if event.answer is None:
                 yield event

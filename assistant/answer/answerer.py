@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from assistant.answer.builder import AnswerBuilder
-from assistant.answer.strategies import STRATEGIES, IntentStrategy, Plan, Request, Settled, Tools
+from assistant.answer.strategies import (
+    STRATEGIES,
+    IntentStrategy,
+    Plan,
+    Request,
+    Settled,
+    Tools,
+    read_records,
+    unknown_author_notice,
+)
 from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
@@ -167,6 +176,14 @@ class Answerer:
         answer = AnswerBuilder(question, [], [], self._backend.model, intent or detect_intent(question), question)
         yield AnswerEvent("final", answer=answer.build("clarify", notice, {"total": 0.0}))
 
+    def asks_records(self, question: str) -> bool:
+        """True when ``question`` asks for paper records and nothing else (authors, venue, year, link, "papers
+        by X": strategies.read_records) and this answerer has the ``metadata`` intent."""
+        if "metadata" not in self._strategies:
+            return False
+        records = read_records(self._tools, question)
+        return records is not None and records.applies
+
     @property
     def intents(self) -> tuple[str, ...]:
         """The intents this answerer knows (its strategy registry)."""
@@ -223,11 +240,20 @@ class Answerer:
         """
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        intent = intent or detect_intent(question)
-        strategy = self._strategies.get(intent)
-        if strategy is None:
+        if intent is not None and intent not in self._strategies:
             raise AssistantError(f"Unknown intent {intent!r}: use one of {', '.join(self._strategies)}.")
-        req = Request(question, query or question, intent, tuple(focus_ids), analyze(question), page or Page())
+        records = read_records(self._tools, question) if intent in (None, "metadata") else None
+        if intent is None:
+            intent = detect_intent(question)  # the trained intent classifier
+            readable = records is not None and (records.applies or intent == "metadata")
+            if readable and intent in ("lookup", "topic", "metadata") and "metadata" in self._strategies:
+                intent = "metadata"  # authors, venue, link, "papers by X": answered from the records
+            elif intent == "metadata" or intent not in self._strategies:
+                intent = "lookup"  # asks about a paper's records but names no field or person the records hold
+        strategy = self._strategies.get(intent)
+        if strategy is None:  # a registry without the detected intent
+            raise AssistantError(f"Unknown intent {intent!r}: use one of {', '.join(self._strategies)}.")
+        req = Request(question, query or question, intent, tuple(focus_ids), analyze(question), page or Page(), records)
         hits = strategy.candidates(self._tools, req)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
         yield AnswerEvent(
@@ -236,10 +262,7 @@ class Answerer:
 
         author = author_phrase(question)
         if author and not req.focus_ids and not self._retriever.metadata.by_author(author):
-            notice = (
-                f"No indexed paper is by {author}, so the abstracts don't cover this question. "
-                "The closest papers below do not match it."
-            )
+            notice = f"{unknown_author_notice(self._tools, author)} The closest papers below do not match it."
             yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
             return
         if not hits or (not req.focus_ids and self.abstains(req.query, hits)):
