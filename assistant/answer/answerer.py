@@ -245,7 +245,9 @@ class Answerer:
         records = read_records(self._tools, question) if intent in (None, "metadata") else None
         if intent is None:
             intent = detect_intent(question)  # the trained intent classifier
-            readable = records is not None and (records.applies or intent == "metadata")
+            # the classifier's "metadata" alone also fires on "What do the authors of X propose?": the records
+            # are read only when the question asks for a record field or a person's papers and nothing else
+            readable = records is not None and records.applies
             if readable and intent in ("lookup", "topic", "metadata") and "metadata" in self._strategies:
                 intent = "metadata"  # authors, venue, link, "papers by X": answered from the records
             elif intent == "metadata" or intent not in self._strategies:
