@@ -173,7 +173,10 @@ class ChatSession:
         by_name = self._named_by_name(question)
         if not forced and detected == "lookup" and len(by_name) >= 2:
             intent = detected = "compare"  # "What do the ControlAR and LucidPPN papers propose?": both, side by side
-        several_named = len(named) >= 2 and (detected in ("compare", "choice") or len(by_name) >= 2)
+        # "Tell me about HyperFace and A-Bench": two papers named each by a name of its own are both the answer's
+        several_named = len(named) >= 2 and (
+            detected in ("compare", "choice") or (len(by_name) >= 2 and detected != "topic")
+        )
         if named and not current and not several_named:
             named = []  # a first question: the search ranks named papers first (metadata fusion), nothing more
         plural = bool(_PLURAL_REF.search(question))
