@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, get_args
 from assistant.answer.answerer import AnswerEvent, final_answer
 from assistant.errors import AssistantError
 from assistant.lang.citations import CITATION_LABEL
-from assistant.lang.text import content_tokens
+from assistant.lang.text import content_tokens, split_sentences
 from assistant.tuning import (
     CLARIFY_MAX_CONTENT_WORDS,
     DESCRIBED_MARGIN,
@@ -240,8 +240,10 @@ class ChatSession:
         1. "Which of them ...", "both", "they" with several papers in focus: all of them (the latest answer's
            papers when it showed several, else the most recent ``papers_wanted`` or 2 papers shown: "of those
            two" after two one-paper turns).
-        2. A question that describes a paper not in focus (profile cosine s1 with (s1 - s_focus) + (s1 - s2)
-           >= ``DESCRIBED_MARGIN``, s2 the runner-up's): that paper when the question refers back ("there's
+        2. A question (or one of its sentences: "There's also a paper on how sensitive transformers are to
+           random token perturbations. Does it say anything about grokking?") that describes a paper not in
+           focus (profile cosine s1 with (s1 - s_focus) + (s1 - s2) >= ``DESCRIBED_MARGIN``, s2 the
+           runner-up's, :meth:`_description_strength`): that paper when the question refers back ("there's
            also a robot grasping one ..., how long does it take to train?"), else a new search.
         3. A topic list without a back-reference, or a question that neither refers back nor matches the paper
            in focus (its cosine below ``min_similarity`` or ``FOCUS_PREFERENCE_MARGIN`` under the best): a new
@@ -254,24 +256,39 @@ class ChatSession:
         group = current if len(current) >= 2 else recent[: said or 2]
         if len(group) >= 2 and (detected == "choice" or (plural and (len(current) >= 2 or (said or 0) >= 2))):
             return group, ""
-        sims = self._answerer.describes(question, recent)
+        described, strength, sims = "", float("-inf"), {}
+        parts = split_sentences(question)
+        for part in [question, *parts] if len(parts) > 1 else [question]:  # a description may be one sentence
+            part_sims = self._answerer.describes(part, recent)
+            best, part_strength = self._description_strength(part_sims, current)
+            sims = sims or part_sims  # the whole question's
+            if part_strength > strength:
+                described, strength = best, part_strength
+        if described and strength >= DESCRIBED_MARGIN:
+            return ([described], current[0]) if refers else ([], "")
         s_focus = max((sims.get(pid, 0.0) for pid in current), default=0.0)
-        others = sorted(((s, pid) for pid, s in sims.items() if pid not in current), reverse=True)
-        min_similarity = self._answerer.settings.min_similarity
-        if others:
-            s1, best = others[0]
-            s2 = others[1][0] if len(others) > 1 else s_focus
-            if s1 >= min_similarity and (s1 - s_focus) + (s1 - s2) >= DESCRIBED_MARGIN:
-                return ([best], current[0]) if refers else ([], "")
-        top = others[0][0] if others else 0.0
+        top = max((s for pid, s in sims.items() if pid not in current), default=0.0)
         if detected == "topic" and not refers:
             return [], ""
+        min_similarity = self._answerer.settings.min_similarity
         if not refers and (s_focus < min_similarity or s_focus < top - FOCUS_PREFERENCE_MARGIN):
             return [], ""
         first = current[0]
         best_own = max(current, key=lambda pid: sims.get(pid, 0.0))
         pick = best_own if sims.get(best_own, 0.0) >= sims.get(first, 0.0) + FOCUS_PREFERENCE_MARGIN else first
         return [pick], ""
+
+    def _description_strength(self, sims: Mapping[str, float], current: list[str]) -> tuple[str, float]:
+        """The paper not in ``current`` that ``sims`` (profile cosines) rank first, and how clearly the text
+        describes it: (s1 - s_focus) + (s1 - s2), s_focus the best cosine of a paper in ``current`` and s2 the
+        runner-up's; ("", -inf) when no other paper was scored or s1 is below ``min_similarity``."""
+        others = sorted(((s, pid) for pid, s in sims.items() if pid not in current), reverse=True)
+        if not others or others[0][0] < self._answerer.settings.min_similarity:
+            return "", float("-inf")
+        s_focus = max((sims.get(pid, 0.0) for pid in current), default=0.0)
+        s1, best = others[0]
+        s2 = others[1][0] if len(others) > 1 else s_focus
+        return best, (s1 - s_focus) + (s1 - s2)
 
     def _named_by_name(self, question: str) -> set[str]:
         """Papers the question names each by a name of its own (``ControlAR``, ``LucidPPN``): a name that only
