@@ -256,7 +256,8 @@ class ChatSession:
         group = current if len(current) >= 2 else recent[: said or 2]
         if len(group) >= 2 and (detected == "choice" or (plural and (len(current) >= 2 or (said or 0) >= 2))):
             return group, ""
-        described, strength, sims = "", float("-inf"), {}
+        described, strength = "", float("-inf")
+        sims: dict[str, float] = {}
         parts = split_sentences(question)
         for part in [question, *parts] if len(parts) > 1 else [question]:  # a description may be one sentence
             part_sims = self._answerer.describes(part, recent)
