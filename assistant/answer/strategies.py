@@ -550,7 +550,7 @@ class ChoiceStrategy(IntentStrategy):
     def notice(self, plan: Plan) -> str:
         """Shown above a choice answered by code when no abstract decides it: the abstracts are quoted, not
         weighed."""
-        if plan.decided is not None:
+        if plan.decided is not None or len(plan.context) < 2:  # decided, or one paper: nothing to weigh
             return ""
         return "The abstracts don't settle this between them directly; here is what each one says."
 
