@@ -52,6 +52,8 @@ _PLURAL_REF = re.compile(
     r"which of them|these papers|those papers|the papers)\b",
     re.I,
 )
+#: Quantifiers over two or more papers ("both", "either of them"): the question means a set, like "those two".
+_SET_REF = re.compile(r"\b(both|either|neither|each of them|the two|all of them)\b", re.I)
 _SINGULAR_REF = re.compile(
     r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
     r"the approach|the authors|this one|that one|the other|he|she|his|her)\b",
@@ -252,7 +254,8 @@ class ChatSession:
            ``FOCUS_PREFERENCE_MARGIN``; else the first one shown.
         """
         recent = self._recent()
-        said = analyze(question).papers_wanted  # "of those two": the question says how many papers it means
+        # "of those two", "both": the question says how many papers it means
+        said = analyze(question).papers_wanted or (2 if _SET_REF.search(question) else None)
         group = current if len(current) >= 2 else recent[: said or 2]
         if len(group) >= 2 and (detected == "choice" or (plural and (len(current) >= 2 or (said or 0) >= 2))):
             return group, ""
