@@ -245,7 +245,7 @@ class ChatSession:
         2. A question (or one of its sentences: "There's also a paper on how sensitive transformers are to
            random token perturbations. Does it say anything about grokking?") that describes a paper not in
            focus (profile cosine s1 with (s1 - s_focus) + (s1 - s2) >= ``DESCRIBED_MARGIN``, s2 the
-           runner-up's, :meth:`_description_strength`): that paper when the question refers back ("there's
+           runner-up's, :meth:`description_strength`): that paper when the question refers back ("there's
            also a robot grasping one ..., how long does it take to train?"), else a new search.
         3. A topic list without a back-reference, or a question that neither refers back nor matches the paper
            in focus (its cosine below ``min_similarity`` or ``FOCUS_PREFERENCE_MARGIN`` under the best): a new
@@ -264,7 +264,7 @@ class ChatSession:
         parts = split_sentences(question)
         for part in [question, *parts] if len(parts) > 1 else [question]:  # a description may be one sentence
             part_sims = self._answerer.describes(part, recent)
-            best, part_strength = self._description_strength(part_sims, current)
+            best, part_strength = self.description_strength(part_sims, current)
             sims = sims or part_sims  # the whole question's
             if part_strength > strength:
                 described, strength = best, part_strength
@@ -282,7 +282,7 @@ class ChatSession:
         pick = best_own if sims.get(best_own, 0.0) >= sims.get(first, 0.0) + FOCUS_PREFERENCE_MARGIN else first
         return [pick], ""
 
-    def _description_strength(self, sims: Mapping[str, float], current: list[str]) -> tuple[str, float]:
+    def description_strength(self, sims: Mapping[str, float], current: list[str]) -> tuple[str, float]:
         """The paper not in ``current`` that ``sims`` (profile cosines) rank first, and how clearly the text
         describes it: (s1 - s_focus) + (s1 - s2), s_focus the best cosine of a paper in ``current`` and s2 the
         runner-up's; ("", -inf) when no other paper was scored or s1 is below ``min_similarity``."""
