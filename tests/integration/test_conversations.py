@@ -297,3 +297,17 @@ def test_a_pronoun_question_about_one_paper_is_not_a_comparison(server: FakeOpen
         answer = session.ask("what architectures does it compare transformers against?")
         assert answer.mode not in ("clarify", "abstained") and {c.paper.id for c in answer.citations} == {SENSITIVITY}
         assert answer.intent == "lookup" and "Only one paper" not in answer.notice
+
+
+def test_a_pronoun_after_a_comparison_goes_to_the_paper_its_wording_matches(
+    server: FakeOpenAIServer, scripted_assistant
+) -> None:  # type: ignore[no-untyped-def]
+    """ "it" after a two-paper table is the paper the question describes best ("phones": LiMAC, the second row),
+    not always the first one shown."""
+    limac = f"{B}#15"
+    with scripted_assistant(server) as assistant:
+        session = assistant.new_session()
+        table = session.ask("How does CADCodeVerify compare with LiMAC?")
+        assert session.turns[-1].shown == (CAD, limac), table.text
+        answer = session.ask("How fast does it run on phones?")
+        assert {c.paper.id for c in answer.citations} == {limac}, answer.text
