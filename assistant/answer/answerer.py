@@ -32,7 +32,6 @@ from assistant.llm.prompts import build_messages, strip_citations
 from assistant.retrieve.references import References, author_phrase, find_references
 from assistant.tuning import (
     ABSTAIN_TOP_PAPERS,
-    FOCUS_DISAGREEMENT_MARGIN,
     SMALL_MODEL_MIN_SUPPORT,
     VERIFY_MIN_ALIGNMENT,
 )
@@ -159,16 +158,10 @@ class Answerer:
         (references.MetadataIndex.by_name); [] when none, or when too many share it to be a paper's name."""
         return self._retriever.metadata.by_name(name)
 
-    def question_disagrees(self, question: str, paper_id: str) -> bool:
-        """True when ``question`` on its own clearly matches another paper than ``paper_id`` (the one a
-        pronoun would point to): its best paper's dense similarity is above ``min_similarity`` and at least
-        :data:`~assistant.tuning.FOCUS_DISAGREEMENT_MARGIN` above that of ``paper_id``. The question wins then."""
-        hits = self._retriever.retrieve(question, top_k=3)
-        if not hits or hits[0].paper.id == paper_id or hits[0].dense_similarity < self.settings.min_similarity:
-            return False
-        focus = self._retriever.hits_for(question, [paper_id])
-        own = focus[0].dense_similarity if focus else 0.0
-        return hits[0].dense_similarity >= own + FOCUS_DISAGREEMENT_MARGIN
+    def describes(self, question: str, paper_ids: Sequence[str]) -> dict[str, float]:
+        """``{paper_id: cosine}``: how well ``question`` describes each of ``paper_ids`` and of the best papers
+        of a search for it, as whole papers (title and abstract; retrieval.PaperRetriever.describes)."""
+        return self._retriever.describes(question, list(paper_ids))
 
     def clarification(self, question: str, notice: str, intent: Intent | str | None = None) -> Iterator[AnswerEvent]:
         """The events of an answer that asks back (mode ``clarify``): no search result, no citation."""

@@ -29,17 +29,25 @@ from assistant.answer.extractive import (
     missing_detail,
     pick_sentences,
     refocus,
+    score_sentences,
     summary_sentences,
 )
 from assistant.answer.listing import narrowing
+<<<<<<< HEAD
 from assistant.lang.text import content_tokens, states_contribution, word_tokens
+=======
+from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
+>>>>>>> resolve
 from assistant.llm.prompts import DEFAULT_TASK
 from assistant.retrieve.references import author_phrase, descriptions, find_references
 from assistant.tuning import (
     CAPABLE_EVIDENCE_SENTENCES,
+    CHOICE_MARGIN,
     COMPARE_CANDIDATES,
     COMPARE_PAPERS,
     CONFIDENT_MATCH_SIMILARITY,
+    EVIDENCE_BOILERPLATE_PENALTY,
+    EVIDENCE_CONTRIBUTION_PRIOR,
     EXTRACTIVE_SENTENCES,
     SMALL_MODEL_CONTEXT_PAPERS,
     SMALL_MODEL_LOOKUP_KINDS,
@@ -158,6 +166,8 @@ class Plan:
         sources: papers shown as sources (None: every candidate).
         comparison: a papers x aspects table shown with the answer.
         listing: for a topic list, how many papers match and which page of them is in ``context``.
+        decided: for a choice between papers, the index in ``context`` of the paper whose abstract answers it
+            (ChoiceStrategy); None when no abstract decides it.
     """
 
     context: list[PaperHit]
@@ -167,6 +177,7 @@ class Plan:
     sources: list[PaperHit] | None = None
     comparison: Comparison | None = None
     listing: Listing | None = None
+    decided: int | None = None
 
 
 class IntentStrategy:
@@ -548,8 +559,12 @@ class TopicStrategy(IntentStrategy):
 
 class ChoiceStrategy(IntentStrategy):
     """ "Which of them needs less data?": a choice between the papers in focus (or the two best papers).
-    The ``capable`` model may decide, citing the deciding sentences; by code, each paper's sentence that
-    bears on the question is quoted under a notice that the abstracts do not decide it for us."""
+
+    Every sentence of every paper's abstract is scored for the question (:func:`plain_scores`); when one
+    paper's best sentence beats every other paper's best by ``CHOICE_MARGIN``, the answer names that paper
+    and quotes the sentence ("which of them uses reinforcement learning?" -> LeReT, "a reinforcement-learning
+    framework"). Otherwise the ``capable`` model may decide, citing the deciding sentences; by code, each
+    paper's sentence that bears on the question is quoted under a notice that the abstracts do not decide it."""
 
     intent = "choice"
     task = (
@@ -560,19 +575,35 @@ class ChoiceStrategy(IntentStrategy):
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
         context = _profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
-        return Plan(context, use_model=not tools.small_model)
+        chosen = decided_paper(context, req)
+        return Plan(context, use_model=not tools.small_model and chosen is None, decided=chosen)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """For each paper, its sentence that best answers the question, cited to it."""
+        """The paper whose abstract states it (:func:`decided_paper`), named and quoted; else, for each paper,
+        its sentence that best answers the question, cited to it."""
+        chosen = plan.decided
+        if chosen is not None:
+            hit = plan.context[chosen]
+            n = chosen + 1
+            scores = plain_scores(hit, req)
+            best = max(range(len(scores)), key=lambda i: scores[i])
+            lead = f"“{hit.paper.title}” is the one whose abstract states it."
+            builder.add(AnswerSentence(lead, (n,), 1.0), hit.paper.title)
+            builder.quote(Evidence(hit.paper.id, best, hit.sentences[best], hit.sentence_scores[best]), n)
+            return
         for n, hit in enumerate(plan.context, start=1):
             for ev in pick_sentences(hit, req.facts, req.question, 1):
                 builder.quote(ev, n)
 
     def notice(self, plan: Plan) -> str:
-        """Shown above a choice answered by code: the abstracts are quoted, not weighed."""
+        """Shown above a choice answered by code when no abstract decides it: the abstracts are quoted, not
+        weighed."""
+        if plan.decided is not None or len(plan.context) < 2:  # decided, or one paper: nothing to weigh
+            return ""
         return "The abstracts don't settle this between them directly; here is what each one says."
 
 
+<<<<<<< HEAD
 def _names(items: list[str]) -> str:
     """ "A", "A and B", "A, B and C"."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
@@ -697,6 +728,30 @@ def unknown_author_notice(tools: Tools, name: str) -> str:
     close = tools.retriever.catalog.closest_authors(name)
     hint = f" Close names in the index: {', '.join(close)}." if close else ""
     return f"No indexed paper is by {name}, so the abstracts don't cover this question.{hint}"
+=======
+def plain_scores(hit: PaperHit, req: Request) -> list[float]:
+    """Each sentence of ``hit`` scored for what ``req`` asks (extractive.score_sentences: the evidence score plus
+    the bonuses for a number or name asked for) without the priors retrieval adds for ranking evidence (the
+    contribution-sentence bonus and the code/URL boilerplate penalty), so "The code and model are available at
+    https://github.com/..." can answer "which one links its code?"."""
+    return [
+        p.score
+        - EVIDENCE_CONTRIBUTION_PRIOR * states_contribution(p.evidence.text)
+        + EVIDENCE_BOILERPLATE_PENALTY * is_boilerplate(p.evidence.text)
+        for p in score_sentences(hit, req.facts, req.question)
+    ]
+
+
+def decided_paper(context: list[PaperHit], req: Request) -> int | None:
+    """The index in ``context`` of the paper whose abstract answers a "which of them" question: its best sentence
+    (:func:`plain_scores`, every sentence of every abstract) beats each other paper's best by ``CHOICE_MARGIN``;
+    None when fewer than two papers have scored sentences or none leads by that much."""
+    if len(context) < 2 or not all(h.sentence_scores for h in context):
+        return None
+    best = [max(plain_scores(h, req)) for h in context]
+    order = sorted(range(len(best)), key=lambda i: best[i], reverse=True)
+    return order[0] if best[order[0]] - best[order[1]] >= CHOICE_MARGIN else None
+>>>>>>> resolve
 
 
 #: The registry: intent name -> strategy. ``intents.detect_intent`` returns one of these names.
