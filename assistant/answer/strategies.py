@@ -33,11 +33,7 @@ from assistant.answer.extractive import (
     summary_sentences,
 )
 from assistant.answer.listing import narrowing
-<<<<<<< HEAD
-from assistant.lang.text import content_tokens, states_contribution, word_tokens
-=======
-from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
->>>>>>> resolve
+from assistant.lang.text import content_tokens, is_boilerplate, states_contribution, word_tokens
 from assistant.llm.prompts import DEFAULT_TASK
 from assistant.retrieve.references import author_phrase, descriptions, find_references
 from assistant.tuning import (
@@ -603,7 +599,6 @@ class ChoiceStrategy(IntentStrategy):
         return "The abstracts don't settle this between them directly; here is what each one says."
 
 
-<<<<<<< HEAD
 def _names(items: list[str]) -> str:
     """ "A", "A and B", "A, B and C"."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
@@ -728,7 +723,8 @@ def unknown_author_notice(tools: Tools, name: str) -> str:
     close = tools.retriever.catalog.closest_authors(name)
     hint = f" Close names in the index: {', '.join(close)}." if close else ""
     return f"No indexed paper is by {name}, so the abstracts don't cover this question.{hint}"
-=======
+
+
 def plain_scores(hit: PaperHit, req: Request) -> list[float]:
     """Each sentence of ``hit`` scored for what ``req`` asks (extractive.score_sentences: the evidence score plus
     the bonuses for a number or name asked for) without the priors retrieval adds for ranking evidence (the
@@ -751,7 +747,6 @@ def decided_paper(context: list[PaperHit], req: Request) -> int | None:
     best = [max(plain_scores(h, req)) for h in context]
     order = sorted(range(len(best)), key=lambda i: best[i], reverse=True)
     return order[0] if best[order[0]] - best[order[1]] >= CHOICE_MARGIN else None
->>>>>>> resolve
 
 
 #: The registry: intent name -> strategy. ``intents.detect_intent`` returns one of these names.
