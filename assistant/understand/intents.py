@@ -10,7 +10,7 @@ from assistant.lang.discourse import readable_start
 from assistant.lang.text import content_tokens
 from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT, CUE_MAX, CUE_WEIGHT
 from assistant.types import INTENTS, AnswerSentence, Comparison, ComparisonRow, Intent, PaperHit
-from assistant.understand.learned import classify_intent, classify_roles, topic_membership
+from assistant.understand.learned import classify_intent, classify_roles, intent_probabilities, topic_membership
 
 Embedder = Callable[[list[str]], list[list[float]]]
 
@@ -66,6 +66,14 @@ def detect_intent(question: str) -> Intent:
     accuracy: docs/models/understanding.md)."""
     intent = classify_intent(question)
     return intent if intent in INTENTS else "lookup"
+
+
+def next_intent(question: str, exclude: Sequence[str]) -> Intent:
+    """The most probable intent of ``question`` other than those in ``exclude`` (by the intent classifier's
+    probabilities), e.g. when the context rules one out: a choice with no papers to choose among."""
+    proba = intent_probabilities(question)
+    ranked = sorted((p, i) for i, p in proba.items() if i not in exclude and i in INTENTS)
+    return ranked[-1][1] if ranked else "lookup"
 
 
 def topic_query(question: str) -> str:
