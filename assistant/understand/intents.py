@@ -133,12 +133,14 @@ def comparison_table(hits: Sequence[PaperHit], embed: Embedder, question: str) -
 
 
 def topic_members(topic: str, hits: Sequence[PaperHit], min_evidence: float) -> list[PaperHit]:
-    """The candidates (retriever order for ``topic``) that belong in the topic list: the trained membership
-    classifier (:func:`assistant.understand.learned.topic_membership`, learned from 985 labelled (topic,
-    paper) pairs over the 9.9k-paper corpus) gives P(member) >= 0.5, and the paper's best evidence sentence
-    scores at least ``min_evidence`` (``Settings.topic_min_evidence``: below it nothing is about the topic)."""
+    """The candidates (retriever order for ``topic``) that belong in the topic list: those the trained membership
+    classifier (:func:`assistant.understand.learned.topic_membership`, learned from 1,625 labelled (topic, paper)
+    pairs over the 9.9k-paper corpus) gives P(member) >= 0.5, and always the best-scoring candidate; each must
+    have a best evidence sentence scoring at least ``min_evidence`` (``Settings.topic_min_evidence``: below it
+    nothing is about the topic, and the list is empty)."""
     if not hits:
         return []
     proba = topic_membership(topic, hits)
     best = [max((e.score for e in h.evidence), default=float("-inf")) for h in hits]
-    return [h for h, p, b in zip(hits, proba, best) if p >= 0.5 and b >= min_evidence]
+    top = max(range(len(hits)), key=lambda i: best[i])
+    return [h for i, (h, p, b) in enumerate(zip(hits, proba, best)) if (p >= 0.5 or i == top) and b >= min_evidence]
