@@ -11,8 +11,8 @@ Each is a logistic regression over hashed word/character n-grams plus a few dens
   ``test`` split of eval/cell-roles.jsonl (seed abstracts, labelled in issue 26) is scored by
   benchmarks/cell_placement.py.
 * ``intent``: what a question asks (lookup / summary / compare / choice / topic / metadata). Data:
-  ``scripts/training-data/intent-questions.jsonl``: 1,800 questions written in many styles (typos, terse,
-  rambling, vague recollections, chat follow-ups, minimal pairs, non-ML subjects) by three annotator sessions that never
+  ``scripts/training-data/intent-questions.jsonl``: 2,200 questions written in many styles (typos, terse,
+  rambling, vague recollections, chat follow-ups, minimal pairs, singular vs plural, described comparisons, non-ML subjects) by four annotator sessions that never
   saw the code, about 380 real corpus papers. Held out: every fifth question by hash. (Questions composed by
   code from templates were tried as extra data and lowered accuracy on the val split of eval/kept-seeds.jsonl,
   0.885 -> 0.731, so they are not used.)
@@ -154,7 +154,7 @@ def train_intent() -> None:
     assert best is not None
     acc, c, model = best  # fitted on the training split only (the held-out questions stay unseen)
     meta = {
-        "data": f"scripts/training-data/intent-questions.jsonl ({len(rows)} questions by three blind writer sessions)",
+        "data": f"scripts/training-data/intent-questions.jsonl ({len(rows)} questions by four blind writer sessions)",
         "held_out_accuracy": f"{acc:.3f} (every fifth question by md5 of its text; C={c})",
         "seed": str(SEED),
     }
