@@ -119,11 +119,8 @@ SMALL_MODEL_LOOKUP_KINDS = frozenset({"a number"})
 CAPABLE_EVIDENCE_SENTENCES = 4
 
 # --- comparison table cells (intents.py) ----------------------------------------------------------------
-#: Cell score = cos(sentence, column description) + CUE_WEIGHT x min(CUE_MAX, cue words present)
-#: + COMPARISON_RELEVANCE_WEIGHT x the sentence's evidence score for the question. Set by hand on the
-#: dev compare items (which sentence lands in which column), not measured on a labelled set yet.
-CUE_WEIGHT = 0.1
-CUE_MAX = 2
+#: Cell score = the role classifier's P(column's role) + COMPARISON_RELEVANCE_WEIGHT x the sentence's evidence
+#: score for the question (kept from the rule-era score, where it was set by hand on the dev compare items).
 COMPARISON_RELEVANCE_WEIGHT = 0.5
 
 # --- extractive answers (extractive.py): bonuses added to a sentence's evidence score --------------------

@@ -469,9 +469,7 @@ class CompareStrategy(IntentStrategy):
         wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
         papers = hits if req.focus_ids else (shared_topic_papers(tools, req, hits, wanted) or hits[:wanted])
         context = _profile_evidence(tools, papers)
-        return Plan(
-            context, use_model=not tools.small_model, comparison=comparison_table(context, tools.embed, req.question)
-        )
+        return Plan(context, use_model=not tools.small_model, comparison=comparison_table(context))
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """For each paper, in abstract order: its contribution sentence (the first of its "approach" role: what

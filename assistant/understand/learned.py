@@ -79,6 +79,16 @@ def role_features(sentences: Sequence[str]) -> np.ndarray:
     return out
 
 
+def role_probabilities(sentences: Sequence[str]) -> tuple[tuple[str, ...], np.ndarray]:
+    """The role model's classes and ``(len(sentences), len(classes))`` probabilities for one abstract."""
+    model = load_model("roles")
+    if not sentences:
+        return model.classes, np.zeros((0, len(model.classes)))
+    return model.classes, model.proba(
+        [role_text(sentences, i) for i in range(len(sentences))], role_features(sentences)
+    )
+
+
 def classify_roles(sentences: Sequence[str]) -> list[str]:
     """The role of each sentence of one abstract (in order): ``problem``, ``approach``, ``data``, ``result``
     or ``other``; [] for no sentences."""
