@@ -197,6 +197,15 @@ VERIFY_SINGLES = 2
 #: claims-corpus validation split; it only saves model passes on off-topic sentences.
 VERIFY_MIN_ALIGNMENT = 0.3
 
+#: A detail a question asks about is stated when some abstract sentence of the right form (a new number for a
+#: number question, a shared detail word otherwise) aligns with the question at least this much (same scale:
+#: COSINE_WEIGHT x cosine + LEXICAL_WEIGHT x share of detail words; verify/answerable.py). Chosen on
+#: eval/dev.jsonl and the ``val`` splits of eval/kept-seeds.jsonl and eval/conversations.jsonl (docs/evaluation.md).
+ANSWERABLE_MIN_ALIGNMENT = 0.29
+#: A "which paper" answer is caveated as a near miss when its paper lacks at most this many of the question's
+#: detail words and contains more than it lacks (strategies._near_miss_notice: "videos" vs A-Bench's images).
+NEAR_MISS_MAX_MISSING = 2
+
 # --- question analysis and conversation (question.py, session.py) ---------------------------------------
 #: A number "measures" a noun when at most this many words separate them ("2,864 AIGIs from 16
 #: text-to-image models", "a success rate of 88.8%"). Dev fact items.

@@ -26,7 +26,6 @@ from assistant.answer.builder import AnswerBuilder, with_evidence
 from assistant.answer.extractive import (
     answers_request,
     detail_query,
-    missing_detail,
     pick_sentences,
     refocus,
     summary_sentences,
@@ -41,6 +40,7 @@ from assistant.tuning import (
     COMPARE_PAPERS,
     CONFIDENT_MATCH_SIMILARITY,
     EXTRACTIVE_SENTENCES,
+    NEAR_MISS_MAX_MISSING,
     SMALL_MODEL_CONTEXT_PAPERS,
     SMALL_MODEL_LOOKUP_KINDS,
     SMALL_MODEL_MAX_TOKENS,
@@ -55,7 +55,9 @@ from assistant.understand.intents import comparison_table, sentence_roles, topic
 from assistant.understand.question import (
     QuestionFacts,
     analyze,
+    counted_words,
     missing_entities,
+    negates,
     premise_facts,
     premises,
     question_parts,
@@ -114,6 +116,7 @@ class Plan:
         sources: papers shown as sources (None: every candidate).
         comparison: a papers x aspects table shown with the answer.
         listing: for a topic list, how many papers match and which page of them is in ``context``.
+        notice: a caveat shown with the answer (a near miss: what of the question the paper does not match).
     """
 
     context: list[PaperHit]
@@ -123,6 +126,7 @@ class Plan:
     sources: list[PaperHit] | None = None
     comparison: Comparison | None = None
     listing: Listing | None = None
+    notice: str = ""
 
 
 class IntentStrategy:
@@ -270,6 +274,45 @@ def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
     return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.context_similarity_margin]
 
 
+#: Words that make a number in a question a bound, not a premise ("more than 10%", "at least 2x").
+_THRESHOLD_WORDS = re.compile(
+    r"\b(?:more|less|fewer|greater|higher|lower|larger|smaller|better|worse)\s+than\b|\bat\s+(?:least|most)\b|"
+    r"\b(?:over|above|below|under|beyond|exceed\w*|up\s+to)\s+\d",
+    re.I,
+)
+
+
+def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
+    """For "which paper ...?": when the best paper's abstract contains most of what the question describes but
+    not one or two of its words ("a benchmark of AI-generated *videos*" -> A-Bench, about images), say what
+    matches and what does not, and whether any indexed abstract mentions the missing words; "" otherwise."""
+    from assistant.verify.answerable import near_miss
+
+    found, missing = near_miss(req.question, hit)
+    if not missing or len(missing) > NEAR_MISS_MAX_MISSING or len(found) < len(missing) + 1:
+        return ""
+    quoted = " or ".join(f"“{w}”" for w in missing)
+    nowhere = [w for w in missing if not tools.retriever.mentions_anywhere(w)]
+    tail = f"; no indexed abstract mentions {' or '.join(f'“{w}”' for w in nowhere)}" if nowhere else ""
+    return (
+        f"Closest match only: “{hit.paper.title}” matches {', '.join(f'“{w}”' for w in found)}, "
+        f"but its abstract does not mention {quoted}{tail}."
+    )
+
+
+def _not_stated_notice(papers: list[PaperHit], gap: str, closest: str | None) -> str:
+    """The honest "not stated" answer: which abstract was read, what it lacks (``gap``, a verb phrase), and its
+    closest sentence, marked as context and not an answer. Names papers by title; cites nothing."""
+    titles = " and ".join(f"“{h.paper.title}”" for h in papers)
+    if len(papers) == 1:
+        notice = f"Not stated: the abstract of {titles}, the paper the question is about, {gap}."
+    else:
+        notice = f"Not stated: none of the abstracts of {titles}, the papers the question is about, answers it ({gap})."
+    if closest:
+        notice += f" Closest sentence, shown as context only (it does not answer the question): “{closest}”"
+    return notice
+
+
 class LookupStrategy(IntentStrategy):
     """A question about one detail: checks before the model (unknown names, details not stated, false
     premises), then a short model answer (the ``small`` profile stops at its first verified sentence)."""
@@ -293,13 +336,9 @@ class LookupStrategy(IntentStrategy):
                 "cover this question. The closest papers below do not match it.",
             )
         hit = hits[0]
-        gap = missing_detail(req.facts, hit, req.question)
-        if gap:
-            notice = f"The abstracts don't state this: “{hit.paper.title}”, the paper the question is about, {gap}."
-            closest = pick_sentences(hit, req.facts, req.question, 1)
-            if closest:
-                notice += f" Its closest sentence, which does not answer the question: “{closest[0].text}”"
-            return Settled("not_stated", notice)
+        settled = self._not_stated(tools, req, hits)
+        if settled is not None:
+            return settled
         premise = self._unsupported_premise(tools, req.question, hit)
         if premise:  # the model is not asked: a small model echoes the premise
             quotes = pick_sentences(hit, premise_facts(premise), premise, EXTRACTIVE_SENTENCES)
@@ -311,6 +350,55 @@ class LookupStrategy(IntentStrategy):
                 tuple(quotes),
             )
         return None
+
+    @staticmethod
+    def _not_stated(tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """A false number premise corrected, or "not stated" (``not_stated``: cites nothing), decided over every
+        sentence of the abstract the question is about (every paper in focus when several are):
+        verify/answerable.py. None when the abstract may answer the question.
+
+        * a name of the question the paper never mentions -> not stated (exact);
+        * a number with a unit the abstract never states, where the sentence that answers has other numbers of
+          that unit ("The CAD paper reports 20%, right?") -> "No - the abstract reports 5.0%, not 20%", quoted;
+        * no sentence of any of those abstracts can answer (answerable.answerability) -> not stated, with the
+          closest sentence shown as context only, marked as not an answer.
+        A question that only identifies a paper ("which paper ...?", no paper in focus) is not judged here.
+        """
+        from assistant.verify.answerable import answerability, false_premise_number
+
+        hit = hits[0]
+        scope = hits if len(req.focus_ids) > 1 else [hit]
+        missing = missing_entities(req.facts, hit.paper)
+        if missing and len(scope) == 1:
+            closest = pick_sentences(hit, req.facts, req.question, 1)
+            gap = f"does not mention {' or '.join(missing)}"
+            return Settled("not_stated", _not_stated_notice(scope, gap, closest[0].text if closest else None))
+        if req.facts.which_paper and not req.focus_ids:
+            return None
+        verdict = answerability(req.question, req.facts, scope, tools.embed)
+        if not _THRESHOLD_WORDS.search(req.question):
+            wrong = false_premise_number(req.question, hit, verdict.fits)
+            if wrong is not None:
+                score = hit.sentence_scores[wrong.index] if hit.sentence_scores else 1.0
+                stated = " and ".join(wrong.stated)
+                notice = f"No — the abstract of “{hit.paper.title}” reports {stated}, not {wrong.claimed}."
+                return Settled(
+                    "extractive", notice, hit, (Evidence(hit.paper.id, wrong.index, hit.sentences[wrong.index], score),)
+                )
+        if verdict.stated or not verdict.detail:
+            return None
+        if req.facts.quantity and any(
+            negates(s) and content_tokens(req.question) & content_tokens(s) for h in scope for s in h.sentences
+        ):
+            return None  # "How long does it take to fine-tune EM-LLM?": the premise is answered, not declared unstated
+        if req.facts.quantity:
+            counted = " ".join(counted_words(req.question)) or " or ".join(verdict.missing[:2])
+            gap = f"gives no number for {counted}" if counted else "gives no such number"
+        elif verdict.missing:
+            gap = "does not mention " + " or ".join(f"“{w}”" for w in verdict.missing[:3])
+        else:
+            gap = "has no sentence that answers this"
+        return Settled("not_stated", _not_stated_notice(scope, gap, verdict.best.text if verdict.best else None))
 
     @staticmethod
     def _unsupported_premise(tools: Tools, question: str, hit: PaperHit) -> str:
@@ -345,7 +433,12 @@ class LookupStrategy(IntentStrategy):
             use_model=not tools.small_model or kinds is None or lookup_kind(req.facts) in kinds,
             max_tokens=SMALL_MODEL_MAX_TOKENS if tools.small_model else None,
             stop_at_first=tools.small_model,
+            notice=_near_miss_notice(tools, req, context[0]) if req.facts.which_paper and not req.focus_ids else "",
         )
+
+    def notice(self, plan: Plan) -> str:
+        """The plan's caveat (a near miss), if any."""
+        return plan.notice
 
     def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """When the verified sentences lack the number/expansion asked for, add the sentence that has it."""
@@ -360,7 +453,7 @@ class LookupStrategy(IntentStrategy):
         hit = plan.context[0]
         if req.facts.which_paper:
             named = bool(req.facts.entities) and not missing_entities(req.facts, hit.paper)
-            sure = named or hit.dense_similarity >= CONFIDENT_MATCH_SIMILARITY
+            sure = (named or hit.dense_similarity >= CONFIDENT_MATCH_SIMILARITY) and not plan.notice  # a near miss
             lead = "The paper is" if sure else "The closest match in the abstracts is"  # the reader judges
             builder.add(AnswerSentence(f"{lead} “{hit.paper.title}”.", (1,), 1.0), hit.paper.title)
         super().answer_by_code(tools, req, plan, builder)

@@ -183,6 +183,18 @@ def analyze(question: str) -> QuestionFacts:
     )
 
 
+def counted_words(question: str) -> list[str]:
+    """The words of each noun phrase whose count the question asks for ("How many male sparrows were
+    recorded?" -> ``["male", "sparrows"]``), up to the first word that ends the phrase; [] when none."""
+    out: list[str] = []
+    for m in _HOW_MANY.finditer(question):
+        for i, w in enumerate(m.group(1).split()):
+            if w.lower() in _PHRASE_END or (i > 0 and w.lower().endswith("ed")):
+                break
+            out.append(w)
+    return out
+
+
 _PREMISE_LEAD = re.compile(
     r"^\s*(?:since|given that|as|because|now that|considering that|assuming that)\s+(.+?),\s+\w", re.I
 )
