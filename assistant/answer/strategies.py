@@ -55,6 +55,7 @@ from assistant.understand.intents import comparison_table, sentence_roles, topic
 from assistant.understand.question import (
     QuestionFacts,
     analyze,
+    asked_thing,
     counted_words,
     missing_entities,
     negates,
@@ -300,6 +301,17 @@ def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
     )
 
 
+#: Words for a paper in "which <paper> ..." (question._WHICH_PAPER).
+_PAPER_WORDS = frozenset({"paper", "abstract", "work", "study", "article", "one"})
+
+
+def _identifies_paper(req: Request) -> bool:
+    """True when the question asks which paper ("Which paper proposes ...?", "Is there a paper on ...?"),
+    not for a detail of one ("What microphone did the sparrow study record with?")."""
+    thing = [w.lower().rstrip("s") for w in asked_thing(req.question)]
+    return req.facts.which_paper and (not thing or any(w in _PAPER_WORDS for w in thing))
+
+
 def _not_stated_notice(papers: list[PaperHit], gap: str, closest: str | None) -> str:
     """The honest "not stated" answer: which abstract was read, what it lacks (``gap``, a verb phrase), and its
     closest sentence, marked as context and not an answer. Names papers by title; cites nothing."""
@@ -373,7 +385,7 @@ class LookupStrategy(IntentStrategy):
             closest = pick_sentences(hit, req.facts, req.question, 1)
             gap = f"does not mention {' or '.join(missing)}"
             return Settled("not_stated", _not_stated_notice(scope, gap, closest[0].text if closest else None))
-        if req.facts.which_paper and not req.focus_ids:
+        if _identifies_paper(req) and not req.focus_ids:
             return None
         verdict = answerability(req.question, req.facts, scope, tools.embed)
         if not _THRESHOLD_WORDS.search(req.question):
@@ -433,7 +445,7 @@ class LookupStrategy(IntentStrategy):
             use_model=not tools.small_model or kinds is None or lookup_kind(req.facts) in kinds,
             max_tokens=SMALL_MODEL_MAX_TOKENS if tools.small_model else None,
             stop_at_first=tools.small_model,
-            notice=_near_miss_notice(tools, req, context[0]) if req.facts.which_paper and not req.focus_ids else "",
+            notice=_near_miss_notice(tools, req, context[0]) if _identifies_paper(req) and not req.focus_ids else "",
         )
 
     def notice(self, plan: Plan) -> str:

@@ -195,6 +195,29 @@ def counted_words(question: str) -> list[str]:
     return out
 
 
+_ASKED_THING = re.compile(
+    r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:the\s+|an?\s+)?((?:[\w\-]+\s*){1,4})", re.I
+)
+
+
+def asked_thing(question: str) -> list[str]:
+    """The words naming what a "what/which <thing> ..." question asks for ("what simulator did ..." ->
+    ``["simulator"]``, "which four Atari games did ..." -> ``["four", "Atari", "games"]``), up to the first
+    word that ends the phrase (:data:`_PHRASE_END`: "did", "it", "of" ...); [] for other questions and for
+    "what does it ...", where a verb follows at once."""
+    out: list[str] = []
+    for m in _ASKED_THING.finditer(question):
+        for w in m.group(1).split():
+            if w.lower().strip("?,.") in _PHRASE_END or not w.strip("?,."):
+                break
+            out.append(w.strip("?,."))
+            if w.endswith(("?", ",", ".")):
+                break
+        if out:
+            break
+    return out
+
+
 _PREMISE_LEAD = re.compile(
     r"^\s*(?:since|given that|as|because|now that|considering that|assuming that)\s+(.+?),\s+\w", re.I
 )

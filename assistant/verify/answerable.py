@@ -10,9 +10,11 @@ question's *detail words* found in the sentence), and whether it can answer is d
   number the question does not give itself, within a few words of the counted or measured thing when the
   question names one (``states_quantity``; any word of "how many *male sparrows*" counts: "We recorded 412
   males");
-* any other question is answered by a sentence that names one of its detail words (the verifier's relation
-  phrases count as one word: "beat" = "outperforms", :data:`assistant.verify.rules.RELATIONS`), or that
-  aligns with it at ``ANSWERABLE_MIN_ALIGNMENT`` or more without sharing a word (a paraphrase).
+* any other question is answered by a sentence that names the thing a "what/which <thing>" question asks
+  for ("what *simulator* ...", ``question.asked_thing``), or, for other questions, one of its detail words
+  (the verifier's relation phrases count as one word: "beat" = "outperforms",
+  :data:`assistant.verify.rules.RELATIONS`); or by a sentence whose cosine part of the alignment
+  (``COSINE_WEIGHT`` x cosine) reaches ``ANSWERABLE_MIN_ALIGNMENT`` without naming them (a paraphrase).
 
 The detail words are the question's content words without the words of the paper's title (how the
 question names the paper: "the grasping one") and without :data:`FRAME_WORDS` (how a question is framed:
@@ -36,7 +38,7 @@ from assistant.lang.markup import plain_text
 from assistant.lang.text import STOPWORDS, content_tokens
 from assistant.tuning import ANSWERABLE_MIN_ALIGNMENT, COSINE_WEIGHT, LEXICAL_WEIGHT
 from assistant.types import PaperHit
-from assistant.understand.question import NUMBER_TOKEN, QuestionFacts, counted_words, states_quantity, stem
+from assistant.understand.question import NUMBER_TOKEN, QuestionFacts, asked_thing, counted_words, states_quantity, stem
 from assistant.verify.rules import RELATIONS, Embedder
 
 #: Words that frame a question about a paper rather than name what it asks: never detail words.
@@ -156,6 +158,7 @@ def sentence_fits(
     asked_numbers = _numbers(question)
     # every word of "how many <male sparrows>" may carry the count ("412 males"), within the same window
     counted = replace(facts, measured=tuple(stem(w) for w in counted_words(question) if w.lower() not in FRAME_WORDS))
+    thing = {_stem(t) for w in asked_thing(question) for t in content_tokens(w) if t not in FRAME_WORDS} & detail
     vectors = np.asarray(embed([question, *hit.sentences]), dtype=np.float32)
     cosines = np.clip(vectors[1:] @ vectors[0], 0.0, None)
     fits = []
@@ -167,8 +170,9 @@ def sentence_fits(
             new_number = bool(_numbers(text) - asked_numbers)
             about = not facts.measured or states_quantity(facts, text) or states_quantity(counted, text)
             form_ok = new_number and about
-        else:
-            form_ok = bool(shared) or not detail or alignment >= min_alignment
+        else:  # the thing a "what/which <thing>" question asks for must be named; else any detail word
+            named = bool(thing & words) if thing else bool(shared) or not detail
+            form_ok = named or COSINE_WEIGHT * float(cos) >= min_alignment  # a paraphrase: by meaning alone
         fits.append(SentenceFit(hit.paper.id, i, text, alignment, frozenset(shared), form_ok))
     return fits
 
