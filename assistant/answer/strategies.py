@@ -374,7 +374,8 @@ class LookupStrategy(IntentStrategy):
           that unit ("The CAD paper reports 20%, right?") -> "No - the abstract reports 5.0%, not 20%", quoted;
         * no sentence of any of those abstracts can answer (answerable.answerability) -> not stated, with the
           closest sentence shown as context only, marked as not an answer.
-        A question that only identifies a paper ("which paper ...?", no paper in focus) is not judged here.
+        Not judged: a question that asks which paper / which one; without papers in focus, one that asks for no
+        number, no "what/which <thing>" and names nothing (a description searched for: "Is there work on ...").
         """
         from assistant.verify.answerable import answerability, false_premise_number
 
@@ -385,8 +386,10 @@ class LookupStrategy(IntentStrategy):
             closest = pick_sentences(hit, req.facts, req.question, 1)
             gap = f"does not mention {' or '.join(missing)}"
             return Settled("not_stated", _not_stated_notice(scope, gap, closest[0].text if closest else None))
-        if _identifies_paper(req) and not req.focus_ids:
+        if _identifies_paper(req):  # "which paper ...?", "which one links its code?": not a detail of one paper
             return None
+        if not req.focus_ids and not (req.facts.quantity or asked_thing(req.question) or req.facts.entities):
+            return None  # "Is there work on ...": a search, the paper found is what it describes
         verdict = answerability(req.question, req.facts, scope, tools.embed)
         if not _THRESHOLD_WORDS.search(req.question):
             wrong = false_premise_number(req.question, hit, verdict.fits)
