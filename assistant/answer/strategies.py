@@ -301,15 +301,17 @@ def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
     )
 
 
+#: A question that opens with "how" or "why" (after "and", "ok", "so" ...).
+_HOW_OR_WHY = re.compile(r"^\W*(?:(?:and|ok|okay|so|but|also|then)\W+)*(?:how|why)\b", re.I)
 #: Words for a paper in "which <paper> ..." (question._WHICH_PAPER).
 _PAPER_WORDS = frozenset({"paper", "abstract", "work", "study", "article", "one"})
 
 
 def _identifies_paper(req: Request) -> bool:
-    """True when the question asks which paper ("Which paper proposes ...?", "Is there a paper on ...?"),
-    not for a detail of one ("What microphone did the sparrow study record with?")."""
+    """True when the question asks which paper ("Which paper proposes ...?", "Is there a paper on ...?", "of
+    those two, which one ...?"), not for a detail of one ("What microphone did the sparrow study record with?")."""
     thing = [w.lower().rstrip("s") for w in asked_thing(req.question)]
-    return req.facts.which_paper and (not thing or any(w in _PAPER_WORDS for w in thing))
+    return any(w in _PAPER_WORDS for w in thing) or (req.facts.which_paper and not thing)
 
 
 def _not_stated_notice(papers: list[PaperHit], gap: str, closest: str | None) -> str:
@@ -374,8 +376,11 @@ class LookupStrategy(IntentStrategy):
           that unit ("The CAD paper reports 20%, right?") -> "No - the abstract reports 5.0%, not 20%", quoted;
         * no sentence of any of those abstracts can answer (answerable.answerability) -> not stated, with the
           closest sentence shown as context only, marked as not an answer.
-        Not judged: a question that asks which paper / which one; without papers in focus, one that asks for no
-        number, no "what/which <thing>" and names nothing (a description searched for: "Is there work on ...").
+        Not judged: a question that asks which paper / which one; a "how ...?" / "why ...?" that asks for no
+        number (it asks for the approach or the reason, what an abstract is about: "how do they make sure the
+        identities differ?" is answered by "inter-class variation ... packing problem", no word in common);
+        without papers in focus, one that asks for no number, no "what/which <thing>" and names nothing (a
+        description searched for: "Is there work on ...").
         """
         from assistant.verify.answerable import answerability, false_premise_number
 
@@ -388,8 +393,6 @@ class LookupStrategy(IntentStrategy):
             return Settled("not_stated", _not_stated_notice(scope, gap, closest[0].text if closest else None))
         if _identifies_paper(req):  # "which paper ...?", "which one links its code?": not a detail of one paper
             return None
-        if not req.focus_ids and not (req.facts.quantity or asked_thing(req.question) or req.facts.entities):
-            return None  # "Is there work on ...": a search, the paper found is what it describes
         verdict = answerability(req.question, req.facts, scope, tools.embed)
         if not _THRESHOLD_WORDS.search(req.question):
             wrong = false_premise_number(req.question, hit, verdict.fits)
@@ -400,6 +403,10 @@ class LookupStrategy(IntentStrategy):
                 return Settled(
                     "extractive", notice, hit, (Evidence(hit.paper.id, wrong.index, hit.sentences[wrong.index], score),)
                 )
+        if not req.facts.quantity and _HOW_OR_WHY.match(req.question):
+            return None  # "how do they ...?": asks for the paper's approach, which its abstract is about
+        if not req.focus_ids and not (req.facts.quantity or asked_thing(req.question) or req.facts.entities):
+            return None  # "Is there work on ...": a search, the paper found is what it describes
         if verdict.stated or not verdict.detail:
             return None
         if req.facts.quantity and any(

@@ -200,15 +200,27 @@ _ASKED_THING = re.compile(
 )
 
 
+#: Words that name a kind of thing, not the thing: "which *family* of models", "what *kind* of tasks".
+_KIND_WORDS = frozenset(
+    "kind kinds type types sort sorts family families class classes form forms category categories".split()
+)
+
+
 def asked_thing(question: str) -> list[str]:
     """The words naming what a "what/which <thing> ..." question asks for ("what simulator did ..." ->
     ``["simulator"]``, "which four Atari games did ..." -> ``["four", "Atari", "games"]``), up to the first
-    word that ends the phrase (:data:`_PHRASE_END`: "did", "it", "of" ...); [] for other questions and for
-    "what does it ...", where a verb follows at once."""
+    word that ends the phrase (:data:`_PHRASE_END`: "did", "it", "of" ...; after a kind word the phrase goes
+    on: "which family of models" -> ``["models"]``); [] for other questions and for "what does it ...", where
+    a verb follows at once."""
     out: list[str] = []
     for m in _ASKED_THING.finditer(question):
-        for w in m.group(1).split():
-            if w.lower().strip("?,.") in _PHRASE_END or not w.strip("?,."):
+        words = m.group(1).split()
+        for i, w in enumerate(words):
+            low = w.lower().strip("?,.")
+            if low == "of" and out and all(x.lower() in _KIND_WORDS for x in out):
+                out = []  # "which family of models": the thing is what follows "of"
+                continue
+            if low in _PHRASE_END or not low:
                 break
             out.append(w.strip("?,."))
             if w.endswith(("?", ",", ".")):

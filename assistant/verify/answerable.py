@@ -48,7 +48,8 @@ FRAME_WORDS = frozenset(
     also too please know wondering curious kind kinds sort type types thing things way ways like there here
     anything something someone somebody whats wats whos hows theres author authors they their it its paper one
     ones does did do done doing have has had included include includes first second third fourth last former
-    latter other wrote write written authored introduce introduces introduced present presents""".split()
+    latter other wrote write written authored make makes made collection corpus introduce introduces introduced
+    present presents""".split()
 )
 
 #: A number with its unit: "20%", "5.0 %", "10x", "3 percent" (the unit decides the kind of a number).
