@@ -75,3 +75,14 @@ def test_a_follow_up_the_abstract_answers_in_other_words_is_answered(assistant: 
     answer = session.ask("Did primed fragments keep more symbiotic algae?")
     assert not answer.abstained, answer.notice
     assert [c.paper.id for c in answer.citations] == ["coral-1"]
+
+
+def test_a_near_miss_says_what_matches_and_what_does_not(assistant: Assistant) -> None:
+    # before: "The paper is “Urban Noise …”" with no word that the abstract is about sparrows, not parrots
+    answer = assistant.ask("Which paper shows that urban noise shifts the song frequency of parrots?")
+    assert [c.paper.id for c in answer.citations][:1] == ["birds-1"]
+    assert "Closest match only: “Urban Noise Reshapes Song" in answer.notice, answer.notice
+    assert "does not mention “parrots”" in answer.notice
+    assert answer.text.startswith("The closest match in the abstracts is")
+    exact = assistant.ask("Which paper shows that urban noise shifts the song frequency of sparrows?")
+    assert "Closest match only" not in exact.notice, exact.notice
