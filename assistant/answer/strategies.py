@@ -53,6 +53,7 @@ from assistant.tuning import (
 from assistant.types import AnswerMode, AnswerSentence, Comparison, Evidence, Listing, Page, PaperHit
 from assistant.understand.intents import comparison_table, sentence_roles, topic_members, topic_query
 from assistant.understand.question import (
+    NUMBER_TOKEN,
     QuestionFacts,
     analyze,
     asked_thing,
@@ -441,6 +442,8 @@ class LookupStrategy(IntentStrategy):
         if req.facts.quantity:
             counted = " ".join(counted_words(req.question)) or " or ".join(verdict.missing[:2])
             gap = f"gives no number for {counted}" if counted else "gives no such number"
+        elif not verdict.missing and any(NUMBER_TOKEN.fullmatch(w) for w in asked_thing(req.question)):
+            gap = f"says how many {' '.join(asked_thing(req.question)[1:])} but does not name them"
         elif verdict.missing:
             gap = "does not mention " + " or ".join(f"“{w}”" for w in verdict.missing[:3])
         else:

@@ -14,7 +14,10 @@ question's *detail words* found in the sentence), and whether it can answer is d
   for ("what *simulator* ...", ``question.asked_thing``), or, for other questions, one of its detail words
   (the verifier's relation phrases count as one word: "beat" = "outperforms",
   :data:`assistant.verify.rules.RELATIONS`); or by a sentence whose cosine part of the alignment
-  (``COSINE_WEIGHT`` x cosine) reaches ``ANSWERABLE_MIN_ALIGNMENT`` without naming them (a paraphrase).
+  (``COSINE_WEIGHT`` x cosine) reaches ``ANSWERABLE_MIN_ALIGNMENT`` without naming them (a paraphrase);
+* a question that asks to name a number of things ("which *four* Atari games ...?") is answered only by a
+  sentence naming the thing that lists them (a list mark or enough commas), not by one that restates the
+  count ("across four benchmark Atari games").
 
 The detail words are the question's content words without the words of the paper's title (how the
 question names the paper: "the grasping one") and without :data:`FRAME_WORDS` (how a question is framed:
@@ -113,6 +116,36 @@ def _numbers(text: str) -> set[str]:
     return {m.group(0).replace(",", "").lower() for m in NUMBER_TOKEN.finditer(text)}
 
 
+_COUNTS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
+#: Where a sentence lists what it names: "components: (1) ...", "such as X", "including X", "namely X".
+_LIST_MARK = re.compile(r":|\(\s*(?:1|i|a)\s*\)|\b(?:such as|including|namely|e\.g\.|i\.e\.)", re.I)
+
+
+def _int(word: str) -> int:
+    return int(word) if word.isdigit() else 0
+
+
+#: Words on each side of the named thing searched for its list ("Pong, Breakout, Seaquest and Qbert games").
+_LIST_WINDOW = 8
+
+
+def _lists(sentence: str, count: int, thing: set[str]) -> bool:
+    """True when ``sentence`` lists the ``count`` things it names (``thing``: stems) rather than only stating how
+    many there are: right after a word of the thing, a list mark (:data:`_LIST_MARK`: "components: (1) ..."),
+    or, within :data:`_LIST_WINDOW` words on one side of it, at least ``count - 1`` separators (commas, "and")."""
+    words = sentence.split()
+    at = [i for i, w in enumerate(words) if _words(w.strip(",.;:()").lower()) & thing]
+    for i in at:
+        after, before = words[i + 1 : i + 1 + _LIST_WINDOW], words[max(0, i - _LIST_WINDOW) : i]
+        if _LIST_MARK.search(" ".join([words[i], *after[:3]])):
+            return True
+        for side in (before, after):
+            text = " ".join(side)
+            if count > 1 and text.count(",") + len(re.findall(r"\band\b", text)) >= count - 1:
+                return True
+    return False
+
+
 @dataclass(frozen=True, slots=True)
 class SentenceFit:
     """How well abstract sentence ``index`` of paper ``paper_id`` could answer the question: ``alignment``
@@ -160,6 +193,7 @@ def sentence_fits(
     # every word of "how many <male sparrows>" may carry the count ("412 males"), within the same window
     counted = replace(facts, measured=tuple(stem(w) for w in counted_words(question) if w.lower() not in FRAME_WORDS))
     thing = {_stem(t) for w in asked_thing(question) for t in content_tokens(w) if t not in FRAME_WORDS} & detail
+    listed = next((_COUNTS.get(w.lower(), 0) or _int(w) for w in asked_thing(question) if NUMBER_TOKEN.fullmatch(w)), 0)
     vectors = np.asarray(embed([question, *hit.sentences]), dtype=np.float32)
     cosines = np.clip(vectors[1:] @ vectors[0], 0.0, None)
     fits = []
@@ -173,7 +207,10 @@ def sentence_fits(
             form_ok = new_number and about
         else:  # the thing a "what/which <thing>" question asks for must be named; else any detail word
             named = bool(thing & words) if thing else bool(shared) or not detail
-            form_ok = named or COSINE_WEIGHT * float(cos) >= min_alignment  # a paraphrase: by meaning alone
+            if listed:  # "which four Atari games": the sentence must list them, not restate the count
+                form_ok = named and _lists(text, listed, thing)
+            else:
+                form_ok = named or COSINE_WEIGHT * float(cos) >= min_alignment  # a paraphrase: by meaning alone
         fits.append(SentenceFit(hit.paper.id, i, text, alignment, frozenset(shared), form_ok))
     return fits
 

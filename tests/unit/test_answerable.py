@@ -92,3 +92,16 @@ def test_a_number_the_abstract_does_not_state_is_a_false_premise() -> None:
 def test_near_miss_says_which_words_match_and_which_do_not() -> None:
     found, missing = near_miss("Which paper records song of urban parrots?", BIRDS)
     assert "urban" in found and "song" in found and missing == ("parrots",)
+
+
+def test_which_n_things_needs_a_sentence_that_lists_them() -> None:
+    games = _hit("g", "A Head for Agents", [
+        "The head improves returns across four benchmark Atari games by as much as 377%, and helps forecasting.",
+    ])
+    q = "Which four Atari games did they use?"
+    assert asked_thing(q) == ["four", "Atari", "games"]
+    assert not _verdict(q, games).stated  # the count restated, the games never named
+    listed = _hit("l", "A Head for Agents", ["We test on four Atari games: Pong, Breakout, Seaquest and Qbert."])
+    assert _verdict(q, listed).stated
+    before = _hit("b", "A Head for Agents", ["We test on the Pong, Breakout, Seaquest and Qbert Atari games."])
+    assert _verdict(q, before).stated
