@@ -14,8 +14,13 @@ from typing import TYPE_CHECKING, Any, get_args
 from assistant.answer.answerer import AnswerEvent, final_answer
 from assistant.errors import AssistantError
 from assistant.lang.citations import CITATION_LABEL
-from assistant.lang.text import content_tokens
-from assistant.tuning import CLARIFY_MAX_CONTENT_WORDS, ELLIPTIC_MAX_WORDS
+from assistant.lang.text import content_tokens, split_sentences
+from assistant.tuning import (
+    CLARIFY_MAX_CONTENT_WORDS,
+    DESCRIBED_MARGIN,
+    ELLIPTIC_MAX_WORDS,
+    FOCUS_PREFERENCE_MARGIN,
+)
 from assistant.types import (
     INTENTS,
     Answer,
@@ -37,33 +42,29 @@ if TYPE_CHECKING:
     from assistant.answer.answerer import Answerer
 
 _ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+# Closed-class words that point at a position or a referent: exact, like [2] labels (nothing fitted to examples).
 _ORDINAL_REF = re.compile(r"\bthe (first|1st|second|2nd|third|3rd|fourth|4th)(?: one| paper| abstract| work)?\b", re.I)
 _LABEL_REF = re.compile(rf"(?:{CITATION_LABEL.pattern}|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
 _FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.I)
+_OTHER = re.compile(r"\bthe other(?: one| paper| abstract| work)?\b", re.I)
 _PLURAL_REF = re.compile(
     r"\b(they|them|their|theirs|these|those|both|each|either|the two|the three|all of them|"
     r"which of them|these papers|those papers|the papers)\b",
     re.I,
 )
+#: Quantifiers over two or more papers ("both", "either of them"): the question means a set, like "those two".
+_SET_REF = re.compile(r"\b(both|either|neither|each of them|the two|all of them)\b", re.I)
 _SINGULAR_REF = re.compile(
     r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
-    r"the approach|the authors|he|she|his|her)\b",
+    r"the approach|the authors|this one|that one|the other|he|she|his|her)\b",
     re.I,
 )
 #: Pronouns and phrases that point back to a paper already discussed.
 _BACK_REF = re.compile(
     r"\b(it|its|they|them|their|this paper|that paper|the paper|this work|these papers|those papers|"
-    r"the authors|both|the two|the three)\b",
+    r"the authors|both|the two|the three|this one|that one|the other)\b",
     re.I,
 )
-#: A follow-up that names a paper and refers back to another asks about the two ("compare it with X",
-#: "how does it differ from the episodic memory one?"): a comparison word plus a pronoun.
-_TWO_PAPER_QUESTION = re.compile(
-    r"\b(?:compare|compared|comparison|differ|differs|difference|versus|vs\.?|than|against|"
-    r"contrast|between|relate|relates)\b",
-    re.I,
-)
-_PRONOUN = re.compile(r"\b(?:it|its|they|them|their|this one|that one)\b", re.I)
 _CLARIFY = (
     "Which paper do you mean? Nothing earlier in this conversation is cited for it to refer to. "
     "Name the paper by its title, its method or an author, or ask about a topic."
@@ -87,6 +88,22 @@ class Turn:
     resolved_query: str
     focus_ids: tuple[str, ...]
     answer: Answer
+
+    @property
+    def shown(self) -> tuple[str, ...]:
+        """The papers this turn's answer showed, in the order the user saw them (:func:`shown_order`)."""
+        return shown_order(self.answer)
+
+
+def shown_order(answer: Answer) -> tuple[str, ...]:
+    """Paper ids of ``answer`` in the order the user saw them: the rows of its comparison table, then the order
+    in which its sentences first cite each paper (a topic list's items, a multi-paper summary), then any other
+    cited paper by label. "The second one" is the second of these."""
+    by_n = {c.n: c.paper.id for c in answer.citations}
+    order = [by_n[r.n] for r in answer.comparison.rows if r.n in by_n] if answer.comparison is not None else []
+    order += [by_n[n] for sent in answer.sentences for n in sent.citations if n in by_n]
+    order += [by_n[n] for n in sorted(by_n)]
+    return tuple(dict.fromkeys(order))
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,12 +137,13 @@ class ChatSession:
         self.papers: dict[str, Paper] = {}
 
     # --- follow-ups --------------------------------------------------------------------------
-    def _last_cited(self, at_least: int = 1) -> list[str]:
-        """Papers cited by the latest answer citing at least ``at_least`` papers, in label order."""
-        for turn in reversed(self.turns):
-            if len(turn.answer.citations) >= at_least:
-                return [c.paper.id for c in sorted(turn.answer.citations, key=lambda c: c.n)]
-        return []
+    def _shown(self) -> list[tuple[str, ...]]:
+        """The papers each turn showed (:attr:`Turn.shown`), latest turn first; turns that showed none skipped."""
+        return [shown for shown in (t.shown for t in reversed(self.turns)) if shown]
+
+    def _recent(self) -> list[str]:
+        """Every paper the conversation showed, most recently shown first (within a turn, in shown order)."""
+        return list(dict.fromkeys(pid for shown in self._shown() for pid in shown))
 
     def _by_label(self, n: int) -> str | None:
         return next((pid for pid, label in self.labels.items() if label == n), None)
@@ -134,58 +152,53 @@ class ChatSession:
         """Which papers ``question`` is about, and what to search for; ``forced``: the intent the user chose
         (no intent is implied then).
 
-        What wins, in order: papers the question names or describes (an author, a title name such as
-        "the DUALFormer paper", title words, "the paper about X": references.py) — combined with the
-        paper "it"/"they" refers to when it asks for a comparison ("compare it with the MatryoshkaKV
-        paper"); then labels ("[2]", "paper 2"), ordinals ("the second one": of the latest answer citing
-        at least that many), "the former/latter"; then pronouns ("they", "which of them" -> the latest
-        answer's papers when it cited several; "it" -> the first paper cited last). Short or "and ..."
-        questions inherit the previous query. A back-reference with nothing to refer to ("What did they
-        evaluate it on?" as a first question) gets ``clarify``: a question back, no answer.
+        The candidates are the papers in focus (those the latest answer showed, and before them the ones
+        shown earlier, most recent first), the papers the question names (references.py: an author, a title
+        name, title words, "the paper about X") or describes (how well it matches each paper's title and
+        abstract as a whole, retrieval.describes), and positions as the user saw them (:func:`shown_order`:
+        table rows, list items). Exact references decide first: ``[2]`` / "paper 2", "the second one" (of
+        the latest answer that showed that many), "the former/latter", "the other one" (the paper shown most
+        recently that is not in focus now); then named papers ("compare it with X": the paper in focus and
+        X). Otherwise the papers are ranked (:meth:`_ranked`): "which of them" / "both" take every paper in
+        focus; a question that describes another paper well enough moves to it (``switched_from`` says so);
+        else the paper in focus the question matches best. Short or "and ..." questions with nothing in focus
+        inherit the previous query. A back-reference with nothing to refer to ("What did they evaluate it
+        on?" as a first question) gets ``clarify``: a question back, no answer.
         """
-        last = self._last_cited()
+        shown = self._shown()
+        current = list(shown[0]) if shown else []
         refs = self._answerer.references(question)
         named = list(refs.named)
         explicit = bool(named or refs.unresolved or refs.unknown_author)  # the question says which paper it means
-        focus: list[str] = []
-        for m in _LABEL_REF.finditer(question):
-            pid = self._by_label(int(m.group(1) or m.group(2)))
-            if pid:
-                focus.append(pid)
-        for m in _ORDINAL_REF.finditer(question):  # "the second paper": of the latest list that long
-            i = _ORDINALS[m.group(1).lower()] - 1
-            listed = self._last_cited(at_least=max(2, i + 1))
-            if i < len(listed):
-                focus.append(listed[i])
-        for m in _FORMER_LATTER.finditer(question):
-            pair = self._last_cited(at_least=2)
-            if pair:
-                focus.append(pair[0] if m.group(1).lower() == "former" else pair[-1])
-        plural, singular = bool(_PLURAL_REF.search(question)), bool(_SINGULAR_REF.search(question))
-        several = self._last_cited(at_least=2)
         intent = ""
-        detected = detect_intent(question)
-        if not forced and detected == "lookup" and len(self._named_by_name(question)) >= 2:
+        detected = forced or detect_intent(question)
+        by_name = self._named_by_name(question)
+        if not forced and detected == "lookup" and len(by_name) >= 2:
             intent = detected = "compare"  # "What do the ControlAR and LucidPPN papers propose?": both, side by side
-        if named and not last and not (len(named) >= 2 and detected in ("compare", "choice")):
+        # "Tell me about HyperFace and A-Bench": two papers named each by a name of its own are both the answer's
+        several_named = len(named) >= 2 and (
+            detected in ("compare", "choice") or (len(by_name) >= 2 and detected != "topic")
+        )
+        if named and not current and not several_named:
             named = []  # a first question: the search ranks named papers first (metadata fusion), nothing more
+        plural = bool(_PLURAL_REF.search(question))
+        refers = plural or bool(_SINGULAR_REF.search(question))
+        focus = self._positions(question, shown)
         switched_from = ""
-        if named:
-            if not focus and last and _TWO_PAPER_QUESTION.search(question) and _PRONOUN.search(question):
-                focus = (several if plural and several else last[:1]) + named  # "compare it with X"
+        if not focus and named:
+            if detected == "compare" and current and refers and len(named) == 1 and named[0] not in current:
+                focus = (current if plural and len(current) >= 2 else current[:1]) + named  # "compare it with X"
             else:
-                focus += named
-        elif not focus and last and not explicit:
-            if plural and several:  # "they", "which of them": the latest set of papers
-                focus = several
-            elif singular or plural:
-                if self._answerer.question_disagrees(question, last[0]):
-                    switched_from = last[0]  # the question clearly matches another paper: it wins, and says so
-                else:
-                    focus = last[:1]
+                focus = named
+        elif not focus and current and not explicit:
+            focus, switched_from = self._ranked(question, detected, current, plural, refers)
         focus = list(dict.fromkeys(focus))
-        if not focus and not last and not explicit and self._refers_back(question):
+        if not focus and not current and not explicit and self._refers_back(question):
             return Resolution(question, (), _CLARIFY)
+        if not forced and detected == "compare" and len(focus) == 1 and not explicit:
+            intent = "lookup"  # "what architectures does it compare transformers against?" asks about one paper
+        elif not forced and detected == "lookup" and len(focus) >= 2 and not explicit:
+            intent = "choice"  # "of those two, which one links its code?": a detail asked of several papers
         query = question
         if focus:
             query = f"{question} ({'; '.join(self._title(p) for p in focus)})"
@@ -195,6 +208,91 @@ class ChatSession:
         ):
             query = f"{question} ({self.turns[-1].resolved_query})"
         return Resolution(query, tuple(focus), switched_from=switched_from, intent=intent)
+
+    def _positions(self, question: str, shown: list[tuple[str, ...]]) -> list[str]:
+        """Papers ``question`` points at exactly: ``[2]`` / "paper 2" (the conversation's labels), "the second
+        one" (the second paper of the latest answer that showed at least two, in the order shown), "the
+        former/latter", "the other one" (the most recently shown paper not shown by the latest answer)."""
+        focus: list[str] = []
+        for m in _LABEL_REF.finditer(question):
+            pid = self._by_label(int(m.group(1) or m.group(2)))
+            if pid:
+                focus.append(pid)
+        for m in _ORDINAL_REF.finditer(question):
+            i = _ORDINALS[m.group(1).lower()] - 1
+            listed = next((s for s in shown if len(s) >= max(2, i + 1)), ())
+            if i < len(listed):
+                focus.append(listed[i])
+        for m in _FORMER_LATTER.finditer(question):
+            pair = next((s for s in shown if len(s) >= 2), ())
+            if pair:
+                focus.append(pair[0] if m.group(1).lower() == "former" else pair[-1])
+        if _OTHER.search(question) and shown:
+            rest = [pid for pid in self._recent() if pid not in shown[0]]
+            if rest:
+                focus.append(rest[0])
+        return focus
+
+    def _ranked(
+        self, question: str, detected: str, current: list[str], plural: bool, refers: bool
+    ) -> tuple[list[str], str]:
+        """The papers a question without an exact reference is about, ranked by score, and the paper in focus
+        it moved away from ("" when none).
+
+        1. "Which of them ...", "both", "they" with several papers in focus: all of them (the latest answer's
+           papers when it showed several, else the most recent ``papers_wanted`` or 2 papers shown: "of those
+           two" after two one-paper turns).
+        2. A question (or one of its sentences: "There's also a paper on how sensitive transformers are to
+           random token perturbations. Does it say anything about grokking?") that describes a paper not in
+           focus (profile cosine s1 with (s1 - s_focus) + (s1 - s2) >= ``DESCRIBED_MARGIN``, s2 the
+           runner-up's, :meth:`description_strength`): that paper when the question refers back ("there's
+           also a robot grasping one ..., how long does it take to train?"), else a new search.
+        3. A topic list without a back-reference, or a question that neither refers back nor matches the paper
+           in focus (its cosine below ``min_similarity`` or ``FOCUS_PREFERENCE_MARGIN`` under the best): a new
+           search.
+        4. Else the paper in focus the question describes best, when it leads the first one shown by
+           ``FOCUS_PREFERENCE_MARGIN``; else the first one shown.
+        """
+        recent = self._recent()
+        # "of those two", "both": the question says how many papers it means
+        said = analyze(question).papers_wanted or (2 if _SET_REF.search(question) else None)
+        group = current if len(current) >= 2 else recent[: said or 2]
+        if len(group) >= 2 and (detected == "choice" or (plural and (len(current) >= 2 or (said or 0) >= 2))):
+            return group, ""
+        described, strength = "", float("-inf")
+        sims: dict[str, float] = {}
+        parts = split_sentences(question)
+        for part in [question, *parts] if len(parts) > 1 else [question]:  # a description may be one sentence
+            part_sims = self._answerer.describes(part, recent)
+            best, part_strength = self.description_strength(part_sims, current)
+            sims = sims or part_sims  # the whole question's
+            if part_strength > strength:
+                described, strength = best, part_strength
+        if described and strength >= DESCRIBED_MARGIN:
+            return ([described], current[0]) if refers else ([], "")
+        s_focus = max((sims.get(pid, 0.0) for pid in current), default=0.0)
+        top = max((s for pid, s in sims.items() if pid not in current), default=0.0)
+        if detected == "topic" and not refers:
+            return [], ""
+        min_similarity = self._answerer.settings.min_similarity
+        if not refers and (s_focus < min_similarity or s_focus < top - FOCUS_PREFERENCE_MARGIN):
+            return [], ""
+        first = current[0]
+        best_own = max(current, key=lambda pid: sims.get(pid, 0.0))
+        pick = best_own if sims.get(best_own, 0.0) >= sims.get(first, 0.0) + FOCUS_PREFERENCE_MARGIN else first
+        return [pick], ""
+
+    def description_strength(self, sims: Mapping[str, float], current: list[str]) -> tuple[str, float]:
+        """The paper not in ``current`` that ``sims`` (profile cosines) rank first, and how clearly the text
+        describes it: (s1 - s_focus) + (s1 - s2), s_focus the best cosine of a paper in ``current`` and s2 the
+        runner-up's; ("", -inf) when no other paper was scored or s1 is below ``min_similarity``."""
+        others = sorted(((s, pid) for pid, s in sims.items() if pid not in current), reverse=True)
+        if not others or others[0][0] < self._answerer.settings.min_similarity:
+            return "", float("-inf")
+        s_focus = max((sims.get(pid, 0.0) for pid in current), default=0.0)
+        s1, best = others[0]
+        s2 = others[1][0] if len(others) > 1 else s_focus
+        return best, (s1 - s_focus) + (s1 - s2)
 
     def _named_by_name(self, question: str) -> set[str]:
         """Papers the question names each by a name of its own (``ControlAR``, ``LucidPPN``): a name that only
@@ -242,12 +340,13 @@ class ChatSession:
         """
         question = clean_question(question, self._answerer.settings.max_question_chars)
         more = self._next_page(question) if page is None else None
-        if more is not None:  # "show more" after a topic listing: the same listing, next page
+        if more is not None:  # "show more" after a listing: the same listing, next page
             previous, page = more
+            listed = previous.answer.intent  # a topic list, or an author's papers ("metadata")
             for event in self._answerer.stream(
                 previous.question,
                 query=previous.resolved_query,
-                intent="topic",
+                intent=listed if listed in self._answerer.intents else "topic",
                 focus_ids=previous.focus_ids,
                 page=page,
             ):
@@ -265,8 +364,11 @@ class ChatSession:
                     self.turns.append(Turn(question, res.query, (), event.answer))
                 yield event
             return
+        implied = res.intent
+        if implied and self._answerer.asks_records(question):  # "Who wrote HyperFace and EM-LLM?": records of
+            implied = ""  # both papers, not a comparison of their abstracts
         for event in self._answerer.stream(
-            question, query=res.query, intent=intent or res.intent or None, focus_ids=res.focus_ids, page=page
+            question, query=res.query, intent=intent or implied or None, focus_ids=res.focus_ids, page=page
         ):
             if event.answer is None:
                 yield event

@@ -105,8 +105,9 @@ class AnswerSentence:
 #: found, but its abstract does not state the requested detail; ``clarify``: the question refers to a paper
 #: the conversation does not have ("it", "the paper" in a first question): the notice asks which one.
 AnswerMode = Literal["generated", "extractive", "abstained", "not_stated", "clarify"]
-Intent = Literal["lookup", "summary", "compare", "topic", "choice"]
-INTENTS: tuple[Intent, ...] = ("lookup", "summary", "compare", "topic", "choice")
+#: ``metadata``: the paper records asked for (authors, venue, year, link) or an author's papers.
+Intent = Literal["lookup", "summary", "compare", "topic", "choice", "metadata"]
+INTENTS: tuple[Intent, ...] = ("lookup", "summary", "compare", "topic", "choice", "metadata")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from assistant.answer.builder import AnswerBuilder
-from assistant.answer.strategies import STRATEGIES, IntentStrategy, Plan, Request, Settled, Tools
+from assistant.answer.strategies import (
+    STRATEGIES,
+    IntentStrategy,
+    Plan,
+    Request,
+    Settled,
+    Tools,
+    read_records,
+    unknown_author_notice,
+)
 from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
@@ -23,7 +32,6 @@ from assistant.llm.prompts import build_messages, strip_citations
 from assistant.retrieve.references import References, author_phrase, find_references
 from assistant.tuning import (
     ABSTAIN_TOP_PAPERS,
-    FOCUS_DISAGREEMENT_MARGIN,
     SMALL_MODEL_MIN_SUPPORT,
     VERIFY_MIN_ALIGNMENT,
 )
@@ -150,22 +158,24 @@ class Answerer:
         (references.MetadataIndex.by_name); [] when none, or when too many share it to be a paper's name."""
         return self._retriever.metadata.by_name(name)
 
-    def question_disagrees(self, question: str, paper_id: str) -> bool:
-        """True when ``question`` on its own clearly matches another paper than ``paper_id`` (the one a
-        pronoun would point to): its best paper's dense similarity is above ``min_similarity`` and at least
-        :data:`~assistant.tuning.FOCUS_DISAGREEMENT_MARGIN` above that of ``paper_id``. The question wins then."""
-        hits = self._retriever.retrieve(question, top_k=3)
-        if not hits or hits[0].paper.id == paper_id or hits[0].dense_similarity < self.settings.min_similarity:
-            return False
-        focus = self._retriever.hits_for(question, [paper_id])
-        own = focus[0].dense_similarity if focus else 0.0
-        return hits[0].dense_similarity >= own + FOCUS_DISAGREEMENT_MARGIN
+    def describes(self, question: str, paper_ids: Sequence[str]) -> dict[str, float]:
+        """``{paper_id: cosine}``: how well ``question`` describes each of ``paper_ids`` and of the best papers
+        of a search for it, as whole papers (title and abstract; retrieval.PaperRetriever.describes)."""
+        return self._retriever.describes(question, list(paper_ids))
 
     def clarification(self, question: str, notice: str, intent: Intent | str | None = None) -> Iterator[AnswerEvent]:
         """The events of an answer that asks back (mode ``clarify``): no search result, no citation."""
         yield AnswerEvent("status", "Asking which paper is meant.")
         answer = AnswerBuilder(question, [], [], self._backend.model, intent or detect_intent(question), question)
         yield AnswerEvent("final", answer=answer.build("clarify", notice, {"total": 0.0}))
+
+    def asks_records(self, question: str) -> bool:
+        """True when ``question`` asks for paper records and nothing else (authors, venue, year, link, "papers
+        by X": strategies.read_records) and this answerer has the ``metadata`` intent."""
+        if "metadata" not in self._strategies:
+            return False
+        records = read_records(self._tools, question)
+        return records is not None and records.applies
 
     @property
     def intents(self) -> tuple[str, ...]:
@@ -223,11 +233,22 @@ class Answerer:
         """
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
-        intent = intent or detect_intent(question)
-        strategy = self._strategies.get(intent)
-        if strategy is None:
+        if intent is not None and intent not in self._strategies:
             raise AssistantError(f"Unknown intent {intent!r}: use one of {', '.join(self._strategies)}.")
-        req = Request(question, query or question, intent, tuple(focus_ids), analyze(question), page or Page())
+        records = read_records(self._tools, question) if intent in (None, "metadata") else None
+        if intent is None:
+            intent = detect_intent(question)  # the trained intent classifier
+            # the classifier's "metadata" alone also fires on "What do the authors of X propose?": the records
+            # are read only when the question asks for a record field or a person's papers and nothing else
+            readable = records is not None and records.applies
+            if readable and intent in ("lookup", "topic", "metadata") and "metadata" in self._strategies:
+                intent = "metadata"  # authors, venue, link, "papers by X": answered from the records
+            elif intent == "metadata" or intent not in self._strategies:
+                intent = "lookup"  # asks about a paper's records but names no field or person the records hold
+        strategy = self._strategies.get(intent)
+        if strategy is None:  # a registry without the detected intent
+            raise AssistantError(f"Unknown intent {intent!r}: use one of {', '.join(self._strategies)}.")
+        req = Request(question, query or question, intent, tuple(focus_ids), analyze(question), page or Page(), records)
         hits = strategy.candidates(self._tools, req)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
         yield AnswerEvent(
@@ -236,10 +257,7 @@ class Answerer:
 
         author = author_phrase(question)
         if author and not req.focus_ids and not self._retriever.metadata.by_author(author):
-            notice = (
-                f"No indexed paper is by {author}, so the abstracts don't cover this question. "
-                "The closest papers below do not match it."
-            )
+            notice = f"{unknown_author_notice(self._tools, author)} The closest papers below do not match it."
             yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
             return
         if not hits or (not req.focus_ids and self.abstains(req.query, hits)):

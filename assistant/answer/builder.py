@@ -137,6 +137,11 @@ class AnswerBuilder:
         self.sentences.append(sentence)
         self.supports.append(evidence)
 
+    def state(self, text: str, n: int = 1) -> None:
+        """Show ``text``, a sentence written by code from source ``n``'s record (its title, authors, venue or
+        link: ``Paper`` fields, not its abstract), cited ``n`` with support 1.0 and no abstract evidence."""
+        self._place(AnswerSentence(text, (n,), 1.0), "")
+
     def fresh(self) -> AnswerBuilder:
         """An empty builder for the same question, papers and comparison table."""
         other = AnswerBuilder(self.question, self.context, self.sources, self.model, self.intent, self.query)

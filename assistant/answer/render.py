@@ -220,6 +220,8 @@ def listing_line(answer: Answer) -> str:
     head += "es" if li.total == 1 else ""
     if li.shown >= li.total:
         return f"{head}; all shown."
+    if answer.intent == "metadata":  # an author's papers, in index order: not ranked by closeness
+        return f"{head}; showing {li.offset + 1}–{li.offset + li.shown}."
     if li.offset == 0:
         return f"{head}; showing the {li.shown} closest."
     return f"{head}; showing {li.offset + 1}–{li.offset + li.shown}, by closeness."

@@ -28,17 +28,21 @@ from assistant.answer.extractive import (
     detail_query,
     pick_sentences,
     refocus,
+    score_sentences,
     summary_sentences,
 )
 from assistant.answer.listing import narrowing
-from assistant.lang.text import content_tokens, states_contribution
+from assistant.lang.text import content_tokens, is_boilerplate, states_contribution, word_tokens
 from assistant.llm.prompts import DEFAULT_TASK
-from assistant.retrieve.references import author_phrase
+from assistant.retrieve.references import author_phrase, descriptions, find_references
 from assistant.tuning import (
     CAPABLE_EVIDENCE_SENTENCES,
+    CHOICE_MARGIN,
     COMPARE_CANDIDATES,
     COMPARE_PAPERS,
     CONFIDENT_MATCH_SIMILARITY,
+    EVIDENCE_BOILERPLATE_PENALTY,
+    EVIDENCE_CONTRIBUTION_PRIOR,
     EXTRACTIVE_SENTENCES,
     NEAR_MISS_MAX_MISSING,
     SMALL_MODEL_CONTEXT_PAPERS,
@@ -50,8 +54,9 @@ from assistant.tuning import (
     TOPIC_CONTRIBUTION_MARGIN,
     TOPIC_NARROWED_RESCORE_MAX,
 )
-from assistant.types import AnswerMode, AnswerSentence, Comparison, Evidence, Listing, Page, PaperHit
+from assistant.types import AnswerMode, AnswerSentence, Comparison, Evidence, Listing, Page, Paper, PaperHit
 from assistant.understand.intents import comparison_table, sentence_roles, topic_members, topic_query
+from assistant.understand.metadata import MetadataRequest, metadata_request
 from assistant.understand.question import (
     NUMBER_TOKEN,
     QuestionFacts,
@@ -72,6 +77,48 @@ if TYPE_CHECKING:
 
 
 @dataclass(frozen=True, slots=True)
+class RecordQuery:
+    """What a question asks of the paper records (``metadata`` intent): ``ask`` the fields and the person
+    (understand.metadata), ``named`` the papers the question names by title, name or description (not only
+    by the person it names), ``applies``: the question asks for records and nothing else (route it to
+    :class:`MetadataStrategy`)."""
+
+    ask: MetadataRequest
+    named: tuple[str, ...] = ()
+    applies: bool = False
+
+    @property
+    def lists_person(self) -> bool:
+        """True for "papers by X": a known author named and no paper named besides theirs."""
+        return bool(self.ask.person_ids) and not self.named
+
+
+def read_records(tools: Tools, question: str) -> RecordQuery | None:
+    """What ``question`` asks of the paper records, or None when it asks for no record field and names no
+    author (understand.metadata.metadata_request with the index's exact author lookup and the name after
+    "by"). The papers it names come from references.find_references; their title words, the names by which
+    it names them and its descriptions of them are what else it may say and still only ask for records."""
+    catalog = tools.retriever.catalog
+    by = author_phrase(question)
+    ask = metadata_request(question, catalog, by, tools.retriever.metadata.by_author(by) if by else [])
+    if ask is None:
+        return None
+    if not ask.only_names(ask.rest):  # asks for no field ("which papers are about X?"): nothing to look up
+        return RecordQuery(ask)
+    refs = find_references(question, tools.retriever, tools.settings.min_similarity)
+    named = tuple(pid for pid in refs.named if pid not in ask.person_ids)
+    words: set[str] = set()  # a person's own papers lend no words: "papers by X about memory" is a topic list
+    if named:
+        papers = tools.retriever.papers
+        for pid in named:
+            if pid in papers:
+                words.update(word_tokens(papers[pid].title))
+        for text in [*analyze(question).entities, *descriptions(question)]:
+            words.update(word_tokens(text))
+    return RecordQuery(ask, named, ask.only_names(words))
+
+
+@dataclass(frozen=True, slots=True)
 class Request:
     """One question as the answerer runs it: ``query`` is what is searched (follow-ups resolved),
     ``focus_ids`` the papers it refers back to, ``facts`` what its wording asks for."""
@@ -82,6 +129,7 @@ class Request:
     focus_ids: tuple[str, ...]
     facts: QuestionFacts
     page: Page = Page()
+    records: RecordQuery | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,6 +166,8 @@ class Plan:
         sources: papers shown as sources (None: every candidate).
         comparison: a papers x aspects table shown with the answer.
         listing: for a topic list, how many papers match and which page of them is in ``context``.
+        decided: for a choice between papers, the index in ``context`` of the paper whose abstract answers it
+            (ChoiceStrategy); None when no abstract decides it.
         notice: a caveat shown with the answer (a near miss: what of the question the paper does not match).
     """
 
@@ -128,6 +178,7 @@ class Plan:
     sources: list[PaperHit] | None = None
     comparison: Comparison | None = None
     listing: Listing | None = None
+    decided: int | None = None
     notice: str = ""
 
 
@@ -615,7 +666,7 @@ class TopicStrategy(IntentStrategy):
             return Plan(hits, use_model=False, sources=hits)
         nar = narrowing(tools.retriever, req.question, topic_query(req.query))
         allowed = hits if nar.ids is None else [h for h in hits if h.paper.id in nar.ids]
-        members = topic_members(allowed, tools.settings.topic_min_evidence)
+        members = topic_members(nar.query, allowed, tools.settings.topic_min_evidence)
         page = members[req.page.offset : req.page.offset + req.page.limit]
         listing = Listing(len(members), req.page.offset, len(page), req.page.limit, nar.venue, nar.author)
         return Plan(page, use_model=False, sources=page or hits[: tools.settings.top_k], listing=listing)
@@ -647,8 +698,12 @@ class TopicStrategy(IntentStrategy):
 
 class ChoiceStrategy(IntentStrategy):
     """ "Which of them needs less data?": a choice between the papers in focus (or the two best papers).
-    The ``capable`` model may decide, citing the deciding sentences; by code, each paper's sentence that
-    bears on the question is quoted under a notice that the abstracts do not decide it for us."""
+
+    Every sentence of every paper's abstract is scored for the question (:func:`plain_scores`); when one
+    paper's best sentence beats every other paper's best by ``CHOICE_MARGIN``, the answer names that paper
+    and quotes the sentence ("which of them uses reinforcement learning?" -> LeReT, "a reinforcement-learning
+    framework"). Otherwise the ``capable`` model may decide, citing the deciding sentences; by code, each
+    paper's sentence that bears on the question is quoted under a notice that the abstracts do not decide it."""
 
     intent = "choice"
     task = (
@@ -659,20 +714,193 @@ class ChoiceStrategy(IntentStrategy):
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
         context = _profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
-        return Plan(context, use_model=not tools.small_model)
+        chosen = decided_paper(context, req)
+        return Plan(context, use_model=not tools.small_model and chosen is None, decided=chosen)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """For each paper, its sentence that best answers the question, cited to it."""
+        """The paper whose abstract states it (:func:`decided_paper`), named and quoted; else, for each paper,
+        its sentence that best answers the question, cited to it."""
+        chosen = plan.decided
+        if chosen is not None:
+            hit = plan.context[chosen]
+            n = chosen + 1
+            scores = plain_scores(hit, req)
+            best = max(range(len(scores)), key=lambda i: scores[i])
+            lead = f"“{hit.paper.title}” is the one whose abstract states it."
+            builder.add(AnswerSentence(lead, (n,), 1.0), hit.paper.title)
+            builder.quote(Evidence(hit.paper.id, best, hit.sentences[best], hit.sentence_scores[best]), n)
+            return
         for n, hit in enumerate(plan.context, start=1):
             for ev in pick_sentences(hit, req.facts, req.question, 1):
                 builder.quote(ev, n)
 
     def notice(self, plan: Plan) -> str:
-        """Shown above a choice answered by code: the abstracts are quoted, not weighed."""
+        """Shown above a choice answered by code when no abstract decides it: the abstracts are quoted, not
+        weighed."""
+        if plan.decided is not None or len(plan.context) < 2:  # decided, or one paper: nothing to weigh
+            return ""
         return "The abstracts don't settle this between them directly; here is what each one says."
+
+
+def _names(items: list[str]) -> str:
+    """ "A", "A and B", "A, B and C"."""
+    return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
+
+
+#: A year in a venue / collection name ("ICLR 2025 Papers" -> 2025): an exact rule on digits.
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
+
+
+def record_sentences(paper: Paper, fields: tuple[str, ...]) -> list[str]:
+    """Sentences stating ``fields`` (understand.metadata.FIELDS; ``papers`` is ignored, none given = the
+    authors) of ``paper`` exactly as its record has them; a field the record leaves empty is said to be
+    missing ("The records list no authors for “…”."), never guessed. Venue and year asked together are
+    one sentence."""
+    title = f"“{paper.title}”"
+    asked = [f for f in fields if f != "papers"] or ["authors"]
+    year = _YEAR.search(paper.venue)
+    out = []
+    for field in asked:
+        if field == "authors":
+            authors = [a for a in paper.authors if a.strip()]
+            out.append(f"{title} is by {_names(authors)}." if authors else f"The records list no authors for {title}.")
+        elif field == "venue":
+            out.append(
+                f"The records list {title} under {paper.venue}."
+                if paper.venue
+                else f"The records give no venue for {title}."
+            )
+        elif field == "year" and "venue" in asked:
+            if not year and paper.venue:
+                out.append(f"The records give no year for {title}.")
+        elif field == "year":
+            out.append(
+                f"{title} is from {year.group(0)} (listed under {paper.venue})."
+                if year
+                else f"The records give no year for {title}."
+            )
+        elif field == "link":
+            out.append(f"Link to {title}: {paper.url}" if paper.url else f"The records give no link for {title}.")
+    return out
+
+
+class MetadataStrategy(IntentStrategy):
+    """Questions about the paper records: authors, venue, year, link ("Who wrote HyperFace?", "link to that
+    one"), and "papers by X" (a listing of that author's papers, paged like a topic list). Answered by code
+    from the records, each sentence cited to its paper; never the model, never the abstract text.
+
+    The paper asked about: the papers in focus (a follow-up: "who wrote it?"), else the papers the question
+    names (references.find_references), else retrieval's top paper."""
+
+    intent = "metadata"
+    task = "Say what the paper records state about the paper(s)."
+
+    @staticmethod
+    def records(tools: Tools, req: Request) -> RecordQuery:
+        """``req.records``, else read from the question (a forced ``metadata`` intent)."""
+        return req.records or read_records(tools, req.question) or RecordQuery(MetadataRequest(("authors",)))
+
+    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
+        """The papers in focus; else the named ones; else, for "papers by X", that author's papers on the page
+        asked for (index order); else a search."""
+        if req.focus_ids:
+            return tools.retriever.hits_for(req.question, list(req.focus_ids))
+        rec = self.records(tools, req)
+        if rec.named:
+            return tools.retriever.hits_for(req.question, list(rec.named))
+        if rec.lists_person:
+            page = list(rec.ask.person_ids)[req.page.offset : req.page.offset + req.page.limit]
+            return tools.retriever.hits_for(req.question, page) if page else []
+        return tools.retriever.retrieve(req.query, aspects=True)
+
+    def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """An author no paper lists (with the closest indexed names); a page past the end of a listing."""
+        rec = self.records(tools, req)
+        if rec.ask.unknown_person and not req.focus_ids:
+            return Settled("abstained", unknown_author_notice(tools, rec.ask.unknown_person))
+        return None
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        rec = self.records(tools, req)
+        if rec.lists_person and not req.focus_ids:
+            total = len(rec.ask.person_ids)
+            listing = Listing(total, req.page.offset, len(hits), req.page.limit, author=self._person(tools, rec))
+            return Plan(list(hits), use_model=False, sources=list(hits), listing=listing)
+        k = len(req.focus_ids) or len(rec.named) or 1
+        return Plan(list(hits[:k]), use_model=False, sources=list(hits))
+
+    @staticmethod
+    def _person(tools: Tools, rec: RecordQuery) -> str:
+        """The person as the index spells the name (``Sébastien Marcel``), else as the question wrote it."""
+        return tools.retriever.catalog.author_name(rec.ask.person) or rec.ask.person
+
+    def notice(self, plan: Plan) -> str:
+        """Where the answer comes from; for a listing, how many papers the author has."""
+        li = plan.listing
+        if li is None:
+            return "From the paper records (authors, venue, link), not the abstract text."
+        count = f"{li.total} indexed paper{'s' if li.total != 1 else ''}"
+        if not plan.context:
+            return (
+                f"{li.author} is an author of {count}; there is nothing after {li.total} (asked to skip {li.offset})."
+            )
+        shown = "" if li.shown >= li.total else f"; showing {li.offset + 1}–{li.offset + li.shown}"
+        return f"From the paper records: {li.author} is an author of {count}{shown}."
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """A listing: one sentence per paper (its title and venue), cited. Else, for each paper, the fields asked
+        (record_sentences), cited to it."""
+        rec = self.records(tools, req)
+        for n, hit in enumerate(plan.context, start=1):
+            paper = hit.paper
+            if plan.listing is not None:
+                where = f" ({paper.venue})" if paper.venue else ""
+                builder.state(f"“{paper.title}”{where}.", n)
+                continue
+            for text in record_sentences(paper, rec.ask.fields):
+                builder.state(text, n)
+
+
+def unknown_author_notice(tools: Tools, name: str) -> str:
+    """ "No indexed paper is by <name> …", with the closest indexed author names when there are any."""
+    close = tools.retriever.catalog.closest_authors(name)
+    hint = f" Close names in the index: {', '.join(close)}." if close else ""
+    return f"No indexed paper is by {name}, so the abstracts don't cover this question.{hint}"
+
+
+def plain_scores(hit: PaperHit, req: Request) -> list[float]:
+    """Each sentence of ``hit`` scored for what ``req`` asks (extractive.score_sentences: the evidence score plus
+    the bonuses for a number or name asked for) without the priors retrieval adds for ranking evidence (the
+    contribution-sentence bonus and the code/URL boilerplate penalty), so "The code and model are available at
+    https://github.com/..." can answer "which one links its code?"."""
+    return [
+        p.score
+        - EVIDENCE_CONTRIBUTION_PRIOR * states_contribution(p.evidence.text)
+        + EVIDENCE_BOILERPLATE_PENALTY * is_boilerplate(p.evidence.text)
+        for p in score_sentences(hit, req.facts, req.question)
+    ]
+
+
+def decided_paper(context: list[PaperHit], req: Request) -> int | None:
+    """The index in ``context`` of the paper whose abstract answers a "which of them" question: its best sentence
+    (:func:`plain_scores`, every sentence of every abstract) beats each other paper's best by ``CHOICE_MARGIN``;
+    None when fewer than two papers have scored sentences or none leads by that much."""
+    if len(context) < 2 or not all(h.sentence_scores for h in context):
+        return None
+    best = [max(plain_scores(h, req)) for h in context]
+    order = sorted(range(len(best)), key=lambda i: best[i], reverse=True)
+    return order[0] if best[order[0]] - best[order[1]] >= CHOICE_MARGIN else None
 
 
 #: The registry: intent name -> strategy. ``intents.detect_intent`` returns one of these names.
 STRATEGIES: Mapping[str, IntentStrategy] = {
-    s.intent: s for s in (LookupStrategy(), SummaryStrategy(), CompareStrategy(), TopicStrategy(), ChoiceStrategy())
+    s.intent: s
+    for s in (
+        LookupStrategy(),
+        SummaryStrategy(),
+        CompareStrategy(),
+        TopicStrategy(),
+        ChoiceStrategy(),
+        MetadataStrategy(),
+    )
 }

@@ -43,7 +43,7 @@ ASK = (
     "sentences, sources, mode, abstained). When the abstracts do not cover the question, `answer.abstained` is "
     "true and nothing is cited. Pass the returned `conversation_id` to ask follow-ups that refer back ('it', "
     "'the second one', 'compare them'); [n] stays the same for a paper throughout a conversation. "
-    "Optional `intent` forces lookup|summary|compare|topic|choice. " + records.DATA_NOTE
+    "Optional `intent` forces lookup|summary|compare|topic|choice|metadata. " + records.DATA_NOTE
 )
 SEARCH = (
     "Search the indexed papers (dense + BM25 ranking, the same as for questions). Returns the best matches "

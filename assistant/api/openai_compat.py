@@ -83,7 +83,7 @@ class MessageIn(BaseModel):
 class ChatRequest(BaseModel):
     """The body of ``POST /v1/chat/completions`` (OpenAI's fields; sampling options are accepted and ignored:
     answers are verified against the abstracts, not sampled). ``intent`` (extra): force
-    lookup|summary|compare|topic|choice."""
+    lookup|summary|compare|topic|choice|metadata."""
 
     model_config = ConfigDict(extra="allow")
 

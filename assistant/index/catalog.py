@@ -601,6 +601,46 @@ class Catalog:
             out.setdefault(name, []).append(paper)
         return {k: self._ids(v) for k, v in out.items()}
 
+    def author_name(self, key: str) -> str:
+        """The author whose :func:`author_key` is ``key`` as a paper spells the name ("sébastien marcel" ->
+        "Sébastien Marcel"); "" when no paper lists that author."""
+        row = (
+            self._conn()
+            .execute(
+                "SELECT authors FROM papers WHERE rowid = (SELECT paper FROM authors WHERE name = ? LIMIT 1)", (key,)
+            )
+            .fetchone()
+        )
+        return next((a for a in json.loads(row[0] or "[]") if author_key(a) == key), "") if row else ""
+
+    def closest_authors(self, name: str, n: int = 3) -> list[str]:
+        """Up to ``n`` indexed author names closest to ``name`` (difflib ratio >= 0.6, accents and case ignored),
+        best first, as the papers spell them: for "No indexed paper is by X; did you mean …?". Authors sharing a
+        word of ``name`` (a last or first name) are preferred; else every author name is compared."""
+        import difflib
+
+        from assistant.lang.text import fold
+
+        key = author_key(name)
+        if not key:
+            return []
+        con = self._conn()
+        parts = key.split()
+        shared = {
+            r[0]
+            for part in parts
+            for r in con.execute(
+                "SELECT DISTINCT name FROM authors WHERE last = ? OR name LIKE ? ESCAPE '\\' LIMIT 200",
+                (part, f"{_like(part)} %"),
+            )
+        }
+        pool = shared or {r[0] for r in con.execute("SELECT DISTINCT name FROM authors")}
+        folded: dict[str, str] = {}
+        for k in sorted(pool):
+            folded.setdefault(fold(k), k)
+        close = difflib.get_close_matches(fold(key), list(folded), n=n, cutoff=0.6)
+        return [self.author_name(folded[c]) or folded[c] for c in close]
+
     def by_title_grams(self, grams: Sequence[str]) -> list[str]:
         """Papers whose title has one of ``grams`` (see :func:`title_grams`), in catalog order."""
         grams = list(dict.fromkeys(grams))

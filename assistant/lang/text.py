@@ -14,18 +14,24 @@ from functools import lru_cache
 
 from assistant.tuning import MIN_SENTENCE_CHARS
 
-STOPWORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further had has
-    have having he her here hers him his how i if in into is it its itself just me more most my no nor not
-    now of off on once only or other our ours out over own same she should so some such than that the their
-    theirs them then there these they this those through to too under until up very was we were what when
-    where which while who whom why will with would you your paper papers abstract abstracts propose proposes
-    proposed method approach model models use uses using used show shows new work study based one two
-    tell many much answer answers question questions source sources indexed response called named""".split()
+FUNCTION_WORDS = frozenset(
+    """a about above after again against all also am an and any are as at be because been before being below
+    between both but by can could did do does doing down during each few for from further had has have
+    having he her here hers him his how i if in into is it its itself just me more most my no nor not now of
+    off on once only or other our ours out over own same she should so some such than that the their theirs
+    them then there these they this those through to too under until up very was we were what when where
+    which while who whom why will with would you your""".split()
 )
-"""Function words plus words every abstract or question about papers contains ("paper", "propose",
-"model"): they say nothing about which paper is meant. Used for lexical overlap and BM25-like rarity."""
+"""English function words: articles, pronouns, auxiliaries, prepositions, question words."""
+PAPER_TALK = frozenset(
+    """paper papers abstract abstracts propose proposes proposed method approach model models use uses using
+    used show shows new work study based one two tell many much answer answers question questions source
+    sources indexed response called named""".split()
+)
+"""Words every abstract or question about papers contains ("paper", "propose", "model")."""
+STOPWORDS = FUNCTION_WORDS | PAPER_TALK
+"""Function words plus paper talk: they say nothing about which paper is meant. Used for lexical overlap and
+BM25-like rarity."""
 
 _THOUSANDS = re.compile(r"(\d),(\d{3})\b")
 #: A word: letters and digits of any script (``[^\W_]``), hyphen/period-joined parts kept together.
@@ -93,6 +99,28 @@ def content_tokens(text: str) -> set[str]:
     separators removed first (``2,864`` -> ``2864``)."""
     text = _THOUSANDS.sub(r"\1\2", fold(text))
     return {t for t in _TOKEN.findall(text) if t not in STOPWORDS}
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Callable[[str], str]:
+    from nltk.stem.snowball import SnowballStemmer
+
+    return SnowballStemmer("english").stem
+
+
+def stems(text: str) -> set[str]:
+    """Snowball (English) stems of :func:`content_tokens` of ``text``: "generation" and "generating" share
+    ``generat``."""
+    stem = _stemmer()
+    return {stem(t) for t in content_tokens(text)}
+
+
+def word_tokens(text: str, *, keep_accents: bool = False) -> list[str]:
+    """Folded (:func:`fold`) word tokens of ``text`` in order, stopwords kept (``"Who's the author?"`` ->
+    ``["who", "s", "the", "author"]``): for matching phrases of several words. ``keep_accents``: only lower-cased
+    ("Sébastien" -> "sébastien", as author names are keyed in the catalog)."""
+    folded = unicodedata.normalize("NFC", text.lower()) if keep_accents else fold(text)
+    return _TOKEN.findall(_THOUSANDS.sub(r"\1\2", folded))
 
 
 def states_contribution(sentence: str) -> bool:

@@ -31,10 +31,12 @@ from assistant.retrieve.references import MetadataIndex
 from assistant.tuning import (
     ASPECT_MAX_CLAUSES,
     ASPECT_WEIGHT,
+    DESCRIBED_CANDIDATES,
     EVIDENCE_BOILERPLATE_PENALTY,
     EVIDENCE_CONTRIBUTION_PRIOR,
     EVIDENCE_LEXICAL_WEIGHT,
     METADATA_WEIGHT,
+    PROFILE_TITLE_WEIGHT,
     RARE_TERM_MAX_DF,
     RRF_K,
     SECOND_WINDOW_WEIGHT,
@@ -496,6 +498,39 @@ class PaperRetriever:
         return self._read(
             lambda view, lenient: self._hits(query, q_emb, known, {}, self._vectors(view, known, lenient))
         )
+
+    def describes(self, query: str, paper_ids: list[str], top_k: int = DESCRIBED_CANDIDATES) -> dict[str, float]:
+        """How well ``query`` describes each paper as a whole: the cosine in [-1, 1] between the query vector and
+        the paper's profile vector (the normalised mean of its stored sentence vectors plus its title vector,
+        ``tuning.PROFILE_TITLE_WEIGHT``; nothing is embedded but the query). A description of a paper ("a robot
+        grasping one that uses RL") matches that paper's profile; a question about a detail ("how many
+        baselines?") matches many papers' profiles about equally, and none well.
+
+        Args:
+            query: the question as asked.
+            paper_ids: papers always scored (e.g. those a conversation is about); unknown ids are skipped.
+            top_k: how many papers of a search for ``query`` are scored besides them.
+
+        Returns:
+            ``{paper_id: cosine}`` for ``paper_ids`` and the ``top_k`` best papers of :meth:`retrieve`.
+        """
+        pids = list(dict.fromkeys([*(h.paper.id for h in self.retrieve(query, top_k=top_k)), *paper_ids]))
+        pids = [pid for pid in pids if pid in self.papers]
+        q = np.asarray(self._embed.get_query_embedding(query), dtype=np.float32)
+
+        def read(view: _View, lenient: bool) -> dict[str, float]:
+            vectors = self._vectors(view, pids, lenient)
+            titles = view.store.title_vectors(list(vectors))
+            out = {}
+            for pid, (vecs, _, _) in vectors.items():
+                profile = vecs.mean(axis=0)
+                profile /= max(float(np.linalg.norm(profile)), 1e-12)
+                if pid in titles:
+                    profile = profile + PROFILE_TITLE_WEIGHT * np.asarray(titles[pid], dtype=np.float32)
+                out[pid] = float(profile @ q) / max(float(np.linalg.norm(profile)), 1e-12)
+            return out
+
+        return self._read(read)
 
     def _vectors(
         self, view: _View, pids: list[str], lenient: bool = False

@@ -7,36 +7,13 @@ import re
 from collections.abc import Callable, Sequence
 
 from assistant.lang.discourse import readable_start
-from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
-from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT, CUE_MAX, CUE_WEIGHT, TOPIC_EVIDENCE_MARGIN
-from assistant.types import AnswerSentence, Comparison, ComparisonRow, Intent, PaperHit
+from assistant.lang.text import content_tokens
+from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT, CUE_MAX, CUE_WEIGHT
+from assistant.types import INTENTS, AnswerSentence, Comparison, ComparisonRow, Intent, PaperHit
+from assistant.understand.learned import classify_intent, classify_roles, topic_membership
 
 Embedder = Callable[[list[str]], list[list[float]]]
 
-_COMPARE = re.compile(
-    r"\b(compare|comparison|differ|differs|difference|differences|"
-    r"which of (?:them|these|those|the two|the three|both)|contrast|both|in each|"
-    r"(?:two|three|both|these|those) (?:papers|abstracts|works|methods|approaches))\b",
-    re.I,
-)
-#: "compared to/with", "versus", "vs" ask for a comparison of papers only when a paper follows ("compared with
-#: LeReT", "vs it", "versus the KV-cache paper"), not a concept ("how large is it compared to traditional
-#: codecs?", "how much did it cut the distance vs prior work?").
-_COMPARED_TO_PAPER = re.compile(
-    r"(?:\bcompared (?:to|with)|\bversus|\bvs\.?)\s+(?:(?:(?:the|this|that|its|their)\s+)?(?:[A-Z][\w-]*|it\b|"
-    r"them\b|(?:[\w-]+\s+){0,4}(?:paper|abstract)s?\b)|(?:the|this|that)\s+(?!(?:prior|previous|existing|"
-    r"related|earlier|other)\b)(?:[\w-]+\s+){1,4}(?:work|study)\b)"
-)
-_TOPIC = re.compile(
-    r"\b(which|what|any|list|all|find|show)\b.{0,30}\b(papers|abstracts|works|studies|articles)\b|"
-    r"\blist (?:all|every)\b|\bare there (?:any )?papers\b",
-    re.I,
-)
-_SUMMARY = re.compile(
-    r"\b(summari[sz]e|summary|overview|tl;?dr|tell me about|describe|explain the paper|"
-    r"what is (?:the|this) paper about|what does (?:the|this) paper do)\b",
-    re.I,
-)
 _TOPIC_FRAME = re.compile(
     r"^\s*(?:which|what|are there any|any|list|find|show me)\s+(?:of the\s+)?"
     r"(?:papers|abstracts|works|studies|articles)\s*(?:that|which|are|do|does)?\s*|"
@@ -83,27 +60,12 @@ COLUMNS: tuple[tuple[str, str, frozenset[str]], ...] = (
 )
 
 
-#: "Which of them needs less data?", "Which one of the two is faster?": a choice between papers.
-_CHOICE = re.compile(
-    r"\bwhich (?:one )?of (?:them|these|those|the two|the three|both)\b|"
-    r"\bwhich (?:one|paper) (?:of the (?:two|three) )?"
-    r"(?:needs|uses|requires|is|has|does|reaches|achieves|gets|scales)\b.*\b(?:less|more|fewer|better|worse|faster|slower|"
-    r"larger|smaller|lower|higher|cheaper)\b",
-    re.I,
-)
-
-
 def detect_intent(question: str) -> Intent:
-    """The intent of a question from its wording (choice > compare > summary > topic > lookup)."""
-    if _CHOICE.search(question) and "?" in question and not _SUMMARY.search(question):
-        return "choice"
-    if _COMPARE.search(question) or _COMPARED_TO_PAPER.search(question):
-        return "compare"
-    if _SUMMARY.search(question):
-        return "summary"
-    if _TOPIC.search(question):
-        return "topic"
-    return "lookup"
+    """What ``question`` asks (``lookup``, ``summary``, ``compare``, ``choice``, ``topic`` or ``metadata``):
+    the trained intent classifier (:func:`assistant.understand.learned.classify_intent`; its data and held-out
+    accuracy: docs/models/understanding.md)."""
+    intent = classify_intent(question)
+    return intent if intent in INTENTS else "lookup"
 
 
 def topic_query(question: str) -> str:
@@ -114,30 +76,6 @@ def topic_query(question: str) -> str:
     return stripped if len(content_tokens(stripped)) >= 1 else question
 
 
-#: What role an abstract sentence plays, read from its wording and its place relative to the contribution
-#: sentence ("we propose ..."). Rules written on the "fit" split of eval/cell-roles.jsonl; accuracy on
-#: both splits: benchmarks/cell_placement.py, docs/design.md.
-_ROLE_RESULT = re.compile(
-    r"\b(?:out-?perform\w*|surpass\w*|demonstrat\w*|shows? that|showed|we (?:empirically |rigorously )?"
-    r"(?:show|prove)\w*|prove[sd]?|achiev\w*|results?|reveal\w*|find that|findings|sustain\w*|comparable|"
-    r"superior|improves?|gains?|effectiveness|generaliz\w+ to unseen|enables?)\b",
-    re.I,
-)
-_ROLE_DATA = re.compile(
-    r"\b(?:datasets?|benchmarks?|experiments? on|evaluat\w+ on|to evaluate|sampled|collected|annotated|"
-    r"corpus|real-world|prompts paired)\b",
-    re.I,
-)
-_ROLE_PROBLEM = re.compile(
-    r"\b(?:however|challeng\w*|limitation\w*|struggl\w*|bottleneck|drawback\w*|fail\w*|lack\w*|"
-    r"remains?|difficult\w*|gap|costly|suffer\w*|problem\w*|issues?|trade-off|compromis\w*|"
-    r"complexity|ambiguity|delay\w*)\b",
-    re.I,
-)
-_ROLE_CONTRIBUTION = re.compile(
-    r"\bthis paper\b|\bin this (?:paper|work),? we\b|\bwe (?:introduce|propose|present)\b", re.I
-)
-_ROLE_OTHER = re.compile(r"\bwe hope\b|\bcode\b.*\b(?:available|accessible)|accessible at|https?://", re.I)
 #: Column name -> the role a sentence must play to be put there.
 COLUMN_ROLES = {"problem": "problem", "approach": "approach", "data / setting": "data", "key result": "result"}
 #: Shown in a comparison cell no sentence of the abstract fits.
@@ -146,31 +84,10 @@ NOT_STATED = "not stated in the abstract"
 
 def sentence_roles(sentences: Sequence[str]) -> list[str]:
     """The role each sentence of one abstract plays: ``problem``, ``approach``, ``data``, ``result`` or
-    ``other`` (background, code links, hopes).
-
-    Rules: the contribution sentence (first "we propose/introduce", "this paper") and what follows it
-    describe the approach, unless they report results (outperform, show that, achieve ...) or data
-    (datasets, benchmarks); before it, sentences naming a difficulty are the problem, the rest background.
-    """
-    contribution = next(
-        (i for i, s in enumerate(sentences) if states_contribution(s) or _ROLE_CONTRIBUTION.search(s)), len(sentences)
-    )
-    roles = []
-    for i, s in enumerate(sentences):
-        if _ROLE_OTHER.search(s) or is_boilerplate(s):
-            roles.append("other")
-        elif i == contribution and not _ROLE_DATA.search(s):
-            roles.append("approach")
-        elif i >= contribution and _ROLE_RESULT.search(s) and not states_contribution(s):
-            data = _ROLE_DATA.search(s) and not re.search(r"out-?perform|surpass|superior", s, re.I)
-            roles.append("data" if data else "result")
-        elif i > contribution and _ROLE_DATA.search(s):
-            roles.append("data")
-        elif states_contribution(s) or i > contribution:
-            roles.append("approach")
-        else:
-            roles.append("problem" if _ROLE_PROBLEM.search(s) else "other")
-    return roles
+    ``other`` (background, code links, hopes): the trained role classifier
+    (:func:`assistant.understand.learned.classify_roles`, learned from 2,238 sentences of 278 real abstracts
+    of several fields; held-out accuracy in docs/models/understanding.md)."""
+    return classify_roles(sentences)
 
 
 def comparison_table(hits: Sequence[PaperHit], embed: Embedder, question: str) -> Comparison:
@@ -207,14 +124,13 @@ def comparison_table(hits: Sequence[PaperHit], embed: Embedder, question: str) -
     return Comparison(tuple(c for c, _, _ in COLUMNS), tuple(rows))
 
 
-def topic_members(
-    hits: Sequence[PaperHit], min_evidence: float, margin: float = TOPIC_EVIDENCE_MARGIN
-) -> list[PaperHit]:
-    """Papers whose best evidence sentence scores at least ``min_evidence`` and at most ``margin`` below the
-    best paper's (the top paper always): a paper that shares only a broad word with the topic scores well
-    below the papers that are about it."""
+def topic_members(topic: str, hits: Sequence[PaperHit], min_evidence: float) -> list[PaperHit]:
+    """The candidates (retriever order for ``topic``) that belong in the topic list: the trained membership
+    classifier (:func:`assistant.understand.learned.topic_membership`, learned from 985 labelled (topic,
+    paper) pairs over the 9.9k-paper corpus) gives P(member) >= 0.5, and the paper's best evidence sentence
+    scores at least ``min_evidence`` (``Settings.topic_min_evidence``: below it nothing is about the topic)."""
     if not hits:
         return []
+    proba = topic_membership(topic, hits)
     best = [max((e.score for e in h.evidence), default=float("-inf")) for h in hits]
-    floor = max(min_evidence, best[0] - margin)
-    return [hits[0]] + [h for h, b in zip(hits[1:], best[1:]) if b >= floor]
+    return [h for h, p, b in zip(hits, proba, best) if p >= 0.5 and b >= min_evidence]

@@ -226,20 +226,26 @@ def test_evaluate_retrieval_report() -> None:
     assert set(report["latency_ms"]) == {"retrieve"}
 
 
-def test_topic_members_are_near_the_best_paper() -> None:
-    """A topic list keeps papers within TOPIC_EVIDENCE_MARGIN of the best paper's evidence (and above the
-    floor): one that shares only a broad word scores far below and is left out."""
-    from assistant.understand.intents import topic_members
+def test_topic_members_keep_the_papers_about_the_topic() -> None:
+    """The trained membership model keeps papers whose evidence is strong and whose title and abstract carry
+    the topic, and drops one that scores far below them and shares none of its words, and one under the floor."""
     from assistant.types import Evidence
+    from assistant.understand.intents import topic_members
 
-    def hit(pid: str, best: float) -> PaperHit:
-        return PaperHit(paper(pid), 1.0, 0.5, (Evidence(pid, 0, "s", best), Evidence(pid, 1, "t", best - 0.2)), ("s", "t"))
+    def hit(pid: str, title: str, text: str, best: float) -> PaperHit:
+        p = Paper(pid, "ICLR 2025 Papers", title, (), "", text, pid.split("#")[0], int(pid.split("#")[1]))
+        return PaperHit(p, 1.0, best - 0.1, (Evidence(pid, 0, text, best),), (text,), (best,))
 
-    hits = [hit("a#1", 0.88), hit("b#2", 0.77), hit("c#3", 0.62), hit("d#4", 0.5), hit("e#5", 0.3)]
-    assert [h.paper.id for h in topic_members(hits, 0.44, margin=0.3)] == ["a#1", "b#2", "c#3"]
-    assert [h.paper.id for h in topic_members(hits, 0.44, margin=1.0)] == ["a#1", "b#2", "c#3", "d#4"]  # the floor only
-    assert [h.paper.id for h in topic_members(hits[3:], 0.44)] == ["d#4"]  # the top paper always
-    assert topic_members([], 0.44) == []
+    topic = "papers on federated learning"
+    hits = [
+        hit("a#1", "Federated Learning with Noisy Clients", "We study federated learning with noisy clients.", 0.82),
+        hit("b#2", "Personalized Federated Optimization", "A personalized federated learning method.", 0.74),
+        hit("c#3", "Image Segmentation at Scale", "We segment images with a new decoder.", 0.46),
+        hit("d#4", "Federated Bandits", "Federated learning of bandits.", 0.30),
+    ]
+    assert [h.paper.id for h in topic_members(topic, hits, 0.44)] == ["a#1", "b#2"]
+    assert topic_members(topic, hits, 0.9) == []  # the floor: nothing is about the topic
+    assert topic_members(topic, [], 0.44) == []
 
 
 def test_an_extractive_summary_states_problem_approach_and_result() -> None:

@@ -1,0 +1,108 @@
+"""Metadata answers end to end (issue 23 item 4): authors, venue and links, and "papers by X", answered from the
+paper records through a real ChatSession on the seeds index (real Chroma, real embeddings), each cited [n] with
+the paper's link; the model is never asked (a scripted server that records requests stands in for it)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from assistant.answer.render import answer_to_dict, answer_to_text
+from assistant.types import Page
+from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.seeds import url_of
+
+HYPERFACE = "000_43469673d6f8aaa0.txt#18"
+A_BENCH = "000_43469673d6f8aaa0.txt#8"
+
+
+@pytest.fixture
+def records_assistant(scripted_assistant: Any) -> Any:
+    with FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 10) as server:
+        with scripted_assistant(server) as assistant:
+            yield assistant
+            for request in server.requests:  # metadata answers come from the records, never from the model
+                assert "Question: What do the authors" in str(request) or "Question: Which paper" in str(request)
+
+
+def test_who_are_the_authors_of_hyperface_answers_the_authors_cited_with_the_link(records_assistant: Any) -> None:
+    session = records_assistant.new_session()
+    answer = session.ask("Who are the authors of HyperFace?")
+    assert answer.intent == "metadata" and not answer.abstained
+    assert [c.paper.id for c in answer.citations] == [HYPERFACE] and answer.citations[0].n == 1
+    assert "is by Hatef Otroshi Shahreza and Sébastien Marcel. [1]" in answer.text
+    text = answer_to_text(answer)
+    assert url_of("000_43469673d6f8aaa0.txt", 18) in text
+    data = answer_to_dict(answer)  # the --json / API shape
+    assert data["intent"] == "metadata" and data["citations"][0]["url"] == url_of("000_43469673d6f8aaa0.txt", 18)
+
+
+def test_who_wrote_it_after_a_lookup_answers_for_the_paper_in_focus(records_assistant: Any) -> None:
+    session = records_assistant.new_session()
+    first = session.ask("Which paper proposes A-Bench?")
+    assert first.citations[0].paper.id == A_BENCH
+    answer = session.ask("who wrote it?")
+    assert answer.intent == "metadata"
+    assert [(c.n, c.paper.id) for c in answer.citations] == [(1, A_BENCH)]
+    assert answer.sentences[0].text.startswith("“A-Bench") and "Zicheng Zhang" in answer.text and "[1]" in answer.text
+    link = session.ask("What's the link to it?")
+    assert link.intent == "metadata" and link.citations[0].paper.id == A_BENCH
+    assert link.citations[0].paper.url and link.citations[0].paper.url in link.text
+
+
+def test_papers_by_a_seed_author_are_listed_counted_and_paged(records_assistant: Any) -> None:
+    """Zhiguang Cao is an author of two seed papers: both listed with a count; one per page, then "show more"."""
+    session = records_assistant.new_session()
+    everything = session.ask("papers by Zhiguang Cao")
+    assert everything.intent == "metadata" and everything.listing is not None
+    assert (everything.listing.total, everything.listing.shown) == (2, 2)
+    assert len(everything.citations) == 2 and all("Zhiguang Cao" in c.paper.authors for c in everything.citations)
+    assert "Zhiguang Cao is an author of 2 indexed papers" in everything.notice
+    paged = records_assistant.new_session()
+    first = paged.ask("Which papers did Zhiguang Cao write?", page=Page(0, 1))
+    assert first.listing is not None and first.listing.has_more and len(first.citations) == 1
+    assert "2 papers (by Zhiguang Cao) match; showing 1–1." in answer_to_text(first)  # index order, not "closest"
+    more = paged.ask("show more")
+    assert more.intent == "metadata" and more.listing is not None and more.listing.offset == 1
+    assert {c.paper.id for c in first.citations} | {c.paper.id for c in more.citations} == {
+        c.paper.id for c in everything.citations
+    }
+
+
+def test_an_unknown_author_is_said_so_with_close_names(records_assistant: Any) -> None:
+    session = records_assistant.new_session()
+    answer = session.ask("papers by Zhiguang Cai")
+    assert answer.mode == "abstained" and answer.citations == ()
+    assert "No indexed paper is by Zhiguang Cai" in answer.notice and "Zhiguang Cao" in answer.notice
+
+
+def test_a_question_about_what_the_authors_did_is_not_answered_with_their_names(records_assistant: Any) -> None:
+    session = records_assistant.new_session()
+    answer = session.ask("What do the authors of HyperFace propose?")
+    assert answer.intent == "lookup" and "Sébastien Marcel" not in answer.text
+
+
+def test_the_api_conversation_answers_who_wrote_it_with_a_linked_citation(records_assistant: Any) -> None:
+    """/v1 and MCP go through the same session: a conversation rebuilt from a client's messages (as /v1 does)
+    answers "who wrote it?" for the paper its earlier reply cited, with a url_citation annotation on [1]."""
+    from assistant.api.chat import PriorTurn, rebuild_session, render_answer
+
+    session = rebuild_session(records_assistant, [PriorTurn("Which paper proposes A-Bench?", {1: A_BENCH})])
+    answer = session.ask("Who wrote it?")
+    rendered = render_answer(answer)
+    assert answer.intent == "metadata" and "Zicheng Zhang" in rendered.text
+    link = url_of("000_43469673d6f8aaa0.txt", 8)
+    assert [a["url_citation"]["url"] for a in rendered.url_citations()] == [link] and link in rendered.text
+
+
+def test_authors_of_two_named_papers_are_given_for_each_not_compared(records_assistant: Any) -> None:
+    answer = records_assistant.new_session().ask("Who wrote HyperFace and EM-LLM?")
+    assert answer.intent == "metadata" and answer.comparison is None
+    assert [c.paper.id for c in answer.citations] == [HYPERFACE, "004_c45bebc30e22eceb.txt#17"]
+    assert "Sébastien Marcel. [1]" in answer.text and "Zafeirios Fountas" in answer.text and "[2]" in answer.text
+
+
+def test_an_authors_papers_on_a_topic_stay_a_topic_list(records_assistant: Any) -> None:
+    answer = records_assistant.new_session().ask("Which papers by Jun Wang are about memory?")
+    assert answer.intent == "topic" and [c.paper.id for c in answer.citations] == ["004_c45bebc30e22eceb.txt#17"]
