@@ -35,7 +35,7 @@ from assistant.types import (
     Paper,
     relabel,
 )
-from assistant.understand.intents import detect_intent
+from assistant.understand.intents import detect_intent, next_intent
 from assistant.understand.question import analyze, clean_question
 
 if TYPE_CHECKING:
@@ -199,6 +199,10 @@ class ChatSession:
             intent = "lookup"  # "what architectures does it compare transformers against?" asks about one paper
         elif not forced and detected == "lookup" and len(focus) >= 2 and not explicit:
             intent = "choice"  # "of those two, which one links its code?": a detail asked of several papers
+        elif not forced and detected == "choice" and len(focus) < 2 and len(named) < 2:
+            # a choice needs papers to choose among: with none in focus or named, the classifier's next intent
+            # ("Which study gets a mechanical hand to ...?" as a first question is a lookup)
+            intent = next_intent(question, exclude=("choice", "metadata"))
         query = question
         if focus:
             query = f"{question} ({'; '.join(self._title(p) for p in focus)})"

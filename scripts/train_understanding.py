@@ -17,7 +17,8 @@ Each is a logistic regression over hashed word/character n-grams plus a few dens
   code from templates were tried as extra data and lowered accuracy on the val split of eval/kept-seeds.jsonl,
   0.885 -> 0.731, so they are not used.)
 * ``topic``: does a candidate paper belong in a topic list? Data: ``scripts/training-data/topic-membership.jsonl``
-  (40 topic requests x 25 candidates retrieved from the 9.9k-paper corpus, labelled by annotator sessions);
+  (40 topic requests x 41 candidates retrieved from the 9.9k-paper corpus: the top 25 and 16 sampled from ranks
+  26-300, labelled by four annotator sessions that never saw the code);
   features from the retriever (assistant/understand/learned.py ``topic_features``). Held out: every fifth topic.
 
 Run: ``.venv/bin/python scripts/train_understanding.py [roles|intent|topic ...]`` (seed 23; each model trains

@@ -10,7 +10,7 @@ from assistant.lang.discourse import readable_start
 from assistant.lang.text import content_tokens
 from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT, CUE_MAX, CUE_WEIGHT
 from assistant.types import INTENTS, AnswerSentence, Comparison, ComparisonRow, Intent, PaperHit
-from assistant.understand.learned import classify_intent, classify_roles, topic_membership
+from assistant.understand.learned import classify_intent, classify_roles, intent_probabilities, topic_membership
 
 Embedder = Callable[[list[str]], list[list[float]]]
 
@@ -66,6 +66,14 @@ def detect_intent(question: str) -> Intent:
     accuracy: docs/models/understanding.md)."""
     intent = classify_intent(question)
     return intent if intent in INTENTS else "lookup"
+
+
+def next_intent(question: str, exclude: Sequence[str]) -> Intent:
+    """The most probable intent of ``question`` other than those in ``exclude`` (by the intent classifier's
+    probabilities), e.g. when the context rules one out: a choice with no papers to choose among."""
+    proba = intent_probabilities(question)
+    ranked = sorted((p, i) for i, p in proba.items() if i not in exclude and i in INTENTS)
+    return ranked[-1][1] if ranked else "lookup"
 
 
 def topic_query(question: str) -> str:
@@ -125,12 +133,14 @@ def comparison_table(hits: Sequence[PaperHit], embed: Embedder, question: str) -
 
 
 def topic_members(topic: str, hits: Sequence[PaperHit], min_evidence: float) -> list[PaperHit]:
-    """The candidates (retriever order for ``topic``) that belong in the topic list: the trained membership
-    classifier (:func:`assistant.understand.learned.topic_membership`, learned from 985 labelled (topic,
-    paper) pairs over the 9.9k-paper corpus) gives P(member) >= 0.5, and the paper's best evidence sentence
-    scores at least ``min_evidence`` (``Settings.topic_min_evidence``: below it nothing is about the topic)."""
+    """The candidates (retriever order for ``topic``) that belong in the topic list: those the trained membership
+    classifier (:func:`assistant.understand.learned.topic_membership`, learned from 1,625 labelled (topic, paper)
+    pairs over the 9.9k-paper corpus) gives P(member) >= 0.5, and always the best-scoring candidate; each must
+    have a best evidence sentence scoring at least ``min_evidence`` (``Settings.topic_min_evidence``: below it
+    nothing is about the topic, and the list is empty)."""
     if not hits:
         return []
     proba = topic_membership(topic, hits)
     best = [max((e.score for e in h.evidence), default=float("-inf")) for h in hits]
-    return [h for h, p, b in zip(hits, proba, best) if p >= 0.5 and b >= min_evidence]
+    top = max(range(len(hits)), key=lambda i: best[i])
+    return [h for i, (h, p, b) in enumerate(zip(hits, proba, best)) if (p >= 0.5 or i == top) and b >= min_evidence]

@@ -94,7 +94,6 @@ TOPIC_FEATURES = (
     "below_top_evidence",
     "second_evidence",
     "dense_similarity",
-    "log_rank",
     "topic_words_in_text",
     "topic_words_in_title",
 )
@@ -103,14 +102,13 @@ TOPIC_FEATURES = (
 def topic_features(topic: str, hits: Sequence[PaperHit]) -> np.ndarray:
     """``(len(hits), len(TOPIC_FEATURES))`` features of each candidate of a topic listing, ``hits`` ranked
     best first by the retriever for ``topic``: its best and second-best evidence-sentence scores, how far its
-    best is below the best candidate's, its dense cosine, log of its rank by best evidence, and the share of
-    the topic's word stems (NLTK's Snowball stemmer) found in its abstract and in its title."""
+    best is below the best candidate's, its dense cosine, and the share of the topic's word stems (NLTK's
+    Snowball stemmer) found in its abstract and in its title. (No rank: a rank means another thing among 38
+    papers than among 10k.)"""
     from assistant.lang.text import stems
 
     best = [max((e.score for e in h.evidence), default=0.0) for h in hits]
     top = max(best, default=0.0)
-    order = sorted(range(len(hits)), key=lambda i: -best[i])
-    rank = {i: r for r, i in enumerate(order)}
     want = stems(topic)
     out = np.zeros((len(hits), len(TOPIC_FEATURES)), dtype=np.float32)
     for i, h in enumerate(hits):
@@ -121,7 +119,6 @@ def topic_features(topic: str, hits: Sequence[PaperHit]) -> np.ndarray:
             top - best[i],
             scores[1] if len(scores) > 1 else 0.0,
             h.dense_similarity,
-            np.log1p(rank[i]),
             len(want & text_stems) / max(1, len(want)),
             len(want & title_stems) / max(1, len(want)),
         )
