@@ -11,18 +11,18 @@ Each is a logistic regression over hashed word/character n-grams plus a few dens
   ``test`` split of eval/cell-roles.jsonl (seed abstracts, labelled in issue 26) is scored by
   benchmarks/cell_placement.py.
 * ``intent``: what a question asks (lookup / summary / compare / choice / topic / metadata). Data:
-  ``scripts/training-data/intent-questions.jsonl``: 1,800 questions written in many styles (typos, terse,
-  rambling, vague recollections, chat follow-ups, minimal pairs, non-ML subjects) by three annotator sessions that never
-  saw the code, about 380 real corpus papers. Held out: every fifth question by hash. (Questions composed by
-  code from templates were tried as extra data and lowered accuracy on the val split of eval/kept-seeds.jsonl,
-  0.885 -> 0.731, so they are not used.)
+  ``scripts/training-data/intent-questions.jsonl``: 2,200 questions written in many styles (typos, terse,
+  rambling, vague recollections, chat follow-ups, minimal pairs, singular vs plural, described comparisons,
+  non-ML subjects) by four annotator sessions that never saw the code, about 380 real corpus papers. Held out:
+  every fifth question by hash. (Questions composed by code from templates were tried as extra data and
+  lowered accuracy on the val split of eval/kept-seeds.jsonl, 0.885 -> 0.731, so they are not used.)
 * ``topic``: does a candidate paper belong in a topic list? Data: ``scripts/training-data/topic-membership.jsonl``
   (40 topic requests x 41 candidates retrieved from the 9.9k-paper corpus: the top 25 and 16 sampled from ranks
   26-300, labelled by four annotator sessions that never saw the code);
   features from the retriever (assistant/understand/learned.py ``topic_features``). Held out: every fifth topic.
 
-Run: ``.venv/bin/python scripts/train_understanding.py [roles|intent|topic ...]`` (seed 23; each model trains
-in seconds on 2 cores). Writes ``assistant/understand/models/<name>.npz`` (fitted on the training split only, so the held-out
+Run: ``.venv/bin/python scripts/train_understanding.py [roles|intent|topic ...]`` (seed 23; about 4 min on 2
+cores). Writes ``assistant/understand/models/<name>.npz`` (fitted on the training split only, so the held-out
 figures can be re-measured: tests/unit/test_understanding.py) and prints held-out accuracy.
 """
 
@@ -154,7 +154,7 @@ def train_intent() -> None:
     assert best is not None
     acc, c, model = best  # fitted on the training split only (the held-out questions stay unseen)
     meta = {
-        "data": f"scripts/training-data/intent-questions.jsonl ({len(rows)} questions by three blind writer sessions)",
+        "data": f"scripts/training-data/intent-questions.jsonl ({len(rows)} questions by four blind writer sessions)",
         "held_out_accuracy": f"{acc:.3f} (every fifth question by md5 of its text; C={c})",
         "seed": str(SEED),
     }

@@ -617,19 +617,24 @@ class CompareStrategy(IntentStrategy):
         )
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """Each paper's contribution sentence (the first of its "approach" role: what the paper does, which
-        the comparison is about), cited; the "approach" cell when the abstract has no such sentence."""
+        """For each paper, in abstract order: its contribution sentence (the first of its "approach" role: what
+        the paper does; the "approach" cell when no sentence has that role) and the sentence that best answers
+        the question's own axis ("how does each generalize", "how many datasets", extractive.pick_sentences)
+        when that is another sentence; each cited."""
         if plan.comparison is None:
             return super().answer_by_code(tools, req, plan, builder)
         approach = plan.comparison.columns.index("approach")
         for hit, row in zip(plan.context, plan.comparison.rows):
             roles = sentence_roles(hit.sentences)
             first = next((i for i, role in enumerate(roles) if role == "approach"), None)
+            picks = {e.sentence_index: e for e in pick_sentences(hit, req.facts, req.question, 1)}
             if first is not None:
                 score = hit.sentence_scores[first] if hit.sentence_scores else 1.0
-                builder.quote(Evidence(hit.paper.id, first, hit.sentences[first], score), row.n)
+                picks.setdefault(first, Evidence(hit.paper.id, first, hit.sentences[first], score))
             elif (cell := row.cells[approach]) is not None:
                 builder.add(cell, cell.text)
+            for i in sorted(picks):
+                builder.quote(picks[i], row.n)
 
 
 class TopicStrategy(IntentStrategy):

@@ -133,14 +133,16 @@ def comparison_table(hits: Sequence[PaperHit], embed: Embedder, question: str) -
 
 
 def topic_members(topic: str, hits: Sequence[PaperHit], min_evidence: float) -> list[PaperHit]:
-    """The candidates (retriever order for ``topic``) that belong in the topic list: those the trained membership
-    classifier (:func:`assistant.understand.learned.topic_membership`, learned from 1,625 labelled (topic, paper)
-    pairs over the 9.9k-paper corpus) gives P(member) >= 0.5, and always the best-scoring candidate; each must
-    have a best evidence sentence scoring at least ``min_evidence`` (``Settings.topic_min_evidence``: below it
-    nothing is about the topic, and the list is empty)."""
+    """The candidates (retriever order for ``topic``) that belong in the topic list: none when even the best
+    candidate's best evidence sentence scores under ``min_evidence`` (``Settings.topic_min_evidence``: nothing is
+    about the topic); else the best candidate and every candidate the trained membership classifier
+    (:func:`assistant.understand.learned.topic_membership`, learned from 1,625 labelled (topic, paper) pairs over
+    the 9.9k-paper corpus, on scores relative to the best candidate's) gives P(member) >= 0.5."""
     if not hits:
         return []
-    proba = topic_membership(topic, hits)
     best = [max((e.score for e in h.evidence), default=float("-inf")) for h in hits]
     top = max(range(len(hits)), key=lambda i: best[i])
-    return [h for i, (h, p, b) in enumerate(zip(hits, proba, best)) if (p >= 0.5 or i == top) and b >= min_evidence]
+    if best[top] < min_evidence:
+        return []
+    proba = topic_membership(topic, hits)
+    return [h for i, (h, p) in enumerate(zip(hits, proba)) if p >= 0.5 or i == top]

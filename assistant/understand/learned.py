@@ -90,21 +90,22 @@ def classify_roles(sentences: Sequence[str]) -> list[str]:
 
 #: Names of the features :func:`topic_features` gives each candidate paper of a topic list.
 TOPIC_FEATURES = (
-    "best_evidence",
     "below_top_evidence",
-    "second_evidence",
-    "dense_similarity",
+    "second_below_top",
     "topic_words_in_text",
     "topic_words_in_title",
 )
 
 
 def topic_features(topic: str, hits: Sequence[PaperHit]) -> np.ndarray:
-    """``(len(hits), len(TOPIC_FEATURES))`` features of each candidate of a topic listing, ``hits`` ranked
-    best first by the retriever for ``topic``: its best and second-best evidence-sentence scores, how far its
-    best is below the best candidate's, its dense cosine, and the share of the topic's word stems (NLTK's
-    Snowball stemmer) found in its abstract and in its title. (No rank: a rank means another thing among 38
-    papers than among 10k.)"""
+    """``(len(hits), len(TOPIC_FEATURES))`` features of each candidate of a topic listing (``hits``: the
+    retriever's candidates for ``topic``): how far its best evidence-sentence score is below the best
+    candidate's, how far its second-best is below that, and the share of the topic's word stems (NLTK's Snowball
+    stemmer) found in its abstract and in its title.
+
+    Only relative scores: an absolute score or a rank means another thing among 38 papers than among 10k (a
+    model with them, trained over the 9.9k corpus, listed too few papers on the seeds); whether anything is
+    about the topic at all is ``Settings.topic_min_evidence``'s decision (:func:`intents.topic_members`)."""
     from assistant.lang.text import stems
 
     best = [max((e.score for e in h.evidence), default=0.0) for h in hits]
@@ -113,14 +114,12 @@ def topic_features(topic: str, hits: Sequence[PaperHit]) -> np.ndarray:
     out = np.zeros((len(hits), len(TOPIC_FEATURES)), dtype=np.float32)
     for i, h in enumerate(hits):
         scores = sorted(h.sentence_scores or [e.score for e in h.evidence], reverse=True)
-        text_stems, title_stems = stems(h.paper.text), stems(h.paper.title)
+        second = scores[1] if len(scores) > 1 else best[i]
         out[i] = (
-            best[i],
             top - best[i],
-            scores[1] if len(scores) > 1 else 0.0,
-            h.dense_similarity,
-            len(want & text_stems) / max(1, len(want)),
-            len(want & title_stems) / max(1, len(want)),
+            top - second,
+            len(want & stems(h.paper.text)) / max(1, len(want)),
+            len(want & stems(h.paper.title)) / max(1, len(want)),
         )
     return out
 
