@@ -189,6 +189,16 @@ VERIFY_SINGLES = 2
 #: claims-corpus validation split; it only saves model passes on off-topic sentences.
 VERIFY_MIN_ALIGNMENT = 0.3
 
+#: A sentence that does not name what a question asks about ("what *simulator*", a detail word) still answers
+#: it when COSINE_WEIGHT x cosine(question, sentence) reaches this (a paraphrase; verify/answerable.py). Chosen on
+#: eval/dev.jsonl and the ``val`` splits of eval/kept-seeds.jsonl and eval/conversations.jsonl: above every
+#: unanswerable follow-up there (at most 0.27, "which LMM scored best on it?"), under "what objective do they
+#: minimize?" (0.32, answered by "The proposed formulation consists of ..."); docs/evaluation.md.
+ANSWERABLE_MIN_ALIGNMENT = 0.29
+#: A "which paper" answer is caveated as a near miss when its paper lacks at most this many of the question's
+#: detail words and contains more than it lacks (strategies._near_miss_notice: "videos" vs A-Bench's images).
+NEAR_MISS_MAX_MISSING = 2
+
 # --- question analysis and conversation (question.py, session.py) ---------------------------------------
 #: A number "measures" a noun when at most this many words separate them ("2,864 AIGIs from 16
 #: text-to-image models", "a success rate of 88.8%"). Dev fact items.

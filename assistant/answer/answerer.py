@@ -413,6 +413,8 @@ class Answerer:
             strategy.complete(self._tools, req, plan, builder)
         if quoted is not None:  # the model's verified sentences in the answer already on screen
             builder = builder.merged_with(quoted)
+        if plan.notice and plan.notice not in notice:  # a caveat of the plan (a near miss), after any other
+            notice = f"{notice} {plan.notice}".strip()
         timings["total"] = (time.perf_counter() - t0) * 1000
         timings.setdefault("first_text", timings["total"])
         yield AnswerEvent("final", answer=builder.build(mode, notice, timings), hits=hits)

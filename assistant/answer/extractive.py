@@ -2,8 +2,8 @@
 
 * :func:`refocus`: the paper a question is about is the first of the top papers that mentions every name
   in the question (``GPT-4o``, ``LeReT``), not simply the best-ranked one.
-* :func:`missing_detail`: the question asks for a detail (a number, a name) that the paper it is about
-  does not state -> the answer says so instead of quoting on-topic sentences that read like an answer.
+* whether the paper states the detail asked for at all is decided over every abstract sentence by
+  :mod:`assistant.verify.answerable` (issue 23), called from ``strategies.LookupStrategy.settle``.
 * :func:`pick_sentences`: the sentences that hold the requested thing (the number next to the measured
   noun, the sentence naming the question's entity, the sentence that negates a false premise, the
   contribution sentence for "which paper" questions), not the abstract's background sentences.
@@ -95,33 +95,6 @@ def refocus(hits: Sequence[PaperHit], facts: QuestionFacts) -> list[PaperHit]:
     if chosen is None:
         chosen = next((h for h in top if any(_introduces(h, e) for e in facts.entities)), hits[0])
     return [chosen] + [h for h in hits if h is not chosen]
-
-
-def missing_detail(facts: QuestionFacts, hit: PaperHit, question: str) -> str:
-    """What the question asks that ``hit``'s abstract does not state, as a verb phrase for the user
-    ("does not mention GPT-4o", "gives no number for “paramet…”"), or "" when the abstract may answer it.
-
-    Rules: a name in the question that the paper never mentions; a number asked for ("how many
-    parameters", "what accuracy") with no sentence giving a number next to that noun, and no
-    sentence that negates the premise (a false premise is answered, not declared unstated).
-    """
-    missing = missing_entities(facts, hit.paper)
-    if missing:
-        return "does not mention " + " or ".join(missing)
-    if not facts.quantity:
-        return ""
-    q_tokens = content_tokens(question)
-    sentences = [hit.paper.title, *hit.sentences]
-    if any(negates(s) and q_tokens & content_tokens(s) for s in hit.sentences):
-        return ""
-    if facts.measured:
-        if any(states_quantity(facts, s) for s in sentences):
-            return ""
-        noun = max(facts.measured, key=len)
-        return f"gives no number for “{noun}…”"
-    if any(has_number(s) for s in hit.sentences):
-        return ""
-    return "gives no figure"
 
 
 def _expands(sentence: str, entity: str) -> bool:

@@ -26,7 +26,6 @@ from assistant.answer.builder import AnswerBuilder, with_evidence
 from assistant.answer.extractive import (
     answers_request,
     detail_query,
-    missing_detail,
     pick_sentences,
     refocus,
     score_sentences,
@@ -45,6 +44,7 @@ from assistant.tuning import (
     EVIDENCE_BOILERPLATE_PENALTY,
     EVIDENCE_CONTRIBUTION_PRIOR,
     EXTRACTIVE_SENTENCES,
+    NEAR_MISS_MAX_MISSING,
     SMALL_MODEL_CONTEXT_PAPERS,
     SMALL_MODEL_LOOKUP_KINDS,
     SMALL_MODEL_MAX_TOKENS,
@@ -58,9 +58,13 @@ from assistant.types import AnswerMode, AnswerSentence, Comparison, Evidence, Li
 from assistant.understand.intents import comparison_table, sentence_roles, topic_members, topic_query
 from assistant.understand.metadata import MetadataRequest, metadata_request
 from assistant.understand.question import (
+    NUMBER_TOKEN,
     QuestionFacts,
     analyze,
+    asked_thing,
+    counted_words,
     missing_entities,
+    negates,
     premise_facts,
     premises,
     question_parts,
@@ -164,6 +168,7 @@ class Plan:
         listing: for a topic list, how many papers match and which page of them is in ``context``.
         decided: for a choice between papers, the index in ``context`` of the paper whose abstract answers it
             (ChoiceStrategy); None when no abstract decides it.
+        notice: a caveat shown with the answer (a near miss: what of the question the paper does not match).
     """
 
     context: list[PaperHit]
@@ -174,6 +179,7 @@ class Plan:
     comparison: Comparison | None = None
     listing: Listing | None = None
     decided: int | None = None
+    notice: str = ""
 
 
 class IntentStrategy:
@@ -321,6 +327,83 @@ def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
     return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.context_similarity_margin]
 
 
+#: Words that make a number in a question a bound, not a premise ("more than 10%", "at least 2x").
+_THRESHOLD_WORDS = re.compile(
+    r"\b(?:more|less|fewer|greater|higher|lower|larger|smaller|better|worse)\s+than\b|\bat\s+(?:least|most)\b|"
+    r"\b(?:over|above|below|under|beyond|exceed\w*|up\s+to)\s+\d",
+    re.I,
+)
+
+
+def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
+    """For "which paper ...?": when the best paper's abstract contains most of what the question describes but
+    not one or two of its words ("a benchmark of AI-generated *videos*" -> A-Bench, about images; the verb
+    after "which paper" does not count), and either no indexed abstract mentions them or the citation verifier
+    does not support the description as a claim about that paper ("The paper introduces a benchmark of
+    AI-generated videos."), say what matches and what does not, and whether any indexed abstract mentions the
+    missing words; "" otherwise. (The verifier alone misses a one-word substitution: it supports "urban noise
+    shifts the song frequency of parrots" from a sparrow abstract, hence the index check.)"""
+    from assistant.verify.answerable import near_miss
+
+    claim = _WHICH_PAPER_LEAD.sub("The paper ", req.question, count=1)
+    if claim == req.question:
+        return ""
+    found, missing = near_miss(req.question, hit)
+    verb = claim.split()[2].lower() if len(claim.split()) > 2 else ""
+    missing = tuple(w for w in missing if w.lower() != verb)  # "Which paper *adds* ...": how it is said, not what
+    if not missing or len(missing) > NEAR_MISS_MAX_MISSING or len(found) < len(missing) + 1:
+        return ""
+    nowhere = [w for w in missing if not tools.retriever.mentions_anywhere(w)]
+    if not nowhere:  # the words exist in the index: the verifier decides whether the description fits the paper
+        from assistant.verify.attribution import Attributor
+
+        settings = tools.settings
+        attributor = Attributor(
+            [hit],
+            tools.embed,
+            settings.support_threshold,
+            verifier=settings.verifier,
+            min_probability=settings.support_probability,
+        )
+        if attributor.align(claim.rstrip(" ?") + ".").supported:  # "The paper adds an identity mapping ...": it does
+            return ""
+    quoted = " or ".join(f"“{w}”" for w in missing)
+    tail = f"; no indexed abstract mentions {' or '.join(f'“{w}”' for w in nowhere)}" if nowhere else ""
+    return (
+        f"Closest match only: “{hit.paper.title}” matches {', '.join(f'“{w}”' for w in found)}, "
+        f"but its abstract does not mention {quoted}{tail}."
+    )
+
+
+#: "Which paper / abstract / work / study (that) ..." at the start of a question: made "The paper ..." to
+#: read the question's description as a claim about the paper found.
+_WHICH_PAPER_LEAD = re.compile(r"^\s*(?:which|what)\s+(?:paper|abstract|work|study|article)\s+(?:that\s+)?", re.I)
+#: A question that opens with "how" or "why" (after "and", "ok", "so" ...).
+_HOW_OR_WHY = re.compile(r"^\W*(?:(?:and|ok|okay|so|but|also|then)\W+)*(?:how|why)\b", re.I)
+#: Words for a paper in "which <paper> ..." (question._WHICH_PAPER).
+_PAPER_WORDS = frozenset({"paper", "abstract", "work", "study", "article", "one"})
+
+
+def _identifies_paper(req: Request) -> bool:
+    """True when the question asks which paper ("Which paper proposes ...?", "Is there a paper on ...?", "of
+    those two, which one ...?"), not for a detail of one ("What microphone did the sparrow study record with?")."""
+    thing = [w.lower().rstrip("s") for w in asked_thing(req.question)]
+    return any(w in _PAPER_WORDS for w in thing) or (req.facts.which_paper and not thing)
+
+
+def _not_stated_notice(papers: list[PaperHit], gap: str, closest: str | None) -> str:
+    """The honest "not stated" answer: which abstract was read, what it lacks (``gap``, a verb phrase), and its
+    closest sentence, marked as context and not an answer. Names papers by title; cites nothing."""
+    titles = " and ".join(f"“{h.paper.title}”" for h in papers)
+    if len(papers) == 1:
+        notice = f"Not stated: the abstract of {titles}, the paper the question is about, {gap}."
+    else:
+        notice = f"Not stated: none of the abstracts of {titles}, the papers the question is about, answers it ({gap})."
+    if closest:
+        notice += f" Closest sentence, shown as context only (it does not answer the question): “{closest}”"
+    return notice
+
+
 class LookupStrategy(IntentStrategy):
     """A question about one detail: checks before the model (unknown names, details not stated, false
     premises), then a short model answer (the ``small`` profile stops at its first verified sentence)."""
@@ -344,13 +427,9 @@ class LookupStrategy(IntentStrategy):
                 "cover this question. The closest papers below do not match it.",
             )
         hit = hits[0]
-        gap = missing_detail(req.facts, hit, req.question)
-        if gap:
-            notice = f"The abstracts don't state this: “{hit.paper.title}”, the paper the question is about, {gap}."
-            closest = pick_sentences(hit, req.facts, req.question, 1)
-            if closest:
-                notice += f" Its closest sentence, which does not answer the question: “{closest[0].text}”"
-            return Settled("not_stated", notice)
+        settled = self._not_stated(tools, req, hits)
+        if settled is not None:
+            return settled
         premise = self._unsupported_premise(tools, req.question, hit)
         if premise:  # the model is not asked: a small model echoes the premise
             quotes = pick_sentences(hit, premise_facts(premise), premise, EXTRACTIVE_SENTENCES)
@@ -362,6 +441,65 @@ class LookupStrategy(IntentStrategy):
                 tuple(quotes),
             )
         return None
+
+    @staticmethod
+    def _not_stated(tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """A false number premise corrected, or "not stated" (``not_stated``: cites nothing), decided over every
+        sentence of the abstract the question is about (every paper in focus when several are):
+        verify/answerable.py. None when the abstract may answer the question.
+
+        * a name of the question the paper never mentions -> not stated (exact);
+        * a number with a unit the abstract never states, where the sentence that answers has other numbers of
+          that unit ("The CAD paper reports 20%, right?") -> "No - the abstract reports 5.0%, not 20%", quoted;
+        * no sentence of any of those abstracts can answer (answerable.answerability) -> not stated, with the
+          closest sentence shown as context only, marked as not an answer.
+        Not judged: a question that asks which paper / which one; a "how ...?" / "why ...?" that asks for no
+        number (it asks for the approach or the reason, what an abstract is about: "how do they make sure the
+        identities differ?" is answered by "inter-class variation ... packing problem", no word in common);
+        without papers in focus, one that asks for no number, no "what/which <thing>" and names nothing (a
+        description searched for: "Is there work on ...").
+        """
+        from assistant.verify.answerable import answerability, false_premise_number
+
+        hit = hits[0]
+        scope = hits if len(req.focus_ids) > 1 else [hit]
+        missing = missing_entities(req.facts, hit.paper)
+        if missing and len(scope) == 1:
+            closest = pick_sentences(hit, req.facts, req.question, 1)
+            gap = f"does not mention {' or '.join(missing)}"
+            return Settled("not_stated", _not_stated_notice(scope, gap, closest[0].text if closest else None))
+        if _identifies_paper(req):  # "which paper ...?", "which one links its code?": not a detail of one paper
+            return None
+        verdict = answerability(req.question, req.facts, scope, tools.embed)
+        if not _THRESHOLD_WORDS.search(req.question):
+            wrong = false_premise_number(req.question, hit, verdict.fits)
+            if wrong is not None:
+                score = hit.sentence_scores[wrong.index] if hit.sentence_scores else 1.0
+                stated = " and ".join(wrong.stated)
+                notice = f"No — the abstract of “{hit.paper.title}” reports {stated}, not {wrong.claimed}."
+                return Settled(
+                    "extractive", notice, hit, (Evidence(hit.paper.id, wrong.index, hit.sentences[wrong.index], score),)
+                )
+        if not req.facts.quantity and _HOW_OR_WHY.match(req.question):
+            return None  # "how do they ...?": asks for the paper's approach, which its abstract is about
+        if not req.focus_ids and not (req.facts.quantity or asked_thing(req.question) or req.facts.entities):
+            return None  # "Is there work on ...": a search, the paper found is what it describes
+        if verdict.stated or not verdict.detail:
+            return None
+        if req.facts.quantity and any(
+            negates(s) and content_tokens(req.question) & content_tokens(s) for h in scope for s in h.sentences
+        ):
+            return None  # "How long does it take to fine-tune EM-LLM?": the premise is answered, not declared unstated
+        if req.facts.quantity:
+            counted = " ".join(counted_words(req.question)) or " or ".join(verdict.missing[:2])
+            gap = f"gives no number for {counted}" if counted else "gives no such number"
+        elif not verdict.missing and any(NUMBER_TOKEN.fullmatch(w) for w in asked_thing(req.question)):
+            gap = f"says how many {' '.join(asked_thing(req.question)[1:])} but does not name them"
+        elif verdict.missing:
+            gap = "does not mention " + " or ".join(f"“{w}”" for w in verdict.missing[:3])
+        else:
+            gap = "has no sentence that answers this"
+        return Settled("not_stated", _not_stated_notice(scope, gap, verdict.best.text if verdict.best else None))
 
     @staticmethod
     def _unsupported_premise(tools: Tools, question: str, hit: PaperHit) -> str:
@@ -396,7 +534,12 @@ class LookupStrategy(IntentStrategy):
             use_model=not tools.small_model or kinds is None or lookup_kind(req.facts) in kinds,
             max_tokens=SMALL_MODEL_MAX_TOKENS if tools.small_model else None,
             stop_at_first=tools.small_model,
+            notice=_near_miss_notice(tools, req, context[0]) if _identifies_paper(req) and not req.focus_ids else "",
         )
+
+    def notice(self, plan: Plan) -> str:
+        """The plan's caveat (a near miss), if any."""
+        return plan.notice
 
     def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """When the verified sentences lack the number/expansion asked for, add the sentence that has it."""
@@ -411,7 +554,7 @@ class LookupStrategy(IntentStrategy):
         hit = plan.context[0]
         if req.facts.which_paper:
             named = bool(req.facts.entities) and not missing_entities(req.facts, hit.paper)
-            sure = named or hit.dense_similarity >= CONFIDENT_MATCH_SIMILARITY
+            sure = (named or hit.dense_similarity >= CONFIDENT_MATCH_SIMILARITY) and not plan.notice  # a near miss
             lead = "The paper is" if sure else "The closest match in the abstracts is"  # the reader judges
             builder.add(AnswerSentence(f"{lead} “{hit.paper.title}”.", (1,), 1.0), hit.paper.title)
         super().answer_by_code(tools, req, plan, builder)

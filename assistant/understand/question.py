@@ -183,6 +183,53 @@ def analyze(question: str) -> QuestionFacts:
     )
 
 
+def counted_words(question: str) -> list[str]:
+    """The words of each noun phrase whose count the question asks for ("How many male sparrows were
+    recorded?" -> ``["male", "sparrows"]``), up to the first word that ends the phrase; [] when none."""
+    out: list[str] = []
+    for m in _HOW_MANY.finditer(question):
+        for i, w in enumerate(m.group(1).split()):
+            if w.lower() in _PHRASE_END or (i > 0 and w.lower().endswith("ed")):
+                break
+            out.append(w)
+    return out
+
+
+_ASKED_THING = re.compile(
+    r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:the\s+|an?\s+)?((?:[\w\-]+\s*){1,4})", re.I
+)
+
+
+#: Words that name a kind of thing, not the thing: "which *family* of models", "what *kind* of tasks".
+_KIND_WORDS = frozenset(
+    "kind kinds type types sort sorts family families class classes form forms category categories".split()
+)
+
+
+def asked_thing(question: str) -> list[str]:
+    """The words naming what a "what/which <thing> ..." question asks for ("what simulator did ..." ->
+    ``["simulator"]``, "which four Atari games did ..." -> ``["four", "Atari", "games"]``), up to the first
+    word that ends the phrase (:data:`_PHRASE_END`: "did", "it", "of" ...; after a kind word the phrase goes
+    on: "which family of models" -> ``["models"]``); [] for other questions and for "what does it ...", where
+    a verb follows at once."""
+    out: list[str] = []
+    for m in _ASKED_THING.finditer(question):
+        words = m.group(1).split()
+        for i, w in enumerate(words):
+            low = w.lower().strip("?,.")
+            if low == "of" and out and all(x.lower() in _KIND_WORDS for x in out):
+                out = []  # "which family of models": the thing is what follows "of"
+                continue
+            if low in _PHRASE_END or not low:
+                break
+            out.append(w.strip("?,."))
+            if w.endswith(("?", ",", ".")):
+                break
+        if out:
+            break
+    return out
+
+
 _PREMISE_LEAD = re.compile(
     r"^\s*(?:since|given that|as|because|now that|considering that|assuming that)\s+(.+?),\s+\w", re.I
 )

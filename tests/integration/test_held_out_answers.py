@@ -29,8 +29,6 @@ UNVERIFIABLE = "Nothing here can be verified against any abstract."
 KNOWN_DEFECTS: dict[str, str] = {
     "t014": "summary by code (problem, approach, result) quotes the RL-limitations and base-policy sentences, "
     "not the one naming the mixture-of-experts framework",
-    "t015": "'What is the Number Cookbook paper about?': the title word 'Number' reads as a request for a number, "
-    "so the answer is 'not stated' (no number for 'number')",
     "t023": "'How much faster is its sampling?': 'orders of magnitude faster' has no digit, so 'not stated' "
     "although the closest sentence it quotes answers it",
     "t027": "'speech recognition for low-resource languages' (not in the corpus) is answered 'The paper is' the "
