@@ -18,7 +18,7 @@ Adding an intent = one subclass + one line in :data:`STRATEGIES` (or a registry 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -578,8 +578,21 @@ class SummaryStrategy(IntentStrategy):
         three sentences for one paper, two each for several."""
         k = SUMMARY_SENTENCES - 1 if len(plan.context) == 1 else EXTRACTIVE_SENTENCES
         for n, hit in enumerate(plan.context, start=1):
-            for ev in summary_sentences(hit, k):
+            evidence = summary_sentences(hit, k)
+            named = _naming_sentence(hit, req.facts.entities)
+            if named is not None:  # "What is InfoAlign?": lead with the sentence that introduces the name asked about
+                evidence = [named] + [e for e in evidence if e.sentence_index != named.sentence_index][: k - 1]
+            for ev in evidence:
                 builder.quote(ev, n)
+
+
+def _naming_sentence(hit: PaperHit, names: Sequence[str]) -> Evidence | None:
+    """The first sentence of ``hit`` that contains one of ``names`` (the question's exact names), or None."""
+    for i, sentence in enumerate(hit.sentences):
+        if any(name in sentence for name in names):
+            score = hit.sentence_scores[i] if hit.sentence_scores else 1.0
+            return Evidence(hit.paper.id, i, sentence, score)
+    return None
 
 
 class CompareStrategy(IntentStrategy):
