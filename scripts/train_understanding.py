@@ -201,16 +201,67 @@ def train_topic() -> None:
     print(f"topic: wrote {OUT / 'topic.npz'}")
 
 
+# --- answer sentence -----------------------------------------------------------------------------------
+def train_answer() -> None:
+    from assistant.answer.extractive import ANSWER_FEATURES
+
+    rows = [json.loads(line) for line in (DATA / "answer-sentences.jsonl").read_text().splitlines() if line.strip()]
+    written = [r for r in rows if r["source"] == "written-question"]
+    test = [r for r in written if held_out(r["doc_id"])]
+
+    def stack(batch: list[dict]) -> tuple[np.ndarray, list[str]]:
+        x = [[f[n] for n in ANSWER_FEATURES] for r in batch for f in r["features"]]
+        y = [str(int(i in r["answers"])) for r in batch for i in range(len(r["features"]))]
+        return np.asarray(x, dtype=np.float32), y
+
+    def top1(batch: list[dict], score: object) -> float:
+        """Share of questions whose best-scored sentence is one of its answers."""
+        right = 0
+        for r in batch:
+            s = score(r)  # type: ignore[operator]
+            right += int(int(np.argmax(s)) in r["answers"])
+        return right / max(1, len(batch))
+
+    rule = top1(test, lambda r: r["rule_scores"])
+    print(f"answer: {len(written)} written questions ({len(test)} held out), {len(rows) - len(written)} claims")
+    print(f"  hand-weighted score (extractive.score_sentences) top-1 on held-out: {rule:.3f}")
+    best = None
+    for with_claims in (False, True):
+        train = [r for r in rows if not (r["source"] == "written-question" and held_out(r["doc_id"]))]
+        if not with_claims:
+            train = [r for r in train if r["source"] == "written-question"]
+        x, y = stack(train)
+        for c in (0.1, 1.0, 10.0):
+            m = fit(x, y, c)
+            col = list(m.classes_).index("1")
+            acc = top1(test, lambda r: m.predict_proba(stack([r])[0])[:, col])
+            print(f"  claims={with_claims} C={c}: top-1 {acc:.3f}")
+            if best is None or acc > best[0]:
+                best = (acc, c, with_claims, m)
+    assert best is not None
+    acc, c, with_claims, model = best
+    meta = {
+        "data": "scripts/training-data/answer-sentences.jsonl (written questions"
+        + (" + Check-COVID train claims)" if with_claims else ")"),
+        "held_out_accuracy": f"top-1 {acc:.3f} vs hand-weighted {rule:.3f} (papers held out by md5; C={c})",
+        "seed": str(SEED),
+    }
+    clf = TextClassifier.from_sklearn(model, tuple(model.classes_), 0, len(ANSWER_FEATURES), 1.0, meta)
+    OUT.mkdir(parents=True, exist_ok=True)
+    clf.save(OUT / "answer.npz")
+    print(f"answer: wrote {OUT / 'answer.npz'}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", help="roles, intent and/or topic (default: all three)")
+    parser.add_argument("models", nargs="*", help="roles, intent, topic and/or answer (default: all four)")
     args = parser.parse_args()
     np.random.seed(SEED)
-    for name in args.models or ["roles", "intent", "topic"]:
-        if name not in ("roles", "intent", "topic"):
-            parser.error(f"unknown model {name!r}: choose roles, intent or topic")
+    for name in args.models or ["roles", "intent", "topic", "answer"]:
+        if name not in ("roles", "intent", "topic", "answer"):
+            parser.error(f"unknown model {name!r}: choose roles, intent, topic or answer")
         t0 = time.perf_counter()
-        {"roles": train_roles, "intent": train_intent, "topic": train_topic}[name]()
+        {"roles": train_roles, "intent": train_intent, "topic": train_topic, "answer": train_answer}[name]()
         print(f"{name}: {time.perf_counter() - t0:.1f} s")
 
 
