@@ -21,7 +21,11 @@ Each is a logistic regression over hashed word/character n-grams plus a few dens
   26-300, labelled by four annotator sessions that never saw the code);
   features from the retriever (assistant/understand/learned.py ``topic_features``). Held out: every fifth topic.
 
-Run: ``.venv/bin/python scripts/train_understanding.py [roles|intent|topic ...]`` (seed 23; about 4 min on 2
+* ``answer``: which sentence of an abstract answers a question. Data: ``scripts/training-data/answer-sentences.jsonl``
+  (features of every sentence for 900 written questions about 150 real abstracts, three blind writers, and 717
+  Check-COVID train claims; built by scripts/answer_sentence_features.py). Held out: every fifth paper.
+
+Run: ``.venv/bin/python scripts/train_understanding.py [roles|intent|topic|answer ...]`` (seed 23; about 4 min on 2
 cores). Writes ``assistant/understand/models/<name>.npz`` (fitted on the training split only, so the held-out
 figures can be re-measured: tests/unit/test_understanding.py) and prints held-out accuracy.
 """
