@@ -169,10 +169,11 @@ def answer_features(hit: PaperHit, facts: QuestionFacts, question: str) -> np.nd
     (and how far below the abstract's best), the exact checks of :func:`score_sentences` as 0/1 (a number of the
     measured noun, a number at all for a how-many question, names of the question, an acronym expanded, a
     negation of a premise, a contribution sentence for "which paper", a name introduced for "what is X"), the
-    share of the question's word stems it contains, its place in the abstract, and the role classifier's
-    probabilities (problem, approach, data, result, other), the share of the stems of what a "what/which <thing>"
-    question asks for and of the noun a "how many" question counts that it contains, its rank by evidence score
-    (1 / (1 + rank)) and whether it has a digit."""
+    share of the question's word stems it contains (the words of the paper's title left out: "the universal
+    dexterous grasping paper" names the paper, it is not what is asked), its place in the abstract, the role
+    classifier's probabilities (problem, approach, data, result, other), the share of the stems of what a
+    "what/which <thing>" question asks for and of the noun a "how many" question counts that it contains, its
+    rank by evidence score (1 / (1 + rank)) and whether it has a digit."""
     from assistant.lang.text import stems
     from assistant.understand.learned import role_probabilities
     from assistant.understand.question import asked_thing, counted_words
@@ -183,7 +184,8 @@ def answer_features(hit: PaperHit, facts: QuestionFacts, question: str) -> np.nd
         return out
     scores = hit.sentence_scores or tuple(0.0 for _ in hit.sentences)
     top = max(scores)
-    q_tokens, q_stems = content_tokens(question), stems(question)
+    q_tokens = content_tokens(question)
+    q_stems = stems(detail_query(question, hit.paper.title))  # what it asks, not how it names the paper
     classes, roles = role_probabilities(hit.sentences)
     order = [classes.index(r) for r in ("problem", "approach", "data", "result", "other")]
     thing, counted = stems(" ".join(asked_thing(question))), stems(" ".join(counted_words(question)))
@@ -216,11 +218,16 @@ def answer_features(hit: PaperHit, facts: QuestionFacts, question: str) -> np.nd
 
 def pick_sentences(hit: PaperHit, facts: QuestionFacts, question: str, k: int) -> list[Evidence]:
     """The ``k`` sentences of ``hit`` that best answer ``question`` (:func:`answer_probabilities`), in abstract
-    order. ``Evidence.score`` stays the plain evidence score (shown as support)."""
+    order; for a "which paper ...?" question the paper's contribution sentence (the one that names what it
+    proposes) is one of them. ``Evidence.score`` stays the plain evidence score (shown as support)."""
     if not hit.sentences:
         return []
     proba = answer_probabilities(hit, facts, question)
-    best = sorted(range(len(hit.sentences)), key=lambda i: -proba[i])[:k]
+    ranked = sorted(range(len(hit.sentences)), key=lambda i: -proba[i])
+    own = next((i for i, s in enumerate(hit.sentences) if states_contribution(s)), None)
+    if facts.which_paper and own is not None and k >= 1:  # "which paper ...?" is answered by the one naming it
+        ranked = [own] + [i for i in ranked if i != own]
+    best = ranked[:k]
     scores = hit.sentence_scores or tuple(0.0 for _ in hit.sentences)
     return [Evidence(hit.paper.id, i, hit.sentences[i], scores[i]) for i in sorted(best)]
 
