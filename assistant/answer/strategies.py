@@ -29,6 +29,7 @@ from assistant.answer.extractive import (
     pick_sentences,
     refocus,
     score_sentences,
+    stated_probability,
     summary_sentences,
 )
 from assistant.answer.listing import narrowing
@@ -48,6 +49,7 @@ from assistant.tuning import (
     SMALL_MODEL_CONTEXT_PAPERS,
     SMALL_MODEL_LOOKUP_KINDS,
     SMALL_MODEL_MAX_TOKENS,
+    STATED_MIN_PROBABILITY,
     SUMMARY_SENTENCES,
     TOPIC_CANDIDATE_WINDOWS,
     TOPIC_CANDIDATES,
@@ -486,6 +488,8 @@ class LookupStrategy(IntentStrategy):
             return None  # "Is there work on ...": a search, the paper found is what it describes
         if verdict.stated or not verdict.detail:
             return None
+        if stated_probability(req.question, req.facts, scope, verdict) >= STATED_MIN_PROBABILITY:
+            return None  # the exact tests found no answering sentence, but the trained "stated" model finds one
         if req.facts.quantity and any(
             negates(s) and content_tokens(req.question) & content_tokens(s) for h in scope for s in h.sentences
         ):
