@@ -95,7 +95,7 @@ def test_readme_lists_every_json_field() -> None:
     from assistant.answer.render import AnswerJSON, TimingsJSON
 
     start = README.index("`ask --json` prints one object")
-    described = README[start:README.index("Intents are detected", start)]
+    described = README[start:README.index("Intents are decided by a", start)]
     for name in [*AnswerJSON.model_fields, *TimingsJSON.model_fields]:
         assert re.search(rf"\b{name}\b", described), name
 
