@@ -33,7 +33,7 @@ from assistant.answer.extractive import (
     summary_sentences,
 )
 from assistant.answer.listing import narrowing
-from assistant.lang.text import content_tokens, is_boilerplate, states_contribution, word_tokens
+from assistant.lang.text import ROLE_NAMES, content_tokens, is_boilerplate, states_contribution, word_tokens
 from assistant.llm.prompts import DEFAULT_TASK
 from assistant.retrieve.references import author_phrase, descriptions, find_references
 from assistant.tuning import (
@@ -484,8 +484,12 @@ class LookupStrategy(IntentStrategy):
                 )
         if not req.facts.quantity and _HOW_OR_WHY.match(req.question):
             return None  # "how do they ...?": asks for the paper's approach, which its abstract is about
-        if not req.focus_ids and not (req.facts.quantity or asked_thing(req.question) or req.facts.entities):
-            return None  # "Is there work on ...": a search, the paper found is what it describes
+        if not req.focus_ids and not (req.facts.quantity or asked_thing(req.question)):
+            # "Is there work on ...": a search, the paper found is what it describes; "¿Qué artículo propone
+            # DUALFormer?": a first question about a named paper that asks for no number or named thing
+            return None
+        if _asks_for_a_role(req.question, scope):
+            return None  # "What problem is it meant to help with?": the abstract has a sentence of that role
         if verdict.stated or not verdict.detail:
             return None
         if stated_probability(req.question, req.facts, scope, verdict) >= STATED_MIN_PROBABILITY:
@@ -588,6 +592,14 @@ class SummaryStrategy(IntentStrategy):
                 evidence = [named] + [e for e in evidence if e.sentence_index != named.sentence_index][: k - 1]
             for ev in evidence:
                 builder.quote(ev, n)
+
+
+def _asks_for_a_role(question: str, scope: Sequence[PaperHit]) -> bool:
+    """True when a "what/which <thing>" question asks for a part every abstract plays a role for ("what problem",
+    "which datasets", :data:`assistant.lang.text.ROLE_NAMES`) and the trained role classifier finds a sentence of
+    that role in one of the abstracts: the abstract states it, in its own words."""
+    wanted = {ROLE_NAMES[w.lower()] for w in asked_thing(question) if w.lower() in ROLE_NAMES}
+    return bool(wanted) and any(wanted & set(sentence_roles(h.sentences)) for h in scope)
 
 
 def _naming_sentence(hit: PaperHit, names: Sequence[str]) -> Evidence | None:

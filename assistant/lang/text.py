@@ -123,6 +123,16 @@ def word_tokens(text: str, *, keep_accents: bool = False) -> list[str]:
     return _TOKEN.findall(_THOUSANDS.sub(r"\1\2", folded))
 
 
+#: Names a question may give to a part of an abstract -> the sentence role (understand/learned.py) that plays it
+#: ("what problem does it solve?" is answered by the abstract's problem sentence, whatever its words).
+ROLE_NAMES: dict[str, str] = {
+    **dict.fromkeys(("problem", "problems", "challenge", "challenges", "limitation", "limitations", "gap"), "problem"),
+    **dict.fromkeys(("issue", "issues", "motivation"), "problem"),
+    **dict.fromkeys(("method", "methods", "approach", "approaches", "idea", "technique", "framework"), "approach"),
+    **dict.fromkeys(("dataset", "datasets", "benchmark", "benchmarks"), "data"),
+}  # not "results": "what were the results of the wet-lab validation?" asks for results the abstract may lack
+
+
 def states_contribution(sentence: str) -> bool:
     """True when ``sentence`` states the paper's own contribution (:data:`CONTRIBUTION`)."""
     return CONTRIBUTION.search(sentence) is not None
