@@ -5,10 +5,12 @@ The file labels every sentence of 14 seed abstracts (problem / approach / data /
 may have two acceptable roles). Split ``fit``: the 6 abstracts the rules were written on; ``check``: 3
 abstracts labelled before the rules were first run on them (then 0.75; five misses led to general cue
 fixes, so "check" is no longer unseen); ``test``: 5 abstracts labelled and frozen in issue 26 before the
-rules were run on them (the held-out figure; 0.791 when frozen). Also prints the placement precision: of the sentences put under
-a column (role not ``other``), the share whose labels include that column's role.
+rules were run on them (the held-out figure; 0.791 when frozen). Since issue 23 the roles come from a trained
+classifier that saw none of these sentences (test 0.930, fit 0.768, check 0.900; docs/models/understanding.md).
+Also prints the placement precision: of the sentences put under a column (role not ``other``), the share whose
+labels include that column's role.
 
-Usage: ``.venv/bin/python benchmarks/cell_placement.py [--verbose]`` (no model, < 2 s).
+Usage: ``.venv/bin/python benchmarks/cell_placement.py [--verbose]`` (the role classifier only, < 2 s).
 """
 
 from __future__ import annotations
