@@ -75,7 +75,7 @@ from assistant.understand.question import (
 if TYPE_CHECKING:
     from assistant.config import Settings
     from assistant.retrieve.retrieval import PaperRetriever
-    from assistant.verify.attribution import Embedder
+    from assistant.verify.attribution import Attributor, Embedder
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,19 +356,10 @@ def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
     if not missing or len(missing) > NEAR_MISS_MAX_MISSING or len(found) < len(missing) + 1:
         return ""
     nowhere = [w for w in missing if not tools.retriever.mentions_anywhere(w)]
-    if not nowhere:  # the words exist in the index: the verifier decides whether the description fits the paper
-        from assistant.verify.attribution import Attributor
-
-        settings = tools.settings
-        attributor = Attributor(
-            [hit],
-            tools.embed,
-            settings.support_threshold,
-            verifier=settings.verifier,
-            min_probability=settings.support_probability,
-        )
-        if attributor.align(claim.rstrip(" ?") + ".").supported:  # "The paper adds an identity mapping ...": it does
-            return ""
+    # the words exist in the index: the verifier decides whether the description fits the paper ("The paper adds
+    # an identity mapping ...": it does)
+    if not nowhere and _attributor(tools, hit).align(claim.rstrip(" ?") + ".").supported:
+        return ""
     quoted = " or ".join(f"“{w}”" for w in missing)
     tail = f"; no indexed abstract mentions {' or '.join(f'“{w}”' for w in nowhere)}" if nowhere else ""
     return (
@@ -512,20 +503,11 @@ class LookupStrategy(IntentStrategy):
     @staticmethod
     def _unsupported_premise(tools: Tools, question: str, hit: PaperHit) -> str:
         """The first premise of ``question`` (question.premises) the verifier does not support from ``hit``."""
-        from assistant.verify.attribution import Attributor
-
-        for premise in premises(question):
-            settings = tools.settings
-            attributor = Attributor(
-                [hit],
-                tools.embed,
-                settings.support_threshold,
-                verifier=settings.verifier,
-                min_probability=settings.support_probability,
-            )
-            if not attributor.align(premise).supported:
-                return premise
-        return ""
+        found = premises(question)
+        if not found:
+            return ""
+        attributor = _attributor(tools, hit)
+        return next((premise for premise in found if not attributor.align(premise).supported), "")
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         context = hits if req.focus_ids else select_context(tools.settings, _by_named_author(tools, req, hits))
@@ -592,6 +574,20 @@ class SummaryStrategy(IntentStrategy):
                 evidence = [named] + [e for e in evidence if e.sentence_index != named.sentence_index][: k - 1]
             for ev in evidence:
                 builder.quote(ev, n)
+
+
+def _attributor(tools: Tools, hit: PaperHit) -> Attributor:
+    """The citation verifier over ``hit`` alone, configured as the answer's verifier is (settings)."""
+    from assistant.verify.attribution import Attributor
+
+    settings = tools.settings
+    return Attributor(
+        [hit],
+        tools.embed,
+        settings.support_threshold,
+        verifier=settings.verifier,
+        min_probability=settings.support_probability,
+    )
 
 
 def _asks_for_a_role(question: str, scope: Sequence[PaperHit]) -> bool:
