@@ -11,6 +11,9 @@ Sources (none is an eval set):
 * Check-COVID claims of the ``train`` split (``../shared/claims-external``), each with its rationale sentences
   (mapped onto our sentence split by word overlap) — claims, not questions, marked ``source: checkcovid-claim``.
 
+Each line: the question, its paper, the answering sentence indices, the hand-weighted score of each sentence
+(``rule_scores``, the baseline) and ``features``: one list per sentence in the order of ``ANSWER_FEATURES``.
+
 Usage::
 
     .venv/bin/assistant ingest ../shared/claims-external/checkcovid_corpus.jsonl --storage-dir /tmp/cc-idx
@@ -29,7 +32,7 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 sys.path.insert(0, str(REPO))
 
-from assistant.answer.extractive import ANSWER_FEATURES, answer_features, score_sentences  # noqa: E402
+from assistant.answer.extractive import answer_features, score_sentences  # noqa: E402
 from assistant.config import Settings  # noqa: E402
 from assistant.index.embeddings import build_embed_model  # noqa: E402
 from assistant.lang.text import content_tokens  # noqa: E402
@@ -96,7 +99,7 @@ def _row(question: str, hit, gold: set[int], source: str, kind: str) -> dict:  #
         "kind": kind,
         "answers": sorted(gold),
         "rule_scores": rule,
-        "features": [dict(zip(ANSWER_FEATURES, (round(float(v), 5) for v in f))) for f in feats],
+        "features": [[round(float(v), 5) for v in f] for f in feats],  # one row per sentence, ANSWER_FEATURES order
     }
 
 

@@ -211,14 +211,12 @@ def train_topic() -> None:
 
 # --- answer sentence -----------------------------------------------------------------------------------
 def train_answer() -> None:
-    from assistant.answer.extractive import ANSWER_FEATURES
-
     rows = [json.loads(line) for line in (DATA / "answer-sentences.jsonl").read_text().splitlines() if line.strip()]
     written = [r for r in rows if r["source"] == "written-question"]
     test = [r for r in written if held_out(r["doc_id"])]
 
     def stack(batch: list[dict]) -> tuple[np.ndarray, list[str]]:
-        x = [[f[n] for n in ANSWER_FEATURES] for r in batch for f in r["features"]]
+        x = [f for r in batch for f in r["features"]]  # rows in ANSWER_FEATURES order
         y = [str(int(i in r["answers"])) for r in batch for i in range(len(r["features"]))]
         return np.asarray(x, dtype=np.float32), y
 
@@ -254,7 +252,7 @@ def train_answer() -> None:
         "held_out_accuracy": f"top-1 {acc:.3f} vs hand-weighted {rule:.3f} (papers held out by md5; C={c})",
         "seed": str(SEED),
     }
-    clf = TextClassifier.from_sklearn(model, tuple(model.classes_), 0, len(ANSWER_FEATURES), 1.0, meta)
+    clf = TextClassifier.from_sklearn(model, tuple(model.classes_), 0, len(rows[0]["features"][0]), 1.0, meta)
     OUT.mkdir(parents=True, exist_ok=True)
     clf.save(OUT / "answer.npz")
     print(f"answer: wrote {OUT / 'answer.npz'}")

@@ -75,7 +75,8 @@ def test_answer_sentence_top1_on_held_out_papers() -> None:
     col = model.classes.index("1")
     right = rule = 0
     for r in test:
-        x = np.asarray([[f[n] for n in ANSWER_FEATURES] for f in r["features"]], dtype=np.float32)
+        x = np.asarray(r["features"], dtype=np.float32)  # one row per sentence, ANSWER_FEATURES order
+        assert x.shape[1] == len(ANSWER_FEATURES)
         right += int(int(np.argmax(model.proba([""] * len(x), x)[:, col])) in r["answers"])
         rule += int(int(np.argmax(r["rule_scores"])) in r["answers"])
     assert len(test) > 100 and right / len(test) >= ANSWER_GATE, f"top-1 {right / len(test):.3f} on {len(test)}"
