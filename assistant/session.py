@@ -206,9 +206,13 @@ class ChatSession:
         query = question
         if focus:
             query = f"{question} ({'; '.join(self._title(p) for p in focus)})"
-        elif self.turns and (
-            len(question.split()) <= ELLIPTIC_MAX_WORDS
-            or question.lower().startswith(("and ", "what about", "how about"))
+        elif (
+            self.turns
+            and detected != "topic"  # "papers on video?" names its own topic: a new search, not the last one's
+            and (
+                len(question.split()) <= ELLIPTIC_MAX_WORDS
+                or question.lower().startswith(("and ", "what about", "how about"))
+            )
         ):
             query = f"{question} ({self.turns[-1].resolved_query})"
         return Resolution(query, tuple(focus), switched_from=switched_from, intent=intent)

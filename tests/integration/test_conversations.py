@@ -137,8 +137,8 @@ def test_follow_ups_answer_what_they_ask(server: FakeOpenAIServer, scripted_assi
 
 
 def test_a_sentence_that_only_restates_a_title_answers_only_which_paper(embed_model, seeded_settings) -> None:  # type: ignore[no-untyped-def]
-    from assistant.verify.attribution import Attributor
     from assistant.service import build_retriever
+    from assistant.verify.attribution import Attributor
 
     retriever, embedder = build_retriever(seeded_settings, embed_model)
     hits = retriever.hits_for("CAD code", [CAD])
@@ -157,8 +157,8 @@ def test_a_sentence_that_only_restates_a_title_answers_only_which_paper(embed_mo
 
 
 def test_a_sentence_crediting_the_wrong_author_is_dropped(embed_model, seeded_settings) -> None:  # type: ignore[no-untyped-def]
-    from assistant.verify.attribution import Attributor
     from assistant.service import build_retriever
+    from assistant.verify.attribution import Attributor
 
     retriever, embedder = build_retriever(seeded_settings, embed_model)
     grok = f"{A}#5"
@@ -311,3 +311,15 @@ def test_a_pronoun_after_a_comparison_goes_to_the_paper_its_wording_matches(
         assert session.turns[-1].shown == (CAD, limac), table.text
         answer = session.ask("How fast does it run on phones?")
         assert {c.paper.id for c in answer.citations} == {limac}, answer.text
+
+
+def test_a_short_topic_question_after_another_turn_searches_its_own_topic(server: FakeOpenAIServer, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """A terse follow-up inherits the last query ("and the data?"), but a topic question names its own topic:
+    "papers on video?" after a question about HyperFace's authors lists the video papers, not HyperFace."""
+    with scripted_assistant(server) as assistant:
+        session = assistant.new_session()
+        session.ask("Who are the authors of HyperFace?")
+        listed = session.ask("papers on video?")
+        titles = [c.paper.title for c in listed.citations]
+        assert listed.intent == "topic" and titles, titles
+        assert not any("HyperFace" in t for t in titles) and any("Video" in t for t in titles), titles
