@@ -109,8 +109,11 @@ def forget_embedded_client(settings: Settings, *, stop: bool = True) -> Any:
 
 
 #: What Chroma's embedded vector reader says when its in-memory index lacks a record its SQLite side has
-#: (rust/segment/src/local_hnsw.rs: ``IdNotFound``, ``GetEmbeddingError``).
-STALE_VECTOR_ERRORS = ("Error finding id", "Error getting embedding")
+#: (rust/segment/src/local_hnsw.rs: ``IdNotFound``, ``GetEmbeddingError``), or when replaying the write log into
+#: that index fails because another process rewrote the vector files meanwhile (seen once in 1,581 answers during
+#: an ingest/delete/rebuild: "Error sending backfill request to compactor: Failed to apply logs to the hnsw
+#: segment writer").
+STALE_VECTOR_ERRORS = ("Error finding id", "Error getting embedding", "Failed to apply logs to the hnsw segment writer")
 #: What Chroma says when a collection read through is being dropped (a rebuild's switch drops the replaced ones).
 DROPPING_ERRORS = ("Missing metadata segment", "Missing vector segment")
 
