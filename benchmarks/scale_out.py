@@ -1,4 +1,4 @@
-"""The measured cost of each scale-out piece (README "Scale-out", docs/benchmarks.md "Scale-out pieces").
+"""The measured cost of each scale-out piece (docs/configuration.md "Scale-out", docs/benchmarks.md "Scale-out pieces").
 
 1. Embedding through an OpenAI-compatible ``/v1/embeddings`` server on loopback vs in-process: a batch of 64
    seed windows and one question, p50/p95. The server is tests/support/fake_embeddings_server.py in its own
