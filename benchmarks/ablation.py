@@ -17,6 +17,7 @@ from pathlib import Path
 
 from assistant.offline import enforce_offline
 
+
 def default_label() -> str:
     """The default row's label, from the code's defaults (tests/unit/test_docs.py checks docs/ablation.md)."""
     from assistant.config import Settings
@@ -45,10 +46,10 @@ def main() -> int:
     logging.basicConfig(level=logging.WARNING)
     from assistant.answer.answerer import Answerer
     from assistant.config import load_settings
-    from assistant.index.embeddings import CachedEmbedder, build_embed_model
     from assistant.eval.evaluation import load_items, retrieval_only_query
-    from assistant.ingest.pipeline import ingest
     from assistant.eval.metrics import recall_at_k
+    from assistant.index.embeddings import CachedEmbedder, build_embed_model
+    from assistant.ingest.pipeline import ingest
     from assistant.retrieve.retrieval import PaperRetriever
 
     items = load_items(args.questions)

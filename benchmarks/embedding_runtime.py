@@ -97,8 +97,8 @@ def _worker(runtime: str, threads: int, questions: list[str], texts: list[str], 
 
 
 def _inputs() -> tuple[list[str], list[str]]:
-    from assistant.ingest.chunking import make_windows, split_sentences
     from assistant.config import load_settings
+    from assistant.ingest.chunking import make_windows, split_sentences
     from assistant.ingest.corpus import read_papers
 
     settings = load_settings()

@@ -23,8 +23,8 @@ def main() -> int:
 
     logging.basicConfig(level=logging.WARNING)
     from assistant.config import load_settings
-    from assistant.ingest.corpus import read_papers
     from assistant.index.embeddings import build_embed_model
+    from assistant.ingest.corpus import read_papers
     from assistant.ingest.pipeline import ingest
     from assistant.lang.text import split_sentences
 

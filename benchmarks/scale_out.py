@@ -115,16 +115,16 @@ def main() -> int:
 
     logging.basicConfig(level=logging.WARNING)
     from assistant.config import Settings
-    from assistant.ingest.corpus import read_papers
-    from assistant.index.embeddings import build_embed_model
     from assistant.eval.evaluation import load_items
-    from assistant.ingest.pipeline import ingest
-    from assistant.llm.local import free_port
-    from assistant.ingest.chunking import make_windows
+    from assistant.index.embeddings import build_embed_model
     from assistant.index.remote_embedding import RemoteEmbedding
-    from assistant.retrieve.retrieval import PaperRetriever
     from assistant.index.store import PaperStore, StoreInfo
+    from assistant.ingest.chunking import make_windows
+    from assistant.ingest.corpus import read_papers
+    from assistant.ingest.pipeline import ingest
     from assistant.lang.text import split_sentences
+    from assistant.llm.local import free_port
+    from assistant.retrieve.retrieval import PaperRetriever
 
     model = "sentence-transformers/all-MiniLM-L6-v2"
     tmp = Path(tempfile.mkdtemp(prefix="scale-out-"))

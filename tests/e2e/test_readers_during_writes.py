@@ -7,7 +7,6 @@ ingest ending."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterator

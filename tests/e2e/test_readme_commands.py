@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from assistant.answer.render import AnswerJSON
 from assistant.cli import main
 from assistant.llm.local import free_port
-from assistant.answer.render import AnswerJSON
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.servers import wait_for_http
 

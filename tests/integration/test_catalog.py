@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.index.catalog import catalog_path
 from assistant.cli import main as cli_main
 from assistant.config import Settings
 from assistant.errors import StoreNotReadyError
+from assistant.index.catalog import catalog_path
 from assistant.ingest.pipeline import drop_index, ingest
 from assistant.retrieve.retrieval import PaperRetriever
 

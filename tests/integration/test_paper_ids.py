@@ -14,9 +14,9 @@ import pytest
 
 from assistant.cli import main
 from assistant.config import Settings
+from assistant.index.store import PaperStore
 from assistant.ingest.corpus import read_papers
 from assistant.ingest.pipeline import ingest, ingest_papers
-from assistant.index.store import PaperStore
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"

@@ -16,10 +16,10 @@ import pytest
 from assistant.cli import main
 from assistant.config import Settings
 from assistant.errors import ConfigError, EmbeddingUnavailableError, StoreNotReadyError
-from assistant.ingest.pipeline import ingest
 from assistant.index.remote_embedding import RemoteEmbedding, build_remote_embedding
-from assistant.retrieve.retrieval import PaperRetriever
 from assistant.index.store import PaperStore, StoreInfo
+from assistant.ingest.pipeline import ingest
+from assistant.retrieve.retrieval import PaperRetriever
 from tests.support.fake_embeddings_server import FakeEmbeddingsServer
 from tests.support.fake_openai_server import FakeOpenAIServer
 

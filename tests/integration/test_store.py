@@ -9,9 +9,9 @@ import pytest
 
 from assistant.config import Settings
 from assistant.errors import CorpusFormatError, StoreNotReadyError
+from assistant.index.store import PaperStore
 from assistant.ingest.pipeline import ingest
 from assistant.retrieve.retrieval import PaperRetriever
-from assistant.index.store import PaperStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 

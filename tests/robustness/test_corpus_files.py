@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from assistant.config import Settings
+from assistant.index.store import PaperStore
 from assistant.ingest.corpus import read_papers
 from assistant.ingest.pipeline import ingest
-from assistant.index.store import PaperStore
 
 ABSTRACT = "We propose a tiny network for sorting socks. It matches pairs by colour. It beats baselines by 7%."
 

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from assistant.config import Settings
 from assistant.llm.local import free_port
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.servers import wait_for_http

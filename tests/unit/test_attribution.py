@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.verify.attribution import Attributor, unmatched_facts
-from assistant.llm.prompts import is_refusal, strip_citations
 from assistant.ingest.chunking import split_sentences
 from assistant.ingest.corpus import read_papers
+from assistant.llm.prompts import is_refusal, strip_citations
 from assistant.types import PaperHit
+from assistant.verify.attribution import Attributor, unmatched_facts
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.verify.attribution import Attributor, hard_mismatches, mismatches, name_occurs, proper_nouns, words
 from assistant.ingest.chunking import split_sentences
 from assistant.ingest.corpus import read_papers
 from assistant.types import PaperHit
+from assistant.verify.attribution import Attributor, hard_mismatches, mismatches, name_occurs, proper_nouns, words
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 EM_LLM, LIMAC, DATA_SELECTION = "004_c45bebc30e22eceb.txt#17", "004_c45bebc30e22eceb.txt#15", "000_43469673d6f8aaa0.txt#14"

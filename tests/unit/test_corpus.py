@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.ingest.corpus import derive_title, parse_seed_text, read_papers
 from assistant.errors import CorpusFormatError
+from assistant.ingest.corpus import derive_title, parse_seed_text, read_papers
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"

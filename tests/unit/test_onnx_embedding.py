@@ -15,11 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.ingest.chunking import split_sentences
 from assistant.config import Settings
-from assistant.ingest.corpus import read_papers
-from assistant.index.embeddings import BUNDLED_MINILM, build_embed_model, resolve_model_path
 from assistant.errors import ConfigError
+from assistant.index.embeddings import BUNDLED_MINILM, build_embed_model, resolve_model_path
 from assistant.index.onnx_embedding import (
     MANIFEST_FILE,
     ONNX_FILE,
@@ -29,6 +27,8 @@ from assistant.index.onnx_embedding import (
     export_onnx,
     read_valid_export,
 )
+from assistant.ingest.chunking import split_sentences
+from assistant.ingest.corpus import read_papers
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL_DIR = resolve_model_path(BUNDLED_MINILM)

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from assistant.answer.extractive import answers_request, pick_sentences, refocus
-from assistant.understand.question import analyze, premise_facts, premises, states_quantity
 from assistant.types import Paper, PaperHit
+from assistant.understand.question import analyze, premise_facts, premises, states_quantity
 
 
 def _hit(pid: str, title: str, sentences: list[str]) -> PaperHit:
