@@ -214,7 +214,8 @@ def train_cross_encoder(train: list[D.Example], args) -> tuple[object, dict]:
     pos = sum(e.label for e in train)
     pos_weight = torch.tensor([(len(train) - pos) / max(pos, 1)])
     log(
-        f"cross-encoder: {len(train)} pairs, {steps} steps of {args.batch}, lr {args.lr}, pos_weight {pos_weight.item():.2f}"
+        f"cross-encoder: {len(train)} pairs, {steps} steps of {args.batch}, lr {args.lr}, pos_weight "
+        f"{pos_weight.item():.2f}"
     )
     model.train()
     t0 = time.time()

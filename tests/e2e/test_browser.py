@@ -46,7 +46,8 @@ def _label_of(message, url: str) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_question_in_ui_shows_cited_answer_with_link_to_right_paper(page, screenshot_dir: Path) -> None:  # type: ignore[no-untyped-def]
-    page.locator("#question textarea").fill("Which paper introduces A-Bench, a benchmark for evaluating LMMs on AI-generated images?")
+    page.locator("#question textarea").fill("Which paper introduces A-Bench, a benchmark for evaluating LMMs on "
+                                            "AI-generated images?")
     page.locator("#send").click()
     link = page.locator("#chat .refs a").first
     link.wait_for(timeout=ANSWER_TIMEOUT_MS)
@@ -168,7 +169,8 @@ def test_links_to_search_pages_say_so(page) -> None:  # type: ignore[no-untyped-
 
 def test_no_share_button_and_copy_stays(page) -> None:  # type: ignore[no-untyped-def]
     ask(page, "Which papers are about reinforcement learning?", 1)
-    labels = page.evaluate("() => [...document.querySelectorAll('#chat button')].map(b => (b.getAttribute('aria-label') || '') + ' ' + (b.title || ''))")
+    labels = page.evaluate("() => [...document.querySelectorAll('#chat button')].map(b => "
+                           "(b.getAttribute('aria-label') || '') + ' ' + (b.title || ''))")
     assert any("Copy" in label for label in labels), labels
     assert not any("share" in label.lower() for label in labels), labels
 

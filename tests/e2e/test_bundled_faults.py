@@ -70,7 +70,8 @@ def test_concurrent_streams_equal_solo_answers(assistant: Assistant, parallel: i
     # prefix ends changes how the rest is batched (and so the last bits of the logits). Each prompt therefore
     # differs from every other at the same token ("(A" / "(B" …), so the reused prefix is the same in any order.
     prompts = [
-        [{"role": "user", "content": f"In two sentences ({chr(65 + i)}): {q}"}] for i, q in enumerate(QUESTIONS[:parallel])
+        [{"role": "user", "content": f"In two sentences ({chr(65 + i)}): {q}"}] for i,
+        q in enumerate(QUESTIONS[:parallel])
     ]
     solo = ["".join(raw.stream(p)) for p in prompts]
     assert all(len(s) > 40 for s in solo)

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.llm
 DEV_LOOKUPS = [  # (question from eval/dev.jsonl, gold paper id)
     ("Which paper makes a graph transformer scale to large graphs by running its global self-attention over the "
      "feature dimension instead of across nodes, and what is the model called?", "000_43469673d6f8aaa0.txt#1"),
-    ("Which abstract introduces a State Machine Module (SMM), and what problem is it meant to help with?", "000_43469673d6f8aaa0.txt#2"),
+    ("Which abstract introduces a State Machine Module (SMM), and what problem is it meant to help with?",
+     "000_43469673d6f8aaa0.txt#2"),
     ("Which paper proposes a surrogate-based way to solve variational inequalities with deep learning, and what new "
      "reinforcement-learning algorithm variant comes out of it?", "000_43469673d6f8aaa0.txt#17"),
 ]

@@ -19,7 +19,8 @@ from assistant.retrieve.retrieval import REFRESH_INTERVAL_S, PaperRetriever
 from tests.support.servers import chroma_server as run_chroma_server
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
-ZEBRA = ("We present StripeSeg, a segmentation model that segments zebra stripes in savanna photographs. StripeSeg follows "
+ZEBRA = ("We present StripeSeg, a segmentation model that segments zebra stripes in savanna photographs. StripeSeg "
+         "follows "
          "the black and white bands across the animal body with a striped attention mechanism. On a new zebra dataset, "
          "stripe-aware segmentation improves boundary accuracy by 12 points over generic segmenters.")
 ZEBRA_V2 = ZEBRA.replace("12 points", "17 points") + " The model also counts individual animals in a herd."
@@ -30,7 +31,8 @@ def _run(settings: Settings, *args: str) -> None:
     env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(settings.storage_dir)}
     if settings.chroma_host:
         env |= {"ASSISTANT_CHROMA_HOST": settings.chroma_host, "ASSISTANT_CHROMA_PORT": str(settings.chroma_port)}
-    done = subprocess.run([sys.executable, "-m", "assistant", *args], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "assistant", *args], env=env, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr
 
 

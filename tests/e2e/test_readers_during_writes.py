@@ -112,7 +112,8 @@ def _readers_during(
     new_found = sum(r.found for r in results if r.kind == "new")
     print(
         f"{len(results)} answers in 3 conversations ({len(errors)} failed; new papers found in {new_found} of "
-        f"{sum(r.kind == 'new' for r in results)}), {len(asks)} ask processes ({sum(rc != 0 for _, rc, _ in asks)} failed)"
+        f"{sum(r.kind == 'new' for r in results)}), {len(asks)} ask processes ({sum(rc != 0 for _, rc, _ in asks)} "
+        f"failed)"
     )
     assert not errors, f"{len(errors)} of {len(results)} answers failed: {errors[:3]}"
     assert all(rc == 0 and "error" not in err.lower() for _, rc, err in asks), [a for a in asks if a[1] != 0][:3]

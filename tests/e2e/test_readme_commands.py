@@ -101,7 +101,8 @@ def _run_ui(args: list[str], cwd: Path) -> None:
     env = {**os.environ, "ASSISTANT_UI_PORT": str(port), "PYTHONPATH": str(REPO)}
     log = cwd / "ui.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "ui", *args], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([sys.executable, "-m", "ui", *args], cwd=cwd, env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
     try:
         wait_for_http(f"http://127.0.0.1:{port}/", proc, timeout_s=180, log=log)
     finally:

@@ -19,7 +19,8 @@ def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(scripted_a
         answer = assistant.ask(Q)
     assert answer.mode == "generated"
     # the answer built from the abstract (shown first), with the model's verified sentence added to it
-    written = [s for s in answer.sentences if s.text == "DUALFormer performs the global self-attention module on feature dimensions."]
+    written = [s for s in answer.sentences if s.text == "DUALFormer performs the global self-attention module on "
+                                                        "feature dimensions."]
     assert len(written) == 1 and written[0].citations == (1,)
     assert [c.paper.id for c in answer.citations] == [DUALFORMER]
     assert all(s.citations == (1,) for s in answer.sentences)

@@ -23,7 +23,8 @@ def test_ingest_json_reports_papers_and_embedding_work(tmp_path: Path, seeds: Pa
     index = tmp_path / "index"
     assert cli_main(["ingest", "--json", "--no-progress", "--storage-dir", str(index), str(seeds)]) == 0
     first = json.loads(capsys.readouterr().out)
-    assert {"papers", "added", "updated", "removed", "unchanged", "seconds", "embedded_tokens", "corpus_tokens"} <= set(first)
+    assert {"papers", "added", "updated", "removed", "unchanged", "seconds", "embedded_tokens",
+            "corpus_tokens"} <= set(first)
     assert (first["papers"], first["added"], first["updated"], first["removed"], first["unchanged"]) == (3, 3, 0, 0, 0)
     assert first["corpus_tokens"] > 200 and 0.9 <= first["embedded_tokens"] / first["corpus_tokens"] <= 1.5
     assert first["embedding_work"] == round(first["embedded_tokens"] / first["corpus_tokens"], 4)
@@ -73,7 +74,8 @@ def test_a_catalog_of_another_index_is_never_used(tmp_path: Path, seeds: Path, e
     old = path.read_bytes()
     drop_index(settings)  # the index is rebuilt: a new collection...
     (seeds / "tiny.txt").write_text((seeds / "tiny.txt").read_text(encoding="utf-8").split("\n\n")[0] + "\n\n" +
-                                    (seeds / "tiny.txt").read_text(encoding="utf-8").split("\n\n")[1] + "\n", encoding="utf-8")
+                                    (seeds / "tiny.txt").read_text(encoding="utf-8").split("\n\n")[1] + "\n",
+                                    encoding="utf-8")
     ingest(settings, [seeds / "tiny.txt"], embed_model, progress=False)
     path.write_bytes(old)  # ...and the old catalog comes back (a restored backup)
     for suffix in ("-wal", "-shm"):

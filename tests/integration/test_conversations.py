@@ -227,7 +227,8 @@ def test_an_ordinal_after_a_comparison_table_is_that_row(server: FakeOpenAIServe
         session = assistant.new_session()
         session.ask("Which paper is about accelerating grokking?")  # GrokTransfer gets [1]
         session.ask(
-            "There's also a paper on how sensitive transformers are to random token perturbations. Does it say anything about grokking?"
+            "There's also a paper on how sensitive transformers are to random token perturbations. Does it say "
+            "anything about grokking?"
         )
         table = session.ask("Compare it with the GrokTransfer paper")
         assert table.comparison is not None

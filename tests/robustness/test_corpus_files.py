@@ -28,11 +28,13 @@ def test_duplicated_abstract_is_skipped_with_warning(tmp_path: Path, caplog: pyt
     assert skipped == ["d.txt:7: abstract 3 repeats abstract 1"]
 
 
-def test_metadata_rows_with_nulls_lists_unknown_ids_and_bad_json(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_metadata_rows_with_nulls_lists_unknown_ids_and_bad_json(tmp_path: Path,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
     (tmp_path / "m.txt").write_text(f"Venue\n\n{ABSTRACT}\n\nAnother abstract about fish and rivers.")
     rows = [
         json.dumps({"seed_file": "m.txt", "position": 1, "title": None, "authors": None, "url": ["x"]}),
-        json.dumps({"seed_file": "m.txt", "position": 2, "title": ["a", "list"], "authors": "Ann Lee, Bo Chen", "url": "ftp://x"}),
+        json.dumps({"seed_file": "m.txt", "position": 2, "title": ["a", "list"], "authors": "Ann Lee, Bo Chen",
+                    "url": "ftp://x"}),
         json.dumps({"seed_file": "other.txt", "position": 1, "title": "Unknown paper"}),
         json.dumps({"seed_file": "m.txt", "position": None}),
         "{broken json",

@@ -66,7 +66,8 @@ def test_installed_cpu_library_has_no_instructions_beyond_baseline() -> None:
     libs = llama_build.installed_libraries()
     assert any(p.name.startswith("libggml-cpu") for p in libs), libs
     for lib in libs:
-        dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(lib)], capture_output=True, text=True, check=True).stdout
+        dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(lib)], capture_output=True, text=True,
+                             check=True).stdout
         assert len(dis) > 1000
         found = sorted({m.group(0) for m in BEYOND_BASELINE.finditer(dis)})
         assert not found, f"{lib.name} uses {found[:10]}: not portable, re-run scripts/setup.sh"
@@ -88,5 +89,6 @@ def test_stamp_mismatch_is_detected(tmp_path, monkeypatch) -> None:  # type: ign
 
 
 def test_check_command_exit_status() -> None:
-    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "llama_build.py"), "--check"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "llama_build.py"), "--check"], capture_output=True,
+                          text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -17,7 +17,8 @@ from ui.render import answer_markdown, safe_text
 
 @pytest.fixture
 def scripted(scripted_assistant):  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["DUALFormer performs the global self-attention module on feature dimensions."] * 10) as server, \
+    with FakeOpenAIServer(["DUALFormer performs the global self-attention module on feature "
+                           "dimensions."] * 10) as server, \
             scripted_assistant(server) as assistant:
         yield assistant, server
 
@@ -61,7 +62,8 @@ def _multilingual(named: bool) -> list[object]:
     name, the same in every language) or not."""
     items = [i for i in load_items(MULTILINGUAL) if ("anomal" not in " ".join(i.answer_facts)) == named]
     return [
-        pytest.param(i, marks=pytest.mark.xfail(reason=KNOWN_DEFECTS[i.id], strict=True)) if i.id in KNOWN_DEFECTS else i
+        pytest.param(i, marks=pytest.mark.xfail(reason=KNOWN_DEFECTS[i.id],
+                                                strict=True)) if i.id in KNOWN_DEFECTS else i
         for i in items
     ]
 

@@ -85,8 +85,10 @@ class _RaisingCompletions:
     def create(self, **_: object):  # type: ignore[no-untyped-def]
         from openai.types.chat import ChatCompletionChunk
 
-        chunk = ChatCompletionChunk.model_validate({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                                                    "choices": [{"index": 0, "delta": {"content": GOOD + " It also redu"}}]})
+        chunk = ChatCompletionChunk.model_validate({"id": "c", "object": "chat.completion.chunk", "created": 0,
+                                                    "model": "m",
+                                                    "choices": [{"index": 0,
+                                                                 "delta": {"content": GOOD + " It also redu"}}]})
 
         def gen():  # type: ignore[no-untyped-def]
             yield chunk
@@ -139,7 +141,8 @@ def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(seeded_s
 
 def test_cli_ask_json_with_a_stalled_stream_prints_json_on_time(seeded_settings) -> None:  # type: ignore[no-untyped-def]
     with FakeOpenAIServer([STALL + "Stalled partial words"]) as server:
-        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage_dir), ASSISTANT_LLM_BASE_URL=server.base_url,
+        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage_dir),
+                   ASSISTANT_LLM_BASE_URL=server.base_url,
                    ASSISTANT_LLM_MODEL="scripted", ASSISTANT_LLM_TIMEOUT_S="5", ASSISTANT_LOG_LEVEL="WARNING")
         proc = subprocess.run([sys.executable, "-m", "assistant", "ask", "--json", Q], env=env, cwd=REPO,
                               capture_output=True, text=True, timeout=120)

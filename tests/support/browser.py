@@ -97,7 +97,8 @@ def open_ui(page: Any, url: str, timeout_ms: int = 30_000) -> Any:
     mounted; returns ``page``. Raises Playwright's ``TimeoutError`` after ``timeout_ms``."""
     page.goto(url)
     page.wait_for_function(
-        "(sels) => sels.every((s) => document.querySelector(s) !== null)", arg=list(_READY_SELECTORS), timeout=timeout_ms)
+        "(sels) => sels.every((s) => document.querySelector(s) !== null)", arg=list(_READY_SELECTORS),
+        timeout=timeout_ms)
     return page
 
 

@@ -13,11 +13,13 @@ from assistant.answer.answerer import AnswerEvent
 from assistant.service import EmptyQuestionError
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 
-PAPER = Paper("f.txt#1", "ICLR 2025 Papers", "XNet & co", ("Ada Lovelace",), "https://example.org/x", "XNet is fast.", "f.txt", 1)
+PAPER = Paper("f.txt#1", "ICLR 2025 Papers", "XNet & co", ("Ada Lovelace",), "https://example.org/x", "XNet is fast.",
+              "f.txt", 1)
 
 
 HIT = PaperHit(PAPER, 0.03, 0.7, (), ("XNet is fast.",))
-SEARCH = Paper("f.txt#2", "ICLR 2025 Papers", "YNet", (), "https://openreview.net/search?term=YNet", "YNet is slow.", "f.txt", 2)
+SEARCH = Paper("f.txt#2", "ICLR 2025 Papers", "YNet", (), "https://openreview.net/search?term=YNet", "YNet is slow.",
+               "f.txt", 2)
 
 
 class StubSession:
@@ -34,7 +36,8 @@ class StubSession:
             raise EmptyQuestionError("Please type a question about the indexed papers.")
         hits = (HIT, PaperHit(SEARCH, 0.02, 0.6, (), ("YNet is slow.",)))
         yield AnswerEvent("status", "Found 2 candidate papers; checking them.", hits=hits)
-        answer = Answer(question, (AnswerSentence("XNet is fast.", (1,), 0.9),), (Citation(1, PAPER, ("XNet is fast.",)),), hits,
+        answer = Answer(question, (AnswerSentence("XNet is fast.", (1,), 0.9),),
+                        (Citation(1, PAPER, ("XNet is fast.",)),), hits,
                         "generated", "stub", intent=intent or "lookup", resolved_query=question, model_used=True)
         yield AnswerEvent("partial", answer=answer, hits=hits)
         if "crash" in question:
@@ -154,7 +157,8 @@ def test_a_question_is_taken_from_the_box_once_and_send_waits_for_the_answer(app
 
     take = app[next(k for k, f in app.items() if f.name == "take_question")].fn
     box, asked, busy, send = take("What is XNet?", False)
-    assert (box, asked, busy) == ("", "What is XNet?", True) and send == {"__type__": "update", "value": ANSWERING, "interactive": False}
+    assert (box, asked, busy) == ("", "What is XNet?", True) and send == {"__type__": "update", "value": ANSWERING,
+                                                                          "interactive": False}
     with pytest.raises(gr.Error) as busy_error:  # sent while answering: not taken, the text stays in the box
         take("And YNet?", True)
     assert busy_error.value.message == BUSY  # shown under the box by BUSY_NOTE_JS

@@ -22,7 +22,8 @@ README = (REPO / "README.md").read_text()
 CONFIGURATION = (REPO / "docs" / "configuration.md").read_text()
 #: The command reference: the ``--json`` fields, every command (moved out of the README by issue 31).
 USAGE = (REPO / "docs" / "usage.md").read_text()
-DOCS = {p.relative_to(REPO).as_posix(): p.read_text() for p in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]}
+DOCS = {p.relative_to(REPO).as_posix(): p.read_text() for p in [REPO / "README.md",
+                                                                *sorted((REPO / "docs").glob("*.md"))]}
 
 
 @pytest.mark.parametrize("name", sorted(env_names(Settings) | env_names(UISettings)))
@@ -97,7 +98,8 @@ def test_console_scripts_point_at_the_entry_points() -> None:
         assert callable(getattr(import_module(module), func))
 
 
-def test_bad_setting_names_field_and_env_var(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_setting_names_field_and_env_var(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("ASSISTANT_TOP_K", "zero")
     assert main(["ask", "hello"]) == 1
     err = capsys.readouterr().err
@@ -186,7 +188,8 @@ def test_settings_table_quotes_the_code_defaults(settings_class: type, name: str
     env = f"{settings_class.model_config['env_prefix']}{name}".upper()
     default = settings_class.model_fields[name].default
     assert env in rows, env
-    assert _doc_value_matches(rows[env], default), f"docs/configuration.md says {env} defaults to {rows[env]!r}; the code: {default!r}"
+    assert _doc_value_matches(rows[env],
+                              default), f"docs/configuration.md says {env} defaults to {rows[env]!r}; the code: {default!r}"
 
 
 def test_ablation_doc_labels_the_current_defaults() -> None:

@@ -161,8 +161,10 @@ def write_lines(tmp_path: Path, lines: list[str]) -> Path:
 
 def test_load_items_valid(tmp_path: Path) -> None:
     rows = [{"id": "q1", "type": "lookup", "question": "Which?", "gold_ids": ["a#1"], "answer_facts": []},
-            {"id": "q2", "type": "followup", "turns": ["Which?", "And it?"], "gold_ids": ["a#1"], "answer_facts": ["x"]},
-            {"id": "q3", "type": "unanswerable", "question": "Who won?", "gold_ids": [], "answer_facts": [], "notes": "n"}]
+            {"id": "q2", "type": "followup", "turns": ["Which?", "And it?"], "gold_ids": ["a#1"],
+             "answer_facts": ["x"]},
+            {"id": "q3", "type": "unanswerable", "question": "Who won?", "gold_ids": [], "answer_facts": [],
+             "notes": "n"}]
     items = load_items(write_lines(tmp_path, [json.dumps(r) for r in rows[:2]] + ["", json.dumps(rows[2])]))
     assert [i.id for i in items] == ["q1", "q2", "q3"]
     assert items[1].question == "And it?" and retrieval_only_query(items[1]) == "And it? (Which?)"

@@ -13,7 +13,8 @@ EVIL = Paper("f.txt#2", "V", "Evil ![img](http://evil.example/x.png)", (), "java
 
 def _answer(paper: Paper = PAPER, text: str = "XNet is fast.") -> Answer:
     hit = PaperHit(paper, 0.03, 0.7, (), (text,))
-    return Answer("q?", (AnswerSentence(text, (1,), 0.9),), (Citation(1, paper, (text,)),), (hit,), "generated", "smollm2",
+    return Answer("q?", (AnswerSentence(text, (1,), 0.9),), (Citation(1, paper, (text,)),), (hit,), "generated",
+                  "smollm2",
                   timings_ms={"retrieve": 10.0, "total": 1234.0}, model_used=True)
 
 
@@ -48,12 +49,16 @@ def test_json_shape() -> None:
 
 def test_a_topic_list_in_the_terminal_is_one_titled_paper_per_line() -> None:
     other = Paper("f.txt#3", "V", "YNet for graphs", (), "", "YNet works on graphs.", "f.txt", 3)
-    hits = (PaperHit(PAPER, 0.03, 0.7, (), ("XNet is fast.",)), PaperHit(other, 0.02, 0.6, (), ("YNet works on graphs.",)))
-    answer = Answer("Which papers are fast?", (AnswerSentence("XNet is fast.", (1,), 0.9), AnswerSentence("YNet works on graphs.", (2,), 0.6)),
-                    (Citation(1, PAPER, ("XNet is fast.",)), Citation(2, other, ("YNet works on graphs.",))), hits, "extractive",
+    hits = (PaperHit(PAPER, 0.03, 0.7, (), ("XNet is fast.",)),
+            PaperHit(other, 0.02, 0.6, (), ("YNet works on graphs.",)))
+    answer = Answer("Which papers are fast?", (AnswerSentence("XNet is fast.", (1,), 0.9),
+                                               AnswerSentence("YNet works on graphs.", (2,), 0.6)),
+                    (Citation(1, PAPER, ("XNet is fast.",)), Citation(2, other, ("YNet works on graphs.",))), hits,
+                    "extractive",
                     "m", intent="topic")
     text = answer_to_text(answer)
-    assert text.startswith("[1] XNet <b>bold</b>\n    XNet is fast. [1]\n[2] YNet for graphs\n    YNet works on graphs. [2]\n")
+    assert text.startswith("[1] XNet <b>bold</b>\n    XNet is fast. [1]\n[2] YNet for graphs\n    YNet works on "
+                           "graphs. [2]\n")
 
 
 # --- conversation rendering: meta line, comparison table, cards, references panel -------------------
@@ -64,7 +69,8 @@ from pathlib import Path  # noqa: E402
 from assistant.types import Comparison, ComparisonRow  # noqa: E402
 from ui.render import comparison_html, highlight, paper_card, references_panel  # noqa: E402
 
-OTHER = Paper("g.txt#3", "ICLR 2025 Papers", "YNet & <i>friends</i>", ("Bo", "Cy"), "https://arxiv.org/abs/1", "YNet is small. YNet <script>x</script> wins.",
+OTHER = Paper("g.txt#3", "ICLR 2025 Papers", "YNet & <i>friends</i>", ("Bo", "Cy"), "https://arxiv.org/abs/1",
+              "YNet is small. YNet <script>x</script> wins.",
               "g.txt", 3)
 
 
@@ -162,7 +168,8 @@ def test_apostrophes_and_markup_are_escaped_exactly_once() -> None:
 
 
 def test_math_is_found_by_pandoc_rules_and_dollar_amounts_stay_text() -> None:
-    assert [(s.text, s.math) for s in split_math("$\\underline{Le}$arning")] == [("\\underline{Le}", True), ("arning", False)]
+    assert [(s.text, s.math) for s in split_math("$\\underline{Le}$arning")] == [("\\underline{Le}", True),
+                                                                                 ("arning", False)]
     assert [s.math for s in split_math("costs $5 and $10 per run")] == [False]
     assert [s.math for s in split_math("from $5 to $ 10")] == [False]
     assert [s.math for s in split_math("a \\$5 and \\$6 b")] == [False]  # escaped dollars
@@ -201,8 +208,10 @@ def test_search_links_say_so_and_topic_lists_one_line_per_paper() -> None:
     link = paper_link("Horizon", url)
     assert "(search on OpenReview)</a>" in link and "<span class='title'>Horizon</span>" in link
     a, b = replace(PAPER, id="p1"), replace(OTHER, id="p2")
-    topic = Answer("Which papers are about nets?", (AnswerSentence("XNet is fast.", (1,), 0.9), AnswerSentence("YNet is small.", (2,), 0.8)),
-                   (Citation(1, a, ("XNet is fast.",)), Citation(2, b, ("YNet is small.",))), (), "extractive", "m", intent="topic")
+    topic = Answer("Which papers are about nets?",
+                   (AnswerSentence("XNet is fast.", (1,), 0.9), AnswerSentence("YNet is small.", (2,), 0.8)),
+                   (Citation(1, a, ("XNet is fast.",)), Citation(2, b, ("YNet is small.",))), (), "extractive", "m",
+                   intent="topic")
     md = answer_markdown(topic)
     items = md[md.index("<ol class='topic-list'>"):md.index("</ol>")].split("<li>")[1:]
     assert len(items) == 2
