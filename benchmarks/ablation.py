@@ -23,7 +23,8 @@ def default_label() -> str:
     from assistant.config import Settings
 
     d = {name: f.default for name, f in Settings.model_fields.items()}
-    return f"default: {d['retrieval_mode']}, {d['window_sentences']}-sentence windows, min_similarity {d['min_similarity']:g}"
+    return (f"default: {d['retrieval_mode']}, {d['window_sentences']}-sentence windows, "
+            f"min_similarity {d['min_similarity']:g}")
 
 
 VARIANTS: list[tuple[str, dict[str, object]]] = [

@@ -98,7 +98,8 @@ def main() -> int:
     totals = [r[3] for r in rows_out]
     firsts = [r[2] for r in rows_out if r[2]]
     for name, mib in rss.items():
-        print(f"RSS {name}: {mib:.0f} MiB (peak for the app: {_peak_mib():.0f} MiB)" if name == "app" else f"RSS {name}: {mib:.0f} MiB")
+        print(f"RSS {name}: {mib:.0f} MiB (peak for the app: {_peak_mib():.0f} MiB)" if name == "app"
+              else f"RSS {name}: {mib:.0f} MiB")
     statuses = sorted(r[1] or 0 for r in rows_out)
     firsts_sorted = sorted(r[2] for r in rows_out if r[2])
     totals_sorted = sorted(r[3] for r in rows_out)

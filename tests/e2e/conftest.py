@@ -52,7 +52,8 @@ def _stop_leftover(pid: int) -> None:
 
 def _state(pid: int) -> str:
     try:
-        return next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("State:")).lower()
+        return next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                    if line.startswith("State:")).lower()
     except (OSError, StopIteration):
         return ""
 

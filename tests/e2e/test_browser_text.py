@@ -152,7 +152,8 @@ def test_every_card_shows_exactly_its_title_authors_and_abstract(page) -> None: 
                 mismatches.append(f"{paper.id} {what}: shows …{seen[max(0, at - 40):at + 40]!r}… expected "
                                   f"…{want[max(0, at - 40):at + 40]!r}…")
         assert card.locator(".katex-error").count() == 0, paper.id
-        assert card.locator(".abstract a, .abstract img, .abstract script, .abstract b").count() == 0, paper.id  # all inert
+        # all inert
+        assert card.locator(".abstract a, .abstract img, .abstract script, .abstract b").count() == 0, paper.id
     assert not mismatches, "\n".join(mismatches)
     # the references panel (no KaTeX there): title and authors exactly, formulas as their source
     panel = page.locator("#refs-so-far")

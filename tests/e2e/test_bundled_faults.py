@@ -52,7 +52,8 @@ def test_bundled_server_killed_mid_answer(assistant: Assistant) -> None:
     finally:
         backend.stream = real_stream  # type: ignore[method-assign]
     assert killed and answer.model_used
-    assert "killed by SIGKILL in the middle of the answer" in answer.notice and "Showing the most relevant passages" in answer.notice
+    assert ("killed by SIGKILL in the middle of the answer" in answer.notice
+            and "Showing the most relevant passages" in answer.notice)
     assert answer.sentences and all(s.citations for s in answer.sentences)
     assert answer.citations[0].paper.id == DUALFORMER
     nxt = session.ask("How many real-world datasets was it compared on?")  # the next model question: server restarted

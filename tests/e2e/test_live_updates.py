@@ -86,6 +86,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         yield port
 
 
-def test_server_replica_sees_another_process_add_replace_and_delete(chroma_server: int, embed_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_server_replica_sees_another_process_add_replace_and_delete(  # type: ignore[no-untyped-def]
+        chroma_server: int, embed_model, tmp_path: Path) -> None:
     _add_replace_delete(Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "cache"),
                         embed_model, tmp_path)

@@ -24,7 +24,8 @@ def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(scripted_a
     assert len(written) == 1 and written[0].citations == (1,)
     assert [c.paper.id for c in answer.citations] == [DUALFORMER]
     assert all(s.citations == (1,) for s in answer.sentences)
-    assert any("12 trillion" in d for d in answer.dropped) and not any("12 trillion" in s.text for s in answer.sentences)
+    assert (any("12 trillion" in d for d in answer.dropped)
+            and not any("12 trillion" in s.text for s in answer.sentences))
     retrieved = {h.paper.id for h in answer.sources}
     assert all(c.paper.id in retrieved for c in answer.citations)
     # the prompt is compact and carries the evidence, numbered
@@ -33,7 +34,8 @@ def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(scripted_a
 
 
 def test_nothing_supported_gives_extractive_cited_answer(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["Bananas are yellow and grow in tropical climates."]) as server, scripted_assistant(server) as assistant:
+    with (FakeOpenAIServer(["Bananas are yellow and grow in tropical climates."]) as server,
+          scripted_assistant(server) as assistant):
         answer = assistant.ask(Q)
     assert answer.mode == "extractive"
     assert answer.citations and answer.citations[0].paper.id == DUALFORMER
@@ -76,7 +78,8 @@ def test_injected_instructions_in_abstract_are_quoted_not_obeyed(tmp_path, embed
     )
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
-    with FakeOpenAIServer(["The sparse autoencoder improves folding accuracy by 12% on CASP15 [7]."]) as server, scripted_assistant(server, settings=settings) as assistant:
+    with (FakeOpenAIServer(["The sparse autoencoder improves folding accuracy by 12% on CASP15 [7]."]) as server,
+          scripted_assistant(server, settings=settings) as assistant):
         answer = assistant.ask("How much does the sparse autoencoder improve protein folding?")
     user_msg = server.requests[0]["messages"][1]["content"]
     system_msg = server.requests[0]["messages"][0]["content"]

@@ -105,7 +105,8 @@ def test_bm25_and_metadata_follow_updates_by_paper_id(tmp_path: Path, seeds: Pat
     assert retriever.metadata.by_name("DUALFormer") == ["tiny.txt#1"]
 
 
-def test_bm25_searches_only_words_within_the_postings_budget(tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_bm25_searches_only_words_within_the_postings_budget(  # type: ignore[no-untyped-def]
+        tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:
     """A question whose every word is in more papers than BM25_MAX_POSTINGS gets no BM25 list (the dense
     ranking decides) instead of SQLite scoring most windows; a rare word is still searched."""
     import assistant.tuning as tuning

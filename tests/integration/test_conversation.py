@@ -17,7 +17,8 @@ NUMBER_COOKBOOK = "004_c45bebc30e22eceb.txt#6"
 
 @pytest.fixture
 def scripted(scripted_assistant):  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 20) as server, scripted_assistant(server) as assistant:
+    with (FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 20) as server,
+          scripted_assistant(server) as assistant):
         yield assistant
 
 

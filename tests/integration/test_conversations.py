@@ -166,7 +166,8 @@ def test_a_sentence_crediting_the_wrong_author_is_dropped(embed_model, seeded_se
     attributor = Attributor(
         hits, embedder, seeded_settings.support_threshold, "What does the paper by Yalong Jiang propose?"
     )
-    wrong = "The paper by Yalong Jiang proposes GrokTransfer, a method for accelerating grokking in training neural networks."
+    wrong = ("The paper by Yalong Jiang proposes GrokTransfer, a method for accelerating grokking in training "
+             "neural networks.")
     assert attributor.attribute(wrong) is None  # the grokking paper is by Zhiwei Xu et al.
     right = (
         "The paper by Zhiwei Xu proposes GrokTransfer, a method for accelerating grokking in training neural networks."
@@ -314,7 +315,8 @@ def test_a_pronoun_after_a_comparison_goes_to_the_paper_its_wording_matches(
         assert {c.paper.id for c in answer.citations} == {limac}, answer.text
 
 
-def test_a_short_topic_question_after_another_turn_searches_its_own_topic(server: FakeOpenAIServer, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+def test_a_short_topic_question_after_another_turn_searches_its_own_topic(  # type: ignore[no-untyped-def]
+        server: FakeOpenAIServer, scripted_assistant) -> None:
     """A terse follow-up inherits the last query ("and the data?"), but a topic question names its own topic:
     "papers on video?" after a question about HyperFace's authors lists the video papers, not HyperFace."""
     with scripted_assistant(server) as assistant:

@@ -61,7 +61,8 @@ def _papers(settings: Settings) -> dict:  # type: ignore[type-arg]
     return PaperStore.open_for_read(settings).load_papers()
 
 
-def test_same_export_under_a_new_name_adds_nothing_and_answers_cite_one_id(setup, embed_model, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+def test_same_export_under_a_new_name_adds_nothing_and_answers_cite_one_id(  # type: ignore[no-untyped-def]
+        setup, embed_model, scripted_assistant) -> None:
     settings, _seeds, export, first = setup
     assert set(_papers(settings)) == SEED_IDS | {"bat-001", "bat-002", "bat-003"}  # seed ids keep <file>#<position>
     renamed = export.with_name("export-v2.jsonl")
@@ -129,7 +130,8 @@ def test_delete_by_arxiv_id_of_the_paper_link(setup, capsys) -> None:  # type: i
     assert "Removed 1 paper(s): bat-002 (for arXiv:2401.01234v2)." in capsys.readouterr().out
 
 
-def test_an_index_with_old_export_ids_is_migrated_by_the_next_ingest(tmp_path: Path, embed_model, caplog, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_an_index_with_old_export_ids_is_migrated_by_the_next_ingest(  # type: ignore[no-untyped-def]
+        tmp_path: Path, embed_model, caplog, capsys) -> None:
     seeds = tmp_path / "seeds"
     shutil.copytree(FIXTURES, seeds)
     export = _write(tmp_path / "export.jsonl", BATS)

@@ -58,7 +58,8 @@ def test_fingerprint_records_the_model_not_the_url() -> None:
     assert local.collection_name() == f"papers_{hashlib.sha1(key).hexdigest()[:10]}"
     a = Settings(embed_base_url="http://10.0.0.1:8080/v1", embed_model=MODEL)
     b = Settings(embed_base_url="http://embed.internal/v1", embed_model=MODEL)
-    assert a.embed_identity() == f"remote:{MODEL}" and a.collection_name() == b.collection_name() != local.collection_name()
+    assert (a.embed_identity() == f"remote:{MODEL}"
+            and a.collection_name() == b.collection_name() != local.collection_name())
     assert Settings(embed_base_url="http://10.0.0.1:8080/v1",
                     embed_model="BAAI/bge-small-en-v1.5").collection_name() != a.collection_name()
 
@@ -85,8 +86,8 @@ def test_ingest_and_retrieval_through_the_endpoint_match_the_local_model(seeded_
         local_store, remote_store = PaperStore.open_for_read(seeded_settings), PaperStore.open_for_read(settings)
         assert remote_store.info().embed_model == f"remote:{MODEL}" and remote_store.info().dimensions == 384
         pid = "000_43469673d6f8aaa0.txt#1"
-        (_, v_local), (_,
-                       v_remote) = local_store.window_embeddings([pid])[pid][0], remote_store.window_embeddings([pid])[pid][0]
+        (_, v_local), (_, v_remote) = (local_store.window_embeddings([pid])[pid][0],
+                                       remote_store.window_embeddings([pid])[pid][0])
         assert abs(sum(x * x for x in v_remote) - 1) < 1e-5  # normalised although the server sent 2.5x vectors
         assert max(abs(x - y) for x, y in zip(v_local, v_remote)) < 1e-5
 
@@ -125,7 +126,8 @@ def test_two_server_errors_are_retried_without_duplicates(minilm, seeds: Path, t
         report = ingest(settings, [seeds], remote(settings), progress=False)
     assert report.added == report.windows
     sent = server.texts_embedded()
-    assert len(server.requests) == 1 + 2 + -(-report.windows // 8) + 1  # probe, two failures, a request per batch, the titles
+    # probe, two failures, a request per batch, the titles
+    assert len(server.requests) == 1 + 2 + -(-report.windows // 8) + 1
     assert sent[1:9] == sent[9:17] == sent[17:25]  # the failed batch was sent again as it was
     store = PaperStore.open_for_read(settings)
     assert store.windows.count() == report.windows and len(store.load_papers()) == 3
@@ -241,8 +243,10 @@ def test_a_local_index_and_a_remote_index_live_side_by_side(embed_model, minilm,
     with pytest.raises(StoreNotReadyError) as e:
         PaperStore.open_for_read(remote_settings("http://127.0.0.1:1/v1", index, embed_model="BAAI/bge-small-en-v1.5"))
     msg = str(e.value)
-    assert "No index for the current settings (embedding model remote:BAAI/bge-small-en-v1.5, 3-sentence windows, index layout v2)" in msg
-    assert f"{local.collection_name()} (embedding model bundled:all-MiniLM-L6-v2, 3-sentence windows, index layout v2)" in msg
+    assert ("No index for the current settings (embedding model remote:BAAI/bge-small-en-v1.5, 3-sentence windows, "
+            "index layout v2)") in msg
+    assert (f"{local.collection_name()} (embedding model bundled:all-MiniLM-L6-v2, 3-sentence windows, "
+            "index layout v2)") in msg
     assert f"{settings.collection_name()} (embedding model remote:{MODEL}, 3-sentence windows, index layout v2)" in msg
     assert "other settings" in msg and "ASSISTANT_EMBED_BASE_URL" in msg
 

@@ -93,7 +93,8 @@ class _Interrupt(Exception):
     pass
 
 
-def test_interrupted_ingest_keeps_index_usable_and_next_run_completes(tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_interrupted_ingest_keeps_index_usable_and_next_run_completes(  # type: ignore[no-untyped-def]
+        tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:
     settings = Settings(storage_dir=tmp_path / "index", write_batch_size=4)
     full = ingest(settings, [seeds], embed_model, progress=False)
     f = seeds / "tiny.txt"
@@ -153,8 +154,8 @@ def test_reads_are_paged(tmp_path: Path, seeds: Path, embed_model, monkeypatch) 
     report = ingest(settings, [seeds], embed_model, progress=False)
     monkeypatch.setattr(store_module, "READ_PAGE_SIZE", 4)
     store = PaperStore.open_for_read(settings)
-    assert len(store.window_hashes()) == sum(map(len,
-                                                 store.window_texts(list(store.paper_hashes())).values())) == report.windows > 8
+    windows = sum(map(len, store.window_texts(list(store.paper_hashes())).values()))
+    assert len(store.window_hashes()) == windows == report.windows > 8
     assert len(store.load_papers()) == 3
     assert PaperRetriever.open(settings, embed_model).retrieve("dual graph transformer")[0].paper.id == "tiny.txt#1"
 

@@ -119,7 +119,8 @@ def test_an_unexpected_exception_after_the_answer_is_one_line(scripted_env, monk
     )
 
 
-def test_ui_launch_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_ui_launch_failure_is_one_line(  # type: ignore[no-untyped-def]
+        scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import assistant.api.server
     from ui.cli import main as ui_main
 
@@ -133,7 +134,8 @@ def test_ui_launch_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyP
     assert "injected at launch" in _one_error_line(err)
 
 
-def test_api_server_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_api_server_failure_is_one_line(  # type: ignore[no-untyped-def]
+        scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import assistant.api.server
 
     def broken_launch(*a: object, **k: object) -> None:

@@ -37,7 +37,8 @@ def _cheap(tmp_path: Path, module: str, argv: list[str], env: dict[str, str] | N
                           timeout=120)
     seconds = time.perf_counter() - t0
     err_lines = proc.stderr.strip().splitlines()
-    heavy = err_lines[-1].removeprefix("HEAVY=").split(",") if err_lines and err_lines[-1].startswith("HEAVY=") else ["?"]
+    heavy = (err_lines[-1].removeprefix("HEAVY=").split(",") if err_lines and err_lines[-1].startswith("HEAVY=")
+             else ["?"])
     return proc.returncode, "\n".join(err_lines[:-1]), seconds, [h for h in heavy if h]
 
 

@@ -29,7 +29,8 @@ spec.loader.exec_module(llama_build)
 
 X86 = platform.machine().lower() in ("x86_64", "amd64")
 #: AMX tile instructions, AVX-512 registers (zmm, opmask k1-k7), EVEX-only AVX-512 mnemonics.
-BEYOND_BASELINE = re.compile(r"\b(tileloadd\w*|tilestored|tilezero|tdpb\w+|ldtilecfg|sttilecfg|tilerelease)\b|%zmm\d|%k[1-7]\b|\{%k[0-7]\}")
+BEYOND_BASELINE = re.compile(r"\b(tileloadd\w*|tilestored|tilezero|tdpb\w+|ldtilecfg|sttilecfg|tilerelease)\b"
+                             r"|%zmm\d|%k[1-7]\b|\{%k[0-7]\}")
 
 
 def test_recipe_is_not_native_and_excludes_avx512_and_amx() -> None:

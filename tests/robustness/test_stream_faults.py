@@ -121,7 +121,8 @@ def test_no_httpx_or_openai_exception_reaches_the_user(error, seeded_settings, e
     assert not any("redu" in s.text.split()[-1] for s in answer.sentences)
 
 
-def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(seeded_settings, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(  # type: ignore[no-untyped-def]
+        seeded_settings, embed_model, monkeypatch) -> None:
     script = str(REPO / "tests" / "support" / "crashing_llm_server.py")
     server = LocalLLMServer(command=[sys.executable, script, "{port}", "SIGILL"], startup_timeout_s=30)
     with build_assistant(seeded_settings, embed_model=embed_model, llm_server=server) as assistant:

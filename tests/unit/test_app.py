@@ -77,7 +77,8 @@ def test_respond_is_a_named_endpoint_sharing_one_concurrency_limit(app) -> None:
 
     responders = [f for f in app.values() if f.name == "respond"]
     assert "respond" in app and len(responders) == 3  # typed question, example click, "Show more" (private)
-    assert {f.concurrency_id for f in responders} == {"respond"} and {f.concurrency_limit for f in responders} == {CONCURRENCY_LIMIT}
+    assert ({f.concurrency_id for f in responders} == {"respond"}
+            and {f.concurrency_limit for f in responders} == {CONCURRENCY_LIMIT})
     assert [type(c).__name__ for c in app["respond"].inputs] == ["Textbox", "Dropdown", "Chatbot", "State"]
     assert not app["respond"].inputs[0].visible  # the hidden "asked" box, filled from the question box at Send
 
@@ -90,7 +91,8 @@ def test_first_yield_says_searching_before_the_core_is_called(app) -> None:  # t
     assert session.calls == [("What is XNet?", None)]  # "auto" -> the core detects the intent
     status, partial, final = shown
     # the papers found, with links, as soon as retrieval is done; a search link says it is one
-    assert "Found 2 candidate papers" in status and 'href="https://example.org/x"' in status and "XNet &amp; co" in status
+    assert ("Found 2 candidate papers" in status and 'href="https://example.org/x"' in status
+            and "XNet &amp; co" in status)
     assert "(search on OpenReview)" in status and "answered by" not in status
     # verified sentences as they come, with their cards, before the end
     assert "XNet is fast.<sup class='cite'><a href='#m2-ref-1'>[1]</a></sup>" in partial and "id='m2-ref-1'" in partial
@@ -143,7 +145,8 @@ def test_side_panel_and_exports_follow_the_session(app) -> None:  # type: ignore
     html, md_btn, bib_btn = app["side_panel"].fn(session)
     assert "[1]</span>" in html and "https://example.org/x" in html
     md, bib = Path(md_btn["value"]), Path(bib_btn["value"])
-    assert md.name == "conversation.md" and "What is XNet?" in md.read_text() and "https://example.org/x" in md.read_text()
+    assert (md.name == "conversation.md" and "What is XNet?" in md.read_text()
+            and "https://example.org/x" in md.read_text())
     assert bib.name == "references.bib" and r"XNet \& co" in bib.read_text()
     chat, state, html, md_btn, _, busy, send, note = app["new_chat"].fn(session)
     assert chat == [] and state is None and "No papers cited yet" in html and md_btn["interactive"] is False
@@ -177,7 +180,8 @@ def test_a_long_message_is_collapsed_in_the_chat(app) -> None:  # type: ignore[n
     note = "Notes on graph transformers. " * 800
     *_, (_, history, _) = app["respond"].fn(note, "auto", [], None)
     shown = history[0]["content"]
-    assert shown.startswith("<details class='long-message'><summary>Notes on graph transformers.") and f"{len(note.strip()):,} characters" in shown
+    assert (shown.startswith("<details class='long-message'><summary>Notes on graph transformers.")
+            and f"{len(note.strip()):,} characters" in shown)
     short = "What is XNet?"
     *_, (_, history, _) = app["respond"].fn(short, "auto", [], None)
     assert history[0]["content"] == short and len(short) < COLLAPSE_CHARS

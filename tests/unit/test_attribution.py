@@ -30,10 +30,10 @@ def test_strip_citations() -> None:
     assert strip_citations("DUALFormer is fast [1][2].") == ("DUALFormer is fast.", (1, 2))
     assert strip_citations("X uses Y [1, 3] and Z.") == ("X uses Y and Z.", (1, 3))
     # a small model's lead-in goes; a name keeps its case, a plain word is capitalised
-    assert strip_citations("The answer to this question is: EM-LLM uses Bayesian surprise. [1]") == ("EM-LLM uses "
-                                                                                                     "Bayesian surprise.", (1,))
-    assert strip_citations("The source of the question was: EM-LLM uses Bayesian surprise. [1]") == ("EM-LLM uses "
-                                                                                                     "Bayesian surprise.", (1,))
+    assert strip_citations("The answer to this question is: EM-LLM uses Bayesian surprise. [1]") == (
+        "EM-LLM uses Bayesian surprise.", (1,))
+    assert strip_citations("The source of the question was: EM-LLM uses Bayesian surprise. [1]") == (
+        "EM-LLM uses Bayesian surprise.", (1,))
     assert strip_citations("Based on the sources, the answer is: it works [2]") == ("It works", (2,))
     assert strip_citations("The source code is public. [1]") == ("The source code is public.",
                                                                  (1,))  # no colon: a sentence

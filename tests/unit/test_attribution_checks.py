@@ -18,8 +18,10 @@ from assistant.types import PaperHit
 from assistant.verify.attribution import Attributor, hard_mismatches, mismatches, name_occurs, proper_nouns, words
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
-EM_LLM, LIMAC, DATA_SELECTION = "004_c45bebc30e22eceb.txt#17", "004_c45bebc30e22eceb.txt#15", "000_43469673d6f8aaa0.txt#14"
-GROK, SENSITIVITY, LIGHT_DECODER = "000_43469673d6f8aaa0.txt#5", "000_43469673d6f8aaa0.txt#11", "000_43469673d6f8aaa0.txt#6"
+EM_LLM, LIMAC, DATA_SELECTION = ("004_c45bebc30e22eceb.txt#17", "004_c45bebc30e22eceb.txt#15",
+                                 "000_43469673d6f8aaa0.txt#14")
+GROK, SENSITIVITY, LIGHT_DECODER = ("000_43469673d6f8aaa0.txt#5", "000_43469673d6f8aaa0.txt#11",
+                                    "000_43469673d6f8aaa0.txt#6")
 ORDER = (EM_LLM, LIMAC, DATA_SELECTION, GROK, SENSITIVITY, LIGHT_DECODER)
 
 

@@ -110,7 +110,8 @@ def test_answer_schema_file_is_generated_from_the_model() -> None:
     from assistant.answer.render import answer_schema
 
     assert json.loads((REPO / "docs" / "answer.schema.json").read_text()) == answer_schema(), \
-        "regenerate: python -c 'import json; from assistant.answer.render import answer_schema; print(json.dumps(answer_schema(), indent=2))' > docs/answer.schema.json"
+        ("regenerate: python -c 'import json; from assistant.answer.render import answer_schema; "
+         "print(json.dumps(answer_schema(), indent=2))' > docs/answer.schema.json")
 
 
 def test_usage_doc_lists_every_json_field() -> None:
@@ -188,8 +189,8 @@ def test_settings_table_quotes_the_code_defaults(settings_class: type, name: str
     env = f"{settings_class.model_config['env_prefix']}{name}".upper()
     default = settings_class.model_fields[name].default
     assert env in rows, env
-    assert _doc_value_matches(rows[env],
-                              default), f"docs/configuration.md says {env} defaults to {rows[env]!r}; the code: {default!r}"
+    assert _doc_value_matches(rows[env], default), \
+        f"docs/configuration.md says {env} defaults to {rows[env]!r}; the code: {default!r}"
 
 
 def test_ablation_doc_labels_the_current_defaults() -> None:
@@ -207,7 +208,8 @@ def test_ablation_doc_labels_the_current_defaults() -> None:
     checked = 0
     for name, value in {**stated, **kept}.items():
         if name in defaults:
-            assert float(value) == float(defaults[name].default), f"docs/ablation.md: {name} {value}, code {defaults[name].default}"
+            assert float(value) == float(defaults[name].default), \
+                f"docs/ablation.md: {name} {value}, code {defaults[name].default}"
             checked += 1
     assert checked >= 2  # min_similarity and candidate_k at least
 

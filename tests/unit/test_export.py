@@ -83,7 +83,8 @@ def test_markdown_neutralises_corpus_markdown_and_keeps_math() -> None:
     evil = Paper("x.txt#1", "V", "*Bold* [link](http://evil.example) <b>x</b> $\\ell_1$ for $5 and $10", ("Ann_Lee",),
                  "https://x.example/p", "t", "x.txt", 1)
     md = conversation_markdown([], [(1, evil)])
-    assert r"Bold \[link\](http://evil.example) \<b\>x\</b\> $\ell_1$ for \$5 and \$10" in md  # emphasis shown as its text
+    # emphasis shown as its text
+    assert r"Bold \[link\](http://evil.example) \<b\>x\</b\> $\ell_1$ for \$5 and \$10" in md
     assert r"Ann\_Lee" in md
 
 
@@ -194,7 +195,8 @@ def test_markdown_keeps_a_topic_list_as_a_list_with_titles() -> None:
 def test_bibtex_escapes_special_characters() -> None:
     b = _entries(bibtex([(2, B)]))[0]
     title = re.search(r"title = \{\{(.*)\}\},", b).group(1)  # type: ignore[union-attr]
-    assert title == r"Number Cookbook: \{Braces\} \& 100\% of \#1\_x \textasciitilde{} \textasciicircum{} \textbackslash{} \$"
+    assert title == (r"Number Cookbook: \{Braces\} \& 100\% of \#1\_x \textasciitilde{} \textasciicircum{} "
+                     r"\textbackslash{} \$")
     assert latex_escape("a\n b") == "a b"
     assert venue_year("NeurIPS 2024 Papers") == "2024" and venue_year("Workshop") == ""
 

@@ -37,7 +37,8 @@ def answer(sentences: list[tuple[str, tuple[int, ...], float]], cited: list[str]
 
 def test_normalize_rules() -> None:
     assert M.normalize("The Model\u2019s  ACCURACY\n is 93.5 \\%") == "the model's accuracy is 93.5%"
-    assert M.normalize("costs $\\{12\\}$ and 2,864 items, 12,345,678 total") == "costs 12 and 2864 items, 12345678 total"
+    assert M.normalize("costs $\\{12\\}$ and 2,864 items, 12,345,678 total") == \
+        "costs 12 and 2864 items, 12345678 total"
     assert M.normalize("layers 1,2 and 3") == "layers 1,2 and 3"  # not a thousands separator
 
 

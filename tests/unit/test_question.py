@@ -60,8 +60,8 @@ def test_picks_the_sentence_with_the_requested_figure() -> None:
 
 
 def test_premises_are_checkable_claims_only() -> None:
-    assert premises("Since ControlAR is a diffusion model, how does it attach spatial controls?") == ["ControlAR is a "
-                                                                                                      "diffusion model."]
+    assert premises("Since ControlAR is a diffusion model, how does it attach spatial controls?") == [
+        "ControlAR is a diffusion model."]
     assert premises("LeReT reportedly improved retrieval accuracy by 42%. What drove such a big jump?") == [
         "LeReT improved retrieval accuracy by 42%."]
     assert premises("I am new to this field. Which paper proposes DUALFormer?") == []

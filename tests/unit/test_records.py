@@ -33,7 +33,9 @@ def test_jsonl_export(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     assert first.url == "https://openreview.net/forum?id=abc123" and (first.source_file,
                                                                       first.position) == ("export.jsonl", 1)
     assert second.id == abstract_key("a paper with only a summary field about rivers.") and second.title_derived
-    assert second.venue == ""  # not guessed from the file name, which changes when an export is renamed and second.authors == ("Cy Dee", "Eve Fox") and second.url == ""
+    # not guessed from the file name, which changes when an export is renamed
+    # and second.authors == ("Cy Dee", "Eve Fox") and second.url == ""
+    assert second.venue == ""
     for line in (3, 4, 5):
         assert f"export.jsonl:{line}: skipped" in caplog.text
 
@@ -80,8 +82,8 @@ def test_the_same_id_in_two_exports_keeps_the_newer_file_and_names_both(tmp_path
     import os
 
     old, new = tmp_path / "monthly-1.jsonl", tmp_path / "monthly-2.jsonl"
-    old.write_text(json.dumps({"id": "bat-001", "abstract": "Old text."}) + "\n" + json.dumps({"id": "bat-002",
-                                                                                               "abstract": "Two."}) + "\n")
+    old.write_text(json.dumps({"id": "bat-001", "abstract": "Old text."}) + "\n"
+                   + json.dumps({"id": "bat-002", "abstract": "Two."}) + "\n")
     new.write_text("\n" + json.dumps({"id": "bat-001", "abstract": "New text."}) + "\n")
     os.utime(old, ns=(1_000_000_000, 1_000_000_000))
     skipped: list[str] = []
@@ -142,4 +144,5 @@ def test_plan_sync_migrates_old_scheme_ids(caplog: pytest.LogCaptureFixture) -> 
                                   _paper("3", "numbers.csv", "Another paper.")])
     assert sorted(plan.gone) == ["export.jsonl#7", "export.jsonl#bat-001"]
     assert plan.legacy_left == ["other.csv#x1", "rows.csv#3"]
-    assert "from other.csv, rows.csv still have ids of the old" in caplog.text and "ingest those files again" in caplog.text
+    assert ("from other.csv, rows.csv still have ids of the old" in caplog.text
+            and "ingest those files again" in caplog.text)

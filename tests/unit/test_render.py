@@ -22,7 +22,8 @@ def test_markdown_has_marker_link_authors_and_evidence() -> None:
     md = answer_markdown(_answer())
     assert "XNet is fast.<sup class='cite'><a href='#a-ref-1'>[1]</a></sup>" in md  # marker jumps to its card
     assert "<li value='1' class='card' id='a-ref-1'>" in md
-    assert '<a href="https://openreview.net/forum?id=x" target="_blank" rel="noopener noreferrer" class=\'title\'>' in md
+    assert ('<a href="https://openreview.net/forum?id=x" target="_blank" rel="noopener noreferrer" '
+            "class='title'>") in md
     assert "&lt;b&gt;bold&lt;/b&gt;" in md  # title HTML escaped
     assert "Ada Lovelace" in md and "<mark>XNet is fast.</mark>" in md
     assert md.count("XNet is fast.") == 2  # once in the answer, once (highlighted in the abstract) on the card
@@ -98,12 +99,18 @@ def test_comparison_table_rows_columns_links_and_markers_above_the_paragraph() -
     assert table and md.index("<table class='compare'>") < md.index("<p class='answer'>XNet is fast.<sup")
     assert "<th>approach</th><th>key result</th>" in table
     assert table.count("<tr data-n=") == 2
-    assert "<tr data-n='1'><th scope='row'><a href='#a-ref-1' class='ref-n'>[1]</a> <a href=\"https://openreview.net/forum?id=x\"" in table
-    assert "[2]</a> <a href=\"https://arxiv.org/abs/1\" target=\"_blank\" rel=\"noopener noreferrer\" class='title'>YNet &amp; &lt;i&gt;friends&lt;/i&gt;</a>" in table
+    assert ("<tr data-n='1'><th scope='row'><a href='#a-ref-1' class='ref-n'>[1]</a> "
+            "<a href=\"https://openreview.net/forum?id=x\"") in table
+    assert ("[2]</a> <a href=\"https://arxiv.org/abs/1\" target=\"_blank\" rel=\"noopener noreferrer\" "
+            "class='title'>YNet &amp; &lt;i&gt;friends&lt;/i&gt;</a>") in table
     # each cell carries its column's name, shown only when a phone lays the table out as cards
-    assert "<td><span class='col-label'>approach: </span>YNet &lt;script&gt;x&lt;/script&gt; wins.<sup class='cite'><a href='#a-ref-2'>[2]</a></sup></td>" in table
-    assert "<td class='not-stated'><span class='col-label'>key result: </span><em>not stated in the abstract</em></td>" in table  # missing cell
-    assert table.startswith("<div class='table-scroll'><table") and table.endswith("</table></div>")  # scrolls in its bubble
+    assert ("<td><span class='col-label'>approach: </span>YNet &lt;script&gt;x&lt;/script&gt; wins."
+            "<sup class='cite'><a href='#a-ref-2'>[2]</a></sup></td>") in table
+    # a missing cell
+    assert ("<td class='not-stated'><span class='col-label'>key result: </span>"
+            "<em>not stated in the abstract</em></td>") in table
+    # scrolls in its bubble
+    assert table.startswith("<div class='table-scroll'><table") and table.endswith("</table></div>")
     assert "<script>" not in md
     assert comparison_html(_answer()) == ""
     assert "\n\n" not in table  # one HTML block for the Markdown renderer
@@ -164,7 +171,8 @@ from ui.text import html_text, markdown_text, plain_text, split_math  # noqa: E4
 def test_apostrophes_and_markup_are_escaped_exactly_once() -> None:
     assert html_text("don't") == "don&#39;t" and "&amp;#" not in html_text("Ryan D'Orazio & co #1")
     assert html_text("EM-LLM's <b>") == "EM-LLM&#39;s &lt;b&gt;"
-    assert html_text("a_b *c* [d](e) `f` | g ~ h \\ i") == "a&#95;b c &#91;d&#93;(e) &#96;f&#96; &#124; g &#126; h &#92; i"
+    assert html_text("a_b *c* [d](e) `f` | g ~ h \\ i") == \
+        "a&#95;b c &#91;d&#93;(e) &#96;f&#96; &#124; g &#126; h &#92; i"
 
 
 def test_math_is_found_by_pandoc_rules_and_dollar_amounts_stay_text() -> None:
@@ -185,8 +193,10 @@ def test_math_goes_to_katex_with_its_own_delimiters_and_text_dollars_never_do() 
     assert plain_text("**A-Bench** uses \\emph{x}, 10\\% and $\\alpha$") == "A-Bench uses x, 10% and α"
     # the terminal's plain text (issue 25): markup removed, formulas typed out when they can be
     assert plain_text("up to 377\\%, we introduce $\\underline{Le}$arning") == "up to 377%, we introduce Learning"
-    assert plain_text("**S**elective **A**ttention **D**rift **R**estriction(**SADR**)") == "Selective Attention Drift Restriction(SADR)"
-    assert plain_text("$\\pm 3$ min, $O(n^{2})$, $\\frac{1}{2}$, $11.25%$, $5 and $10") == "± 3 min, O(n^2), 1/2, 11.25%, $5 and $10"
+    assert plain_text("**S**elective **A**ttention **D**rift **R**estriction(**SADR**)") == \
+        "Selective Attention Drift Restriction(SADR)"
+    assert plain_text("$\\pm 3$ min, $O(n^{2})$, $\\frac{1}{2}$, $11.25%$, $5 and $10") == \
+        "± 3 min, O(n^2), 1/2, 11.25%, $5 and $10"
     assert plain_text("an unknown $\\foo{x}$ stays") == "an unknown $\\foo{x}$ stays"  # its source, not a guess
     assert html_text("**S**elective **A**ttention") == "Selective Attention"  # the chat drops the same markup
 
