@@ -64,7 +64,7 @@ def main() -> int:
         embedder = CachedEmbedder(embed)
         retriever = PaperRetriever.open(settings, embed, sentence_embedder=embedder)
         answerer = Answerer(retriever, None, embedder, settings)  # type: ignore[arg-type]  # no LLM needed
-        recalls = {k: [] for k in (1, 3, 5, 10)}
+        recalls: dict[int, list[float | None]] = {k: [] for k in (1, 3, 5, 10)}
         abstain_ok, false_abstain = [], []
         for item in items:
             query = retrieval_only_query(item)

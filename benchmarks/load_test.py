@@ -36,7 +36,7 @@ PAIRS = [  # (question, follow-up, a word of the expected paper's reference titl
 ]
 
 
-def _text(message: dict) -> str:  # type: ignore[type-arg]
+def _text(message: dict) -> str:
     content = message["content"]
     if isinstance(content, list):
         return "".join(part.get("text", "") for part in content if isinstance(part, dict))
@@ -58,7 +58,7 @@ def main() -> int:
     mixed: list[str] = []
     lock = threading.Lock()
 
-    def answer_body(message: dict) -> str:  # type: ignore[type-arg]
+    def answer_body(message: dict) -> str:
         """The answer HTML without its timing line (which differs run to run)."""
         import re
 
@@ -67,7 +67,7 @@ def main() -> int:
     def solo(pair: tuple[str, str, str]) -> list[str]:
         client = Client(args.url, verbose=False, analytics_enabled=False, download_files=False)
         try:
-            history: list[dict] = []  # type: ignore[type-arg]
+            history: list[dict] = []
             out = []
             for q in pair[:2]:
                 _, history = client.submit(q, "auto", history, api_name="/respond").result(timeout=300)
@@ -87,7 +87,7 @@ def main() -> int:
         answered = 0
         try:
             while time.monotonic() < stop_at:
-                history: list[dict] = []  # type: ignore[type-arg]  # a new conversation each round
+                history: list[dict] = []  # a new conversation each round
                 client.predict(api_name="/new_chat")
                 for turn, q in enumerate((question, follow_up)):
                     t0 = time.monotonic()

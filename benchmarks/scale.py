@@ -48,7 +48,7 @@ def _du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def _seed_material():  # type: ignore[no-untyped-def]
+def _seed_material():
     from assistant.config import load_settings
     from assistant.ingest.corpus import read_papers
     from assistant.lang.text import split_sentences
@@ -63,7 +63,7 @@ class StoredVectors:
     """A llama-index embedding that returns stored vectors: the real vector of a known text (computed once
     by ``model``) plus noise seeded by a counter, so repeated texts get distinct nearby points."""
 
-    def __new__(cls, model, known: list[str]):  # type: ignore[no-untyped-def]
+    def __new__(cls, model, known: list[str]):
         import numpy as np
         from llama_index.core.base.embeddings.base import BaseEmbedding
 
@@ -76,7 +76,7 @@ class StoredVectors:
                 if v is None:
                     v = np.asarray(model.get_text_embedding(text), dtype=np.float32)
                     base[text] = v
-                noise = rng.standard_normal(v.shape[0]).astype(np.float32)
+                noise = rng.standard_normal(v.shape[0]).astype(np.float32)  # type: ignore[attr-defined]
                 w = v + NOISE * noise / np.linalg.norm(noise)
                 return (w / np.linalg.norm(w)).tolist()
 
@@ -95,7 +95,7 @@ class StoredVectors:
         return _Stored(model_name="stored-synthetic", embed_batch_size=1024)
 
 
-def synthetic_papers(n: int, sentences: list[str], titles: list[str], *, distinct: bool = False):  # type: ignore[no-untyped-def]
+def synthetic_papers(n: int, sentences: list[str], titles: list[str], *, distinct: bool = False):
     """``n`` deterministic papers of 6-11 sampled seed sentences. ``distinct``: every sentence made unique
     (a word of another sentence swapped in, and the paper number appended) so it must really be embedded."""
     from assistant.types import Paper

@@ -129,7 +129,7 @@ def report_sets(name: str, sets: dict[str, list[D.Example]], predict) -> dict:
             for kind, label in kinds:
                 idx = [i for i, e in enumerate(exs) if e.source == "synthetic" and e.kind == kind]
                 acc = float(np.mean([(probs[i] >= 0.5) == bool(label) for i in idx]))
-                res[f"val/synthetic/{kind}"] = round(acc, 4)
+                res[f"val/synthetic/{kind}"] = round(acc, 4)  # type: ignore[arg-type]
                 log(f"    val/synthetic/{kind} (label {label}): accuracy {acc:.3f} n={len(idx)}")
     return res
 

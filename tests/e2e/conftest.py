@@ -115,7 +115,7 @@ def scripted_reply(payload: dict[str, object]) -> str:
     """The scripted model's reply to a chat request (see :data:`SLOW_QUESTION`)."""
     from tests.support.fake_openai_server import PACED, PACED_CUT
 
-    prompt = str(payload.get("messages", [{}])[-1].get("content", ""))  # type: ignore[index, union-attr]
+    prompt = str(payload.get("messages", [{}])[-1].get("content", ""))  # type: ignore[index]
     if SLOW_QUESTION in prompt:
         return PACED + " ".join(SLOW_SENTENCES)
     if BROKEN_QUESTION in prompt:

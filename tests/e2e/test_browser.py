@@ -185,7 +185,7 @@ def test_phone_width_keeps_the_question_box_on_screen(browser, ui_url: str, scre
         def check() -> None:
             chat, field = pg.locator("#chat").bounding_box(), box.bounding_box()
             send = pg.locator("#send").bounding_box()
-            screen = {"y": 0, "height": PHONE["height"]}
+            screen: dict[str, float] = {"y": 0, "height": PHONE["height"]}
             assert in_view(field, screen) and in_view(send, screen), (field, send)  # no scrolling needed to ask
             assert chat["y"] + chat["height"] <= field["y"] + 1  # the chat above the box, not over it
             assert field["x"] >= 0 and field["x"] + field["width"] <= PHONE["width"]

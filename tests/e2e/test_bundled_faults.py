@@ -35,13 +35,13 @@ def test_bundled_server_killed_mid_answer(assistant: Assistant) -> None:
     assert server is not None and server.is_running()
     backend = assistant.answerer._backend
     real_stream = backend.stream
-    killed = []
+    killed: list[bool] = []
 
     def stream_then_kill(messages, max_tokens=None):  # type: ignore[no-untyped-def]
         for i, delta in enumerate(real_stream(messages, max_tokens)):
             yield delta
             if i == 3 and not killed:  # a few tokens in: SIGKILL the real server process
-                server._proc.kill()  # type: ignore[union-attr]
+                server._proc.kill()
                 killed.append(True)
 
     backend.stream = stream_then_kill  # type: ignore[method-assign]

@@ -64,9 +64,9 @@ def test_dev_followups_and_comparisons_through_the_conversation_path(assistant: 
     for item in _dev_items("followup", "compare"):
         session = assistant.new_session()
         turns = item.get("turns") or [item["question"]]
-        for turn in turns:  # type: ignore[union-attr]
+        for turn in turns:  # type: ignore[attr-defined]
             answer = session.ask(str(turn))
-        gold = set(item["gold_ids"])  # type: ignore[arg-type]
+        gold = set(item["gold_ids"])  # type: ignore[call-overload]
         cited = {c.paper.id for c in answer.citations}
         assert cited, item["id"]
         recalls.append(len(cited & gold) / len(gold))

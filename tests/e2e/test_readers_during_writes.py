@@ -59,11 +59,11 @@ def _conversation(assistant, questions: list[tuple[str, str, str]], stop: thread
         out.append(Result(t0, kind, found, error))
 
 
-def _readers_during(
+def _readers_during(  # type: ignore[no-untyped-def]
     settings: Settings,
     embed_model,
     sentence_embedder,
-    writes: list[tuple[str, ...]],  # type: ignore[no-untyped-def]
+    writes: list[tuple[str, ...]],
     new: list[tuple[str, str]],
 ) -> None:
     """Run ``writes`` (assistant command lines) one after the other in another process while 3 conversations
@@ -134,9 +134,9 @@ def _new_questions(rows: list[dict]) -> list[tuple[str, str]]:  # type: ignore[t
     return [(f"What does the paper '{r['title']}' propose?", r["id"]) for r in rows]
 
 
-def test_embedded_readers_keep_answering_during_ingest_delete_and_rebuild(
+def test_embedded_readers_keep_answering_during_ingest_delete_and_rebuild(  # type: ignore[no-untyped-def]
     tmp_path: Path,
-    embed_model,  # type: ignore[no-untyped-def]
+    embed_model,
     sentence_embedder,
 ) -> None:
     settings = Settings(storage_dir=tmp_path / "index")
@@ -164,10 +164,10 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         yield port
 
 
-def test_server_readers_keep_answering_during_ingest_and_rebuild(
+def test_server_readers_keep_answering_during_ingest_and_rebuild(  # type: ignore[no-untyped-def]
     chroma_server: int,
     tmp_path: Path,
-    embed_model,  # type: ignore[no-untyped-def]
+    embed_model,
     sentence_embedder,
 ) -> None:
     settings = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "replica")

@@ -47,7 +47,8 @@ def test_start_up_reads_no_window(tmp_path: Path, seeds: Path, embed_model, monk
     ingest(settings, [seeds], embed_model, progress=False)
     reads: list[str] = []
     real = store_module._get_all
-    monkeypatch.setattr(store_module, "_get_all", lambda c, *a, **k: reads.append(c.name) or real(c, *a, **k))
+    monkeypatch.setattr(store_module, "_get_all",
+                        lambda c, *a, **k: reads.append(c.name) or real(c, *a, **k))  # type: ignore[func-returns-value]
     retriever = PaperRetriever.open(settings, embed_model)
     assert len(retriever.papers) == 3 and reads == []  # the catalog is up to date: nothing read from Chroma
     assert retriever.retrieve("dual graph transformer")[0].paper.id == "tiny.txt#1"

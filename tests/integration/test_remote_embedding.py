@@ -40,7 +40,7 @@ def seeds(tmp_path: Path) -> Path:
 @pytest.fixture
 def minilm(embed_model) -> Callable[[list[str]], list[list[float]]]:  # type: ignore[no-untyped-def]
     """What the scripted server computes: the bundled MiniLM's vectors."""
-    return embed_model.get_text_embedding_batch  # type: ignore[no-any-return]
+    return embed_model.get_text_embedding_batch
 
 
 def remote_settings(url: str, storage: Path, **kw: object) -> Settings:

@@ -69,7 +69,7 @@ def _multilingual(named: bool) -> list[object]:
 
 
 @pytest.mark.parametrize("item", _multilingual(named=True), ids=lambda i: f"{i.id}-{i.question[:24]}")
-def test_a_non_english_question_that_names_its_paper_gets_a_real_answer(scripted, item: EvalItem) -> None:
+def test_a_non_english_question_that_names_its_paper_gets_a_real_answer(scripted, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
     """Spanish, Chinese, French and German questions naming DUALFormer, A-Bench, ResDex or LeReT: the answer
     is not an abstention, cites the named paper (first), every shown sentence is cited, and a question
     asking for a number gets the number (the scripted model's sentence is about DUALFormer, so other
@@ -84,7 +84,7 @@ def test_a_non_english_question_that_names_its_paper_gets_a_real_answer(scripted
 
 
 @pytest.mark.parametrize("item", _multilingual(named=False), ids=lambda i: i.id)
-def test_a_non_english_question_without_a_name_never_cites_a_wrong_paper(scripted, item: EvalItem) -> None:
+def test_a_non_english_question_without_a_name_never_cites_a_wrong_paper(scripted, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
     """A French or Chinese question that names nothing depends on the English-only MiniLM understanding it.
     Asserted behaviour: the answer either cites the right paper first, or abstains citing nothing; it never
     presents another paper as the answer."""

@@ -112,7 +112,7 @@ _ERRORS = [
 @pytest.mark.parametrize("error", _ERRORS, ids=lambda e: type(e).__name__)
 def test_no_httpx_or_openai_exception_reaches_the_user(error, seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
     backend = OpenAIChatBackend("http://127.0.0.1:1/v1", "k", "scripted", timeout_s=5)
-    backend._client.chat.completions = _RaisingCompletions(error)  # type: ignore[assignment]
+    backend._client.chat.completions = _RaisingCompletions(error)
     with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
         answer = assistant.new_session().ask(Q)
     assert answer.notice and "Showing the most relevant passages" in answer.notice

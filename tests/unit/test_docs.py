@@ -11,6 +11,7 @@ from importlib import import_module
 from pathlib import Path
 
 import pytest
+from pydantic_settings import BaseSettings
 
 from assistant.cli import main
 from assistant.config import OTHER_VARIABLES, Settings, env_names
@@ -184,7 +185,7 @@ _TABLE_ROW = re.compile(r"^\| `(ASSISTANT_[A-Z0-9_]+)` \| `?([^`|]*?)`? \|", re.
     [(cls, name) for cls in (Settings, UISettings) for name in cls.model_fields],
     ids=lambda v: v if isinstance(v, str) else v.__name__,
 )
-def test_settings_table_quotes_the_code_defaults(settings_class: type, name: str) -> None:
+def test_settings_table_quotes_the_code_defaults(settings_class: type[BaseSettings], name: str) -> None:
     rows = dict(_TABLE_ROW.findall(CONFIGURATION))
     env = f"{settings_class.model_config['env_prefix']}{name}".upper()
     default = settings_class.model_fields[name].default

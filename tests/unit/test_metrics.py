@@ -221,7 +221,7 @@ class FakeRanker:
 def test_evaluate_retrieval_report() -> None:
     ranker = FakeRanker(["b#2", "a#1", "c#3"])
     items = [FACT, UNANSWERABLE, EvalItem("q4", "followup", ("Which?", "And it?"), ("c#3",), ())]
-    report = evaluate_retrieval(ranker, items, (1, 3))
+    report = evaluate_retrieval(ranker, items, (1, 3))  # type: ignore[arg-type]
     assert ranker.calls[2] == ("And it? (Which?)", 3)
     assert report["overall"] == {"n": 3, "recall@1": 0.0, "recall@3": 1.0}
     assert report["by_type"]["unanswerable"]["recall@3"] is None

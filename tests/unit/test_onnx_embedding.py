@@ -155,8 +155,8 @@ def test_touched_but_identical_weights_keep_the_export(cache_dir: Path, tmp_path
 
 
 @pytest.mark.parametrize("damage", ["other weights", "other max_seq_length", "truncated onnx"])
-def test_a_stale_or_damaged_export_is_redone_not_used(damage: str, cache_dir: Path, tmp_path: Path,
-                                                     onnx_model, caplog) -> None:  # type: ignore[no-untyped-def]
+def test_a_stale_or_damaged_export_is_redone_not_used(damage: str, cache_dir: Path,  # type: ignore[no-untyped-def]
+                                                     tmp_path: Path, onnx_model, caplog) -> None:
     folder = _copy_export(cache_dir, tmp_path)
     manifest = json.loads((folder / MANIFEST_FILE).read_text())
     if damage == "other weights":

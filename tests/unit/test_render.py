@@ -243,8 +243,8 @@ def test_a_topic_list_shows_its_count_and_how_to_see_more() -> None:
     assert "showing 11–12" in answer_markdown(last) and "Show more" not in answer_markdown(last)
     assert "papers match" not in answer_markdown(_answer())  # only listings have a count
     session = SimpleNamespace(turns=[SimpleNamespace(answer=page)])
-    assert has_more(session) and not has_more(SimpleNamespace(turns=[SimpleNamespace(answer=last)]))
-    assert not has_more(None) and not has_more(SimpleNamespace(turns=[]))
+    assert has_more(session) and not has_more(SimpleNamespace(turns=[SimpleNamespace(answer=last)]))  # type: ignore[arg-type]
+    assert not has_more(None) and not has_more(SimpleNamespace(turns=[]))  # type: ignore[arg-type]
     from assistant.session import _MORE
 
     assert _MORE.match(SHOW_MORE_TEXT) and _MORE.match("next page") and not _MORE.match("tell me more about it")
