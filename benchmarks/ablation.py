@@ -17,12 +17,14 @@ from pathlib import Path
 
 from assistant.offline import enforce_offline
 
+
 def default_label() -> str:
     """The default row's label, from the code's defaults (tests/unit/test_docs.py checks docs/ablation.md)."""
     from assistant.config import Settings
 
     d = {name: f.default for name, f in Settings.model_fields.items()}
-    return f"default: {d['retrieval_mode']}, {d['window_sentences']}-sentence windows, min_similarity {d['min_similarity']:g}"
+    return (f"default: {d['retrieval_mode']}, {d['window_sentences']}-sentence windows, "
+            f"min_similarity {d['min_similarity']:g}")
 
 
 VARIANTS: list[tuple[str, dict[str, object]]] = [
@@ -45,10 +47,10 @@ def main() -> int:
     logging.basicConfig(level=logging.WARNING)
     from assistant.answer.answerer import Answerer
     from assistant.config import load_settings
-    from assistant.index.embeddings import CachedEmbedder, build_embed_model
     from assistant.eval.evaluation import load_items, retrieval_only_query
-    from assistant.ingest.pipeline import ingest
     from assistant.eval.metrics import recall_at_k
+    from assistant.index.embeddings import CachedEmbedder, build_embed_model
+    from assistant.ingest.pipeline import ingest
     from assistant.retrieve.retrieval import PaperRetriever
 
     items = load_items(args.questions)
@@ -62,7 +64,7 @@ def main() -> int:
         embedder = CachedEmbedder(embed)
         retriever = PaperRetriever.open(settings, embed, sentence_embedder=embedder)
         answerer = Answerer(retriever, None, embedder, settings)  # type: ignore[arg-type]  # no LLM needed
-        recalls = {k: [] for k in (1, 3, 5, 10)}
+        recalls: dict[int, list[float | None]] = {k: [] for k in (1, 3, 5, 10)}
         abstain_ok, false_abstain = [], []
         for item in items:
             query = retrieval_only_query(item)

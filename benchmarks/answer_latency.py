@@ -22,7 +22,8 @@ from assistant.config import load_settings
 from assistant.offline import enforce_offline
 
 DEFAULT_QUESTIONS = [
-    "Which paper makes a graph transformer scale to large graphs by running its global self-attention over the feature dimension?",
+    "Which paper makes a graph transformer scale to large graphs by running its global self-attention over the feature "
+    "dimension?",
     "What benchmark does the CAD code generation paper release, and how many prompts does it have?",
     "What is SPA in the LLM alignment paper?",
 ]
@@ -68,7 +69,8 @@ def main() -> int:
     questions = questions[: args.limit]
     t0 = time.perf_counter()
     with build_assistant(load_settings()) as assistant:
-        print(f"start-up (index + embedder + LLM server): {time.perf_counter() - t0:.1f} s; model {assistant.model_label}")
+        print(f"start-up (index + embedder + LLM server): {time.perf_counter() - t0:.1f} s; model "
+              f"{assistant.model_label}")
         rows_out = []
         for q in questions:
             t = time.perf_counter()
@@ -85,7 +87,8 @@ def main() -> int:
             assert final is not None
             ft = final.timings_ms.get("first_token")
             first = ft / 1000 if ft else None
-            rows_out.append((q, status, first, total, final.mode, len(final.citations), text if text is not None else total))
+            rows_out.append((q, status, first, total, final.mode, len(final.citations),
+                             text if text is not None else total))
         rss = {"app": _rss_mib(os.getpid())}
         for child in _children(os.getpid()):
             rss[f"model server (pid {child})"] = _rss_mib(child)
@@ -95,7 +98,8 @@ def main() -> int:
     totals = [r[3] for r in rows_out]
     firsts = [r[2] for r in rows_out if r[2]]
     for name, mib in rss.items():
-        print(f"RSS {name}: {mib:.0f} MiB (peak for the app: {_peak_mib():.0f} MiB)" if name == "app" else f"RSS {name}: {mib:.0f} MiB")
+        print(f"RSS {name}: {mib:.0f} MiB (peak for the app: {_peak_mib():.0f} MiB)" if name == "app"
+              else f"RSS {name}: {mib:.0f} MiB")
     statuses = sorted(r[1] or 0 for r in rows_out)
     firsts_sorted = sorted(r[2] for r in rows_out if r[2])
     totals_sorted = sorted(r[3] for r in rows_out)
@@ -103,8 +107,10 @@ def main() -> int:
     pct = lambda xs, p: xs[min(len(xs) - 1, int(round(p * (len(xs) - 1))))] if xs else float("nan")  # noqa: E731
     print(f"p50/p95: status {pct(statuses, .5):.2f}/{pct(statuses, .95):.2f} s, first cited text "
           f"{pct(texts_sorted, .5):.2f}/{pct(texts_sorted, .95):.2f} s, first token "
-          f"{pct(firsts_sorted, .5):.2f}/{pct(firsts_sorted, .95):.2f} s, total {pct(totals_sorted, .5):.2f}/{pct(totals_sorted, .95):.2f} s")
-    print(f"median: first token {statistics.median(firsts) if firsts else float('nan'):.2f} s, total {statistics.median(totals):.2f} s")
+          f"{pct(firsts_sorted, .5):.2f}/{pct(firsts_sorted, .95):.2f} s, total "
+          f"{pct(totals_sorted, .5):.2f}/{pct(totals_sorted, .95):.2f} s")
+    print(f"median: first token {statistics.median(firsts) if firsts else float('nan'):.2f} s, total "
+          f"{statistics.median(totals):.2f} s")
     return 0
 
 

@@ -21,8 +21,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from assistant.ingest.corpus import read_papers
-from assistant.understand.intents import COLUMN_ROLES, sentence_roles
 from assistant.lang.text import split_sentences
+from assistant.understand.intents import COLUMN_ROLES, sentence_roles
 
 REPO = Path(__file__).resolve().parent.parent
 

@@ -93,12 +93,13 @@ def _worker(runtime: str, threads: int, questions: list[str], texts: list[str], 
         passes.append(time.perf_counter() - t0)
         cpu.append(time.process_time() - c0)
     return {"p50_ms": 1000 * statistics.median(times), "p95_ms": 1000 * times[int(0.95 * (len(times) - 1))],
-            "texts_per_s": len(texts) / statistics.median(passes), "texts_per_cpu_s": len(texts) / statistics.median(cpu)}
+            "texts_per_s": len(texts) / statistics.median(passes),
+            "texts_per_cpu_s": len(texts) / statistics.median(cpu)}
 
 
 def _inputs() -> tuple[list[str], list[str]]:
-    from assistant.ingest.chunking import make_windows, split_sentences
     from assistant.config import load_settings
+    from assistant.ingest.chunking import make_windows, split_sentences
     from assistant.ingest.corpus import read_papers
 
     settings = load_settings()
@@ -112,7 +113,8 @@ def _inputs() -> tuple[list[str], list[str]]:
 def main() -> int:
     enforce_offline()
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--threads", type=int, default=2, help="threads of both runtimes (onnx intra-op; torch.set_num_threads)")
+    ap.add_argument("--threads", type=int, default=2,
+                    help="threads of both runtimes (onnx intra-op; torch.set_num_threads)")
     ap.add_argument("--runs", type=int, default=3, help="fresh processes per runtime for the cold start (median)")
     ap.add_argument("--busy", action="store_true", help="keep one core busy during the latency measurement")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
@@ -133,7 +135,8 @@ def main() -> int:
         ensure_export(path, settings.model_cache_dir)
         print(f"one-time ONNX export: {time.perf_counter() - t0:.1f} s (in-process, torch imported)")
 
-    print(f"load average {os.getloadavg()[0]:.2f} (before); {settings.embed_model}, {args.threads} threads, {len(questions)} queries, {len(texts)} windows, batch 64"
+    print(f"load average {os.getloadavg()[0]:.2f} (before); {settings.embed_model}, {args.threads} threads, "
+          f"{len(questions)} queries, {len(texts)} windows, batch 64"
           + (", one core busy during the latency runs" if args.busy else ""))
     print("| runtime | llama-index import s | runtime import s | model load s | first query ms | process wall s "
           "| query p50 ms | query p95 ms | batch texts/s | batch texts/CPU-s |")
@@ -142,15 +145,19 @@ def main() -> int:
         cold = []
         for _ in range(args.runs):
             t0 = time.perf_counter()
-            out = subprocess.run([sys.executable, "-c", COLD, runtime, str(args.threads)], capture_output=True, text=True,
+            out = subprocess.run([sys.executable, "-c", COLD, runtime, str(args.threads)], capture_output=True,
+                                 text=True,
                                  check=True)
             cold.append({**json.loads(out.stdout.strip().splitlines()[-1]), "wall": time.perf_counter() - t0})
         c = {k: statistics.median(r[k] for r in cold) for k in cold[0]}
-        cmd = [sys.executable, __file__, "--worker", runtime, "--threads", str(args.threads)] + (["--busy"] if args.busy else [])
+        cmd = [sys.executable, __file__, "--worker", runtime, "--threads",
+               str(args.threads)] + (["--busy"] if args.busy else [])
         out = subprocess.run(cmd, capture_output=True, text=True, check=True)
         w = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"| {runtime} | {c['llama_index']:.2f} | {c['import']:.2f} | {c['load']:.2f} | {1000 * c['first_query']:.0f} "
-              f"| {c['wall']:.2f} | {w['p50_ms']:.1f} | {w['p95_ms']:.1f} | {w['texts_per_s']:.1f} | {w['texts_per_cpu_s']:.1f} |")
+        print(f"| {runtime} | {c['llama_index']:.2f} | {c['import']:.2f} | {c['load']:.2f} | "
+              f"{1000 * c['first_query']:.0f} "
+              f"| {c['wall']:.2f} | {w['p50_ms']:.1f} | {w['p95_ms']:.1f} | {w['texts_per_s']:.1f} | "
+              f"{w['texts_per_cpu_s']:.1f} |")
     print(f"load average {os.getloadavg()[0]:.2f} (after)")
     return 0
 

@@ -23,8 +23,8 @@ def main() -> int:
 
     logging.basicConfig(level=logging.WARNING)
     from assistant.config import load_settings
-    from assistant.ingest.corpus import read_papers
     from assistant.index.embeddings import build_embed_model
+    from assistant.ingest.corpus import read_papers
     from assistant.ingest.pipeline import ingest
     from assistant.lang.text import split_sentences
 
@@ -44,12 +44,16 @@ def main() -> int:
         t0 = time.perf_counter()
         report = ingest(s, paths, embed, progress=False)
         ingest_s = time.perf_counter() - t0
-    print(f"{len(papers)} papers, {report.windows} windows, {len(texts)} texts embedded (sentences + titles), batch {settings.embed_batch_size}")
+    print(f"{len(papers)} papers, {report.windows} windows, {len(texts)} texts embedded (sentences + titles), batch "
+          f"{settings.embed_batch_size}")
     print(f"raw encode : {raw_s:6.1f} s  {len(texts) / raw_s:6.1f} texts/s  {len(papers) / raw_s:6.2f} papers/s")
-    print(f"ingest     : {ingest_s:6.1f} s  {report.windows / ingest_s:6.1f} windows/s  {report.papers / ingest_s:6.2f} papers/s "
+    print(f"ingest     : {ingest_s:6.1f} s  {report.windows / ingest_s:6.1f} windows/s  "
+          f"{report.papers / ingest_s:6.2f} papers/s "
           "(parse, split, embed, Chroma writes, paper records)")
-    print(f"embedding work: {report.embedded_tokens} / {report.corpus_tokens} word pieces = {report.embedded_tokens / report.corpus_tokens:.2f}")
-    print(f"ratio ingest/raw: {raw_s / ingest_s:.2f}   peak RSS {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
+    print(f"embedding work: {report.embedded_tokens} / {report.corpus_tokens} word pieces = "
+          f"{report.embedded_tokens / report.corpus_tokens:.2f}")
+    print(f"ratio ingest/raw: {raw_s / ingest_s:.2f}   peak RSS "
+          f"{resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
     return 0
 
 

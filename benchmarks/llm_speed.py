@@ -58,8 +58,10 @@ def main() -> int:
                 break
         decode.append(n / (time.perf_counter() - t0))
     features = llama_cpp.llama_print_system_info().decode(errors="replace")
-    print(json.dumps({"label": args.label, "threads": args.threads, "batch_threads": args.batch_threads or args.threads, "prompt_tokens": len(prompt),
-                      "prefill_tok_s": round(statistics.median(prefill), 1), "decode_tok_s": round(statistics.median(decode), 1),
+    print(json.dumps({"label": args.label, "threads": args.threads, "batch_threads": args.batch_threads or args.threads,
+                      "prompt_tokens": len(prompt),
+                      "prefill_tok_s": round(statistics.median(prefill), 1),
+                      "decode_tok_s": round(statistics.median(decode), 1),
                       "llama_cpp_python": llama_cpp.__version__, "system_info": features.strip()}, indent=1))
     return 0
 

@@ -23,9 +23,12 @@ from assistant.offline import enforce_offline
 
 PAIRS = [  # (question, follow-up, a word of the expected paper's reference title)
     ("Which paper introduces A-Bench?", "How many text-to-image models did they sample images from?", "A-Bench"),
-    ("Which paper studies the numerical understanding of language models (NUPA)?", "How many tasks does it cover?", "Number Cookbook"),
-    ("Which abstract introduces a State Machine Module (SMM)?", "What problem is it meant to help with?", "Local Patterns"),
-    ("Which paper generates CAD code with vision-language models?", "What benchmark do the authors release?", "CAD Code"),
+    ("Which paper studies the numerical understanding of language models (NUPA)?", "How many tasks does it cover?",
+     "Number Cookbook"),
+    ("Which abstract introduces a State Machine Module (SMM)?", "What problem is it meant to help with?",
+     "Local Patterns"),
+    ("Which paper generates CAD code with vision-language models?", "What benchmark do the authors release?",
+     "CAD Code"),
     ("Which paper proposes DUALFormer?", "How does it scale to large graphs?", "DUALFormer"),
     ("Which paper proposes LeReT?", "How much did it improve retrieval accuracy?", "Grounding by Trying"),
     ("Which paper controls Android apps on a phone?", "Which models did it beat?", "App Control"),
@@ -33,7 +36,7 @@ PAIRS = [  # (question, follow-up, a word of the expected paper's reference titl
 ]
 
 
-def _text(message: dict) -> str:  # type: ignore[type-arg]
+def _text(message: dict) -> str:
     content = message["content"]
     if isinstance(content, list):
         return "".join(part.get("text", "") for part in content if isinstance(part, dict))
@@ -55,7 +58,7 @@ def main() -> int:
     mixed: list[str] = []
     lock = threading.Lock()
 
-    def answer_body(message: dict) -> str:  # type: ignore[type-arg]
+    def answer_body(message: dict) -> str:
         """The answer HTML without its timing line (which differs run to run)."""
         import re
 
@@ -64,7 +67,7 @@ def main() -> int:
     def solo(pair: tuple[str, str, str]) -> list[str]:
         client = Client(args.url, verbose=False, analytics_enabled=False, download_files=False)
         try:
-            history: list[dict] = []  # type: ignore[type-arg]
+            history: list[dict] = []
             out = []
             for q in pair[:2]:
                 _, history = client.submit(q, "auto", history, api_name="/respond").result(timeout=300)
@@ -84,7 +87,7 @@ def main() -> int:
         answered = 0
         try:
             while time.monotonic() < stop_at:
-                history: list[dict] = []  # type: ignore[type-arg]  # a new conversation each round
+                history: list[dict] = []  # a new conversation each round
                 client.predict(api_name="/new_chat")
                 for turn, q in enumerate((question, follow_up)):
                     t0 = time.monotonic()
@@ -115,10 +118,12 @@ def main() -> int:
     lat = sorted(latencies)
     pct = lambda p: lat[min(len(lat) - 1, int(round(p * (len(lat) - 1))))] if lat else float("nan")  # noqa: E731
     print(f"{args.conversations} conversations for {wall:.0f} s: {sum(counts)} answers "
-          f"({sum(counts) / wall:.2f}/s), errors {len(errors)}, answers differing from their solo answer {len(differs)}, "
+          f"({sum(counts) / wall:.2f}/s), errors {len(errors)}, answers differing from their solo answer "
+          f"{len(differs)}, "
           f"answers not citing their conversation's paper {len(mixed)}")
     if lat:
-        print(f"answer latency s: min {lat[0]:.1f}  p50 {pct(.5):.1f}  p90 {pct(.9):.1f}  p95 {pct(.95):.1f}  max {lat[-1]:.1f}  mean {statistics.mean(lat):.1f}")
+        print(f"answer latency s: min {lat[0]:.1f}  p50 {pct(.5):.1f}  p90 {pct(.9):.1f}  p95 {pct(.95):.1f}  max "
+              f"{lat[-1]:.1f}  mean {statistics.mean(lat):.1f}")
     for line in (errors + differs + mixed)[:20]:
         print("  ", line)
     return 1 if errors or differs or mixed else 0

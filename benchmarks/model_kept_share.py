@@ -43,7 +43,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from assistant.understand.question import analyze
 
     if args.ask_all:
-        strategies.SMALL_MODEL_LOOKUP_KINDS = None  # type: ignore[attr-defined]
+        strategies.SMALL_MODEL_LOOKUP_KINDS = None  # type: ignore[assignment]
     items = [json.loads(line) for p in args.questions for line in Path(p).read_text().splitlines() if line.strip()]
     if args.split != "all":
         odd = args.split == "test"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerate every published figure (README "Measured", docs/evaluation.md, docs/ablation.md, docs/benchmarks.md,
+# Regenerate every published figure (docs/measurements.md "Summary", docs/evaluation.md, docs/ablation.md, docs/benchmarks.md,
 # docs/measurements.md) in one command, each stamped with the commit and the machine's load (issue 26.5).
 #
 #   benchmarks/run_all.sh [--quick | --quality | --all] [UI-URL]

@@ -48,7 +48,7 @@ def _du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
-def _seed_material():  # type: ignore[no-untyped-def]
+def _seed_material():
     from assistant.config import load_settings
     from assistant.ingest.corpus import read_papers
     from assistant.lang.text import split_sentences
@@ -63,7 +63,7 @@ class StoredVectors:
     """A llama-index embedding that returns stored vectors: the real vector of a known text (computed once
     by ``model``) plus noise seeded by a counter, so repeated texts get distinct nearby points."""
 
-    def __new__(cls, model, known: list[str]):  # type: ignore[no-untyped-def]
+    def __new__(cls, model, known: list[str]):
         import numpy as np
         from llama_index.core.base.embeddings.base import BaseEmbedding
 
@@ -76,7 +76,7 @@ class StoredVectors:
                 if v is None:
                     v = np.asarray(model.get_text_embedding(text), dtype=np.float32)
                     base[text] = v
-                noise = rng.standard_normal(v.shape[0]).astype(np.float32)
+                noise = rng.standard_normal(v.shape[0]).astype(np.float32)  # type: ignore[attr-defined]
                 w = v + NOISE * noise / np.linalg.norm(noise)
                 return (w / np.linalg.norm(w)).tolist()
 
@@ -95,7 +95,7 @@ class StoredVectors:
         return _Stored(model_name="stored-synthetic", embed_batch_size=1024)
 
 
-def synthetic_papers(n: int, sentences: list[str], titles: list[str], *, distinct: bool = False):  # type: ignore[no-untyped-def]
+def synthetic_papers(n: int, sentences: list[str], titles: list[str], *, distinct: bool = False):
     """``n`` deterministic papers of 6-11 sampled seed sentences. ``distinct``: every sentence made unique
     (a word of another sentence swapped in, and the paper number appended) so it must really be embedded."""
     from assistant.types import Paper
@@ -106,7 +106,8 @@ def synthetic_papers(n: int, sentences: list[str], titles: list[str], *, distinc
     for i in range(n):
         body = [rng.choice(sentences) for _ in range(rng.randint(6, 11))]
         if distinct:
-            body = [f"{' '.join(rng.choice(words) if rng.random() < 0.15 else w for w in s.split())} (study {i + 1}.{j})"
+            body = [f"{' '.join(rng.choice(words) if rng.random() < 0.15 else w for w in s.split())} (study "
+                    f"{i + 1}.{j})"
                     for j, s in enumerate(body)]
         title = rng.choice(titles)
         out.append(Paper(f"syn-{i + 1:06d}", "Synthetic", title if not distinct else f"{title} {i + 1}",
@@ -166,7 +167,8 @@ def cmd_app(args: argparse.Namespace) -> int:
         pick = lambda f: lat[min(len(lat) - 1, int(round(f * (len(lat) - 1))))]  # noqa: E731
         print(json.dumps({
             "imports_s": round(t_imports - t_start, 2), "open_s": round(t_open - t_imports, 2),
-            "first_answer_s": round(t_first - t_open, 2), "fused_p50_ms": round(pick(0.5)), "fused_p95_ms": round(pick(0.95)),
+            "first_answer_s": round(t_first - t_open, 2), "fused_p50_ms": round(pick(0.5)),
+            "fused_p95_ms": round(pick(0.95)),
             "papers": assistant.paper_count, "app_rss_mib": round(_rss_mib()), "first_answer_at": first_at,
         }), flush=True)
     return 0
@@ -186,7 +188,8 @@ def _child(*argv: str) -> tuple[dict[str, object], float]:
 
 def cmd_sizes(args: argparse.Namespace) -> int:
     sizes = [int(x) for x in args.sizes.split(",")]
-    print("| papers | windows | ingest s | ingest RSS MiB | index MiB | start-up s: launch to 1st answer (imports + open + answer) | fused p50 ms | fused p95 ms | app RSS MiB |")
+    print("| papers | windows | ingest s | ingest RSS MiB | index MiB | start-up s: launch to 1st answer (imports + "
+          "open + answer) | fused p50 ms | fused p95 ms | app RSS MiB |")
     print("|---|---|---|---|---|---|---|---|---|")
     for n in sizes:
         keep = Path(args.keep) / f"index-{n}" if args.keep else None
@@ -197,10 +200,13 @@ def cmd_sizes(args: argparse.Namespace) -> int:
                 built, _ = _child("build", "--papers", str(n), "--dir", str(d))
                 record.write_text(json.dumps(built))
             else:
-                built = json.loads(record.read_text()) if record.exists() else {"ingest_s": "-", "windows": 0, "ingest_rss_mib": "-"}
+                built = json.loads(record.read_text()) if record.exists() else {"ingest_s": "-", "windows": 0,
+                                                                                "ingest_rss_mib": "-"}
             app, wall = _child("app", "--dir", str(d))
-            print(f"| {n:,} | {built['windows']:,} | {built['ingest_s']} | {built['ingest_rss_mib']} | {_du(d) / 2**20:.0f} | "
-                  f"{wall:.1f} ({app['imports_s']} + {app['open_s']} + {app['first_answer_s']}) | {app['fused_p50_ms']} | "
+            print(f"| {n:,} | {built['windows']:,} | {built['ingest_s']} | {built['ingest_rss_mib']} | "
+                  f"{_du(d) / 2**20:.0f} | "
+                  f"{wall:.1f} ({app['imports_s']} + {app['open_s']} + {app['first_answer_s']}) | "
+                  f"{app['fused_p50_ms']} | "
                   f"{app['fused_p95_ms']} | {app['app_rss_mib']} |", flush=True)
     return 0
 
@@ -257,7 +263,8 @@ def cmd_real_ingest(args: argparse.Namespace) -> int:
         raise SystemExit(done.stderr[-3000:])
     report = json.loads(done.stdout.strip().splitlines()[-1])
     print(f"resumed: {json.dumps(report)}", flush=True)
-    print(f"total ingest wall time {first_s + resume_s:.0f} s ({first_s:.0f} s before the kill + {resume_s:.0f} s resumed)")
+    print(f"total ingest wall time {first_s + resume_s:.0f} s ({first_s:.0f} s before the kill + {resume_s:.0f} s "
+          f"resumed)")
 
     from assistant.config import load_settings
     from assistant.index.store import PaperStore
@@ -267,14 +274,18 @@ def cmd_real_ingest(args: argparse.Namespace) -> int:
     records = store.papers.count()
     expected = report["windows"]["total"]
     print(f"after resume: {records} paper records (expected {args.papers}), {windows} windows (expected {expected}), "
-          f"catalog {papers_in()} papers -> {'no duplicates' if (records, windows) == (args.papers, expected) else 'MISMATCH'}")
+          f"catalog {papers_in()} papers -> "
+          f"{'no duplicates' if (records, windows) == (args.papers, expected) else 'MISMATCH'}")
     q = papers[len(papers) // 3]
     question = f"Which study reports {' '.join(q.text.split()[3:12])}?"
     t2 = time.perf_counter()
-    asked = subprocess.run([PY, "-m", "assistant", "ask", "--json", "--intent", "topic", question], env=env, capture_output=True, text=True)
+    asked = subprocess.run([PY, "-m", "assistant", "ask", "--json", "--intent", "topic", question], env=env,
+                           capture_output=True, text=True)
     answer = json.loads(asked.stdout) if asked.returncode == 0 else {}
-    cited = [c.get("paper_id") for c in answer.get("citations", [])] + [s.get("paper_id") for s in answer.get("sources", [])]
-    print(f"ask after resume: {time.perf_counter() - t2:.1f} s wall, rc {asked.returncode}, cites {q.id}: {q.id in cited} ({cited[:5]})")
+    cited = [c.get("paper_id") for c in answer.get("citations", [])] + [s.get("paper_id") for s in answer.get("sources",
+                                                                                                              [])]
+    print(f"ask after resume: {time.perf_counter() - t2:.1f} s wall, rc {asked.returncode}, cites {q.id}: "
+          f"{q.id in cited} ({cited[:5]})")
     return 0
 
 

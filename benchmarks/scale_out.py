@@ -1,4 +1,4 @@
-"""The measured cost of each scale-out piece (README "Scale-out", docs/benchmarks.md "Scale-out pieces").
+"""The measured cost of each scale-out piece (docs/configuration.md "Scale-out", docs/benchmarks.md "Scale-out pieces").
 
 1. Embedding through an OpenAI-compatible ``/v1/embeddings`` server on loopback vs in-process: a batch of 64
    seed windows and one question, p50/p95. The server is tests/support/fake_embeddings_server.py in its own
@@ -68,10 +68,12 @@ def _wait_http(url: str, proc: subprocess.Popen[bytes], timeout_s: float = 180) 
 
 
 @contextmanager
-def _process(argv: list[str], url: str, env: dict[str, str] | None = None, log: Path | None = None) -> Iterator[tuple[subprocess.Popen[bytes], float]]:
+def _process(argv: list[str], url: str, env: dict[str, str] | None = None,
+             log: Path | None = None) -> Iterator[tuple[subprocess.Popen[bytes], float]]:
     """Start ``argv``, wait until ``url`` answers; yields (process, seconds it took)."""
     out = open(log or os.devnull, "wb")
-    proc = subprocess.Popen(argv, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, stdout=out, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(argv, cwd=REPO, env={**os.environ, "PYTHONPATH": str(REPO), **(env or {})}, stdout=out,
+                            stderr=subprocess.STDOUT)
     try:
         yield proc, _wait_http(url, proc)
     finally:
@@ -100,7 +102,8 @@ def _rss_mib(pid: int) -> float:
 
 
 def _embedding_server(port: int, *, null: bool) -> list[str]:
-    return [sys.executable, "-m", "tests.support.fake_embeddings_server", "--port", str(port), *(["--null"] if null else [])]
+    return [sys.executable, "-m", "tests.support.fake_embeddings_server", "--port", str(port),
+            *(["--null"] if null else [])]
 
 
 def main() -> int:
@@ -115,16 +118,16 @@ def main() -> int:
 
     logging.basicConfig(level=logging.WARNING)
     from assistant.config import Settings
-    from assistant.ingest.corpus import read_papers
-    from assistant.index.embeddings import build_embed_model
     from assistant.eval.evaluation import load_items
-    from assistant.ingest.pipeline import ingest
-    from assistant.llm.local import free_port
-    from assistant.ingest.chunking import make_windows
+    from assistant.index.embeddings import build_embed_model
     from assistant.index.remote_embedding import RemoteEmbedding
-    from assistant.retrieve.retrieval import PaperRetriever
     from assistant.index.store import PaperStore, StoreInfo
+    from assistant.ingest.chunking import make_windows
+    from assistant.ingest.corpus import read_papers
+    from assistant.ingest.pipeline import ingest
     from assistant.lang.text import split_sentences
+    from assistant.llm.local import free_port
+    from assistant.retrieve.retrieval import PaperRetriever
 
     model = "sentence-transformers/all-MiniLM-L6-v2"
     tmp = Path(tempfile.mkdtemp(prefix="scale-out-"))
@@ -137,21 +140,27 @@ def main() -> int:
 
     # 1. embedding: in-process vs loopback server (same model) vs loopback server without a model
     n = max(5, args.repeats // 3)
-    rows.append(("embed 64 windows, in-process MiniLM", "%.0f / %.0f ms" % _timed(lambda: local.get_text_embedding_batch(batch), n)))
+    rows.append(("embed 64 windows, in-process MiniLM",
+                 "%.0f / %.0f ms" % _timed(lambda: local.get_text_embedding_batch(batch), n)))
     q_iter = iter(questions * 1000)
-    rows.append(("embed 1 question, in-process", "%.1f / %.1f ms" % _timed(lambda: local.get_query_embedding(next(q_iter)), args.repeats)))
+    rows.append(("embed 1 question, in-process",
+                 "%.1f / %.1f ms" % _timed(lambda: local.get_query_embedding(next(q_iter)), args.repeats)))
     for null in (False, True):
         port = free_port()
         with _process(_embedding_server(port, null=null), f"http://127.0.0.1:{port}/v1/models"):
             remote = RemoteEmbedding(base_url=f"http://127.0.0.1:{port}/v1", model_name=model, embed_batch_size=64)
             what = "no model (HTTP + JSON only)" if null else "MiniLM"
-            rows.append((f"embed 64 windows, loopback server, {what}", "%.0f / %.0f ms" % _timed(lambda: remote.get_text_embedding_batch(batch), n)))
-            rows.append((f"embed 1 question, loopback server, {what}", "%.1f / %.1f ms" % _timed(lambda: remote.get_query_embedding(next(q_iter)), args.repeats)))
+            rows.append((f"embed 64 windows, loopback server, {what}",
+                         "%.0f / %.0f ms" % _timed(lambda: remote.get_text_embedding_batch(batch), n)))
+            rows.append((f"embed 1 question, loopback server, {what}",
+                         "%.1f / %.1f ms" % _timed(lambda: remote.get_query_embedding(next(q_iter)), args.repeats)))
             if not null:  # 2. ingest through it
                 t0 = time.perf_counter()
-                r = ingest(Settings(storage_dir=tmp / "remote-index", embed_base_url=remote.base_url, embed_model=model),
+                r = ingest(Settings(storage_dir=tmp / "remote-index", embed_base_url=remote.base_url,
+                                    embed_model=model),
                            [REPO / "seeds"], remote, progress=False)
-                rows.append((f"ingest 38 seeds ({r.windows} windows), loopback server", f"{time.perf_counter() - t0:.1f} s"))
+                rows.append((f"ingest 38 seeds ({r.windows} windows), loopback server",
+                             f"{time.perf_counter() - t0:.1f} s"))
     t0 = time.perf_counter()
     embedded = Settings(storage_dir=tmp / "index")
     r = ingest(embedded, [REPO / "seeds"], local, progress=False)
@@ -160,14 +169,17 @@ def main() -> int:
     # 3. Chroma: embedded vs server (the same index copied into the server)
     q_vectors = [local.get_query_embedding(q) for q in questions]
     chroma_port = free_port()
-    chroma_argv = [str(BIN / "chroma"), "run", "--path", str(tmp / "chroma-server"), "--host", "127.0.0.1", "--port", str(chroma_port)]
-    with _process(chroma_argv, f"http://127.0.0.1:{chroma_port}/api/v2/heartbeat", {"ANONYMIZED_TELEMETRY": "False"}) as (chroma, _):
+    chroma_argv = [str(BIN / "chroma"), "run", "--path", str(tmp / "chroma-server"), "--host", "127.0.0.1", "--port",
+                   str(chroma_port)]
+    with _process(chroma_argv, f"http://127.0.0.1:{chroma_port}/api/v2/heartbeat",
+                  {"ANONYMIZED_TELEMETRY": "False"}) as (chroma, _):
         server = Settings(chroma_host="127.0.0.1", chroma_port=chroma_port, storage_dir=tmp / "replica-cache")
         src = PaperStore.open_for_read(embedded)
         dst = PaperStore.open_for_write(server, src.info())
         for coll_src, coll_dst in ((src.windows, dst.windows), (src.papers, dst.papers), (src.log, dst.log)):
             got = coll_src.get(include=["embeddings", "metadatas", "documents"])
-            coll_dst.add(ids=got["ids"], embeddings=got["embeddings"], metadatas=got["metadatas"], documents=got["documents"])
+            coll_dst.add(ids=got["ids"], embeddings=got["embeddings"], metadatas=got["metadatas"],
+                         documents=got["documents"])
         for label, settings in (("embedded", embedded), ("server", server)):
             store = PaperStore.open_for_read(settings)
             v_iter = iter(q_vectors * 1000)
@@ -175,27 +187,32 @@ def main() -> int:
                 lambda: store.windows.query(query_embeddings=[next(v_iter)], n_results=40), args.repeats)))
             t0 = time.perf_counter()
             retriever = PaperRetriever.open(settings, local)
-            rows.append((f"retriever start-up (open index + catalog; a new replica syncs its catalog), {label}", f"{(time.perf_counter() - t0) * 1000:.0f} ms"))
+            rows.append((f"retriever start-up (open index + catalog; a new replica syncs its catalog), {label}",
+                         f"{(time.perf_counter() - t0) * 1000:.0f} ms"))
             r_iter = iter(questions * 1000)
-            rows.append((f"retrieve() end to end, {label}", "%.0f / %.0f ms" % _timed(lambda: retriever.retrieve(next(r_iter)), args.repeats)))
+            rows.append((f"retrieve() end to end, {label}",
+                         "%.0f / %.0f ms" % _timed(lambda: retriever.retrieve(next(r_iter)), args.repeats)))
         rows.append(("Chroma server process RSS (297 windows)", f"{_rss_mib(chroma.pid):.0f} MiB"))
 
         # 4. one UI replica against the Chroma server and a scripted LLM endpoint
         if not args.no_ui:
             from tests.support.fake_openai_server import FakeOpenAIServer
 
-            remote_index_settings = Settings(chroma_host="127.0.0.1", chroma_port=chroma_port, embed_base_url="http://x/v1", embed_model=model)
+            remote_index_settings = Settings(chroma_host="127.0.0.1", chroma_port=chroma_port,
+                                             embed_base_url="http://x/v1", embed_model=model)
             dst_r = PaperStore.open_for_write(remote_index_settings, StoreInfo(f"remote:{model}", 384, 3))
             for coll_src, coll_dst in ((src.windows, dst_r.windows), (src.papers, dst_r.papers)):
                 got = coll_src.get(include=["embeddings", "metadatas", "documents"])
-                coll_dst.add(ids=got["ids"], embeddings=got["embeddings"], metadatas=got["metadatas"], documents=got["documents"])
+                coll_dst.add(ids=got["ids"], embeddings=got["embeddings"], metadatas=got["metadatas"],
+                             documents=got["documents"])
             emb_port = free_port()
             with FakeOpenAIServer(lambda payload: "OK.") as llm, \
                     _process(_embedding_server(emb_port, null=False), f"http://127.0.0.1:{emb_port}/v1/models"):
                 base = {"ASSISTANT_CHROMA_HOST": "127.0.0.1", "ASSISTANT_CHROMA_PORT": str(chroma_port),
                         "ASSISTANT_LLM_BASE_URL": llm.base_url}
                 for label, extra in (("in-process MiniLM", {}),
-                                     ("embedding server", {"ASSISTANT_EMBED_BASE_URL": f"http://127.0.0.1:{emb_port}/v1",
+                                     ("embedding server",
+                                      {"ASSISTANT_EMBED_BASE_URL": f"http://127.0.0.1:{emb_port}/v1",
                                                            "ASSISTANT_EMBED_MODEL": model})):
                     ui_port = free_port()
                     env = {**base, **extra, "ASSISTANT_UI_PORT": str(ui_port)}

@@ -70,7 +70,7 @@ def _questions(paths: Sequence[str], split: str = "all") -> list[list[str]]:
     return out
 
 
-def shown_texts(answer) -> list[str]:  # type: ignore[no-untyped-def]
+def shown_texts(answer) -> list[str]:
     """The answer's sentences, then its comparison cells."""
     texts = [s.text for s in answer.sentences]
     if answer.comparison is not None:
@@ -95,7 +95,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     settings = load_settings()
     answers = texts = issue_hits = own_hits = 0
-    with build_assistant(settings, backend=SilentBackend()) as assistant:  # type: ignore[arg-type]
+    with build_assistant(settings, backend=SilentBackend()) as assistant:
         for turns in _questions(args.questions, args.split):
             if answers >= args.limit:
                 break

@@ -51,7 +51,7 @@ def main() -> None:
     embed = build_embed_model(Settings())
     retrievers = [PaperRetriever.open(Settings(storage_dir=d), embed) for d in (args.index, args.covid_index)]
 
-    def hit_for(question: str, doc_id: str):  # type: ignore[no-untyped-def]
+    def hit_for(question: str, doc_id: str):
         for r in retrievers:
             if doc_id in r.papers:
                 hits = r.hits_for(question, [doc_id])
@@ -88,7 +88,7 @@ def _closest(sentences: tuple[str, ...], text: str) -> int:
     return max(range(len(sentences)), key=lambda i: len(want & content_tokens(sentences[i])))
 
 
-def _row(question: str, hit, gold: set[int], source: str, kind: str) -> dict:  # type: ignore[no-untyped-def]
+def _row(question: str, hit, gold: set[int], source: str, kind: str) -> dict:
     facts = analyze(question)
     feats = answer_features(hit, facts, question)
     rule = [round(p.score, 5) for p in score_sentences(hit, facts, question)]  # the hand-weighted score it replaces

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Fresh machine -> whole test suite: install everything (scripts/setup.sh), make sure Debian's chromium
-# (browser tests) and strace (the offline test traces every process's system calls) are present, then run
-# pytest (extra args are passed to pytest).
+# Fresh machine -> whole test suite: install everything (scripts/setup.sh), lint the whole repository
+# (scripts/lint.sh: ruff and mypy; fails fast), make sure Debian's chromium (browser tests) and strace (the
+# offline test traces every process's system calls) are present, then run pytest (extra args are passed to pytest).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ./scripts/setup.sh
+./scripts/lint.sh
 if [ ! -x "${ASSISTANT_TEST_CHROMIUM:-/usr/bin/chromium}" ]; then
   echo "[test] installing Debian's chromium for the browser tests"
   SUDO=""; [ "$(id -u)" -ne 0 ] && SUDO="sudo"

@@ -43,6 +43,7 @@ import sys
 import time
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -63,7 +64,7 @@ def held_out(key: str, every: int = 5) -> bool:
     return int(hashlib.md5(key.encode()).hexdigest(), 16) % every == 0
 
 
-def fit(x: object, y: list[str], c: float, weights: dict[str, float] | str | None = "balanced") -> object:
+def fit(x: object, y: list[str], c: float, weights: dict[str, float] | str | None = "balanced") -> Any:
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(C=c, max_iter=3000, class_weight=weights, random_state=SEED)
@@ -128,7 +129,7 @@ def train_roles() -> None:
     print(f"roles: wrote {OUT / 'roles.npz'} ({(OUT / 'roles.npz').stat().st_size / 1e6:.2f} MB)")
 
 
-def _stack(texts: list[str], dense: np.ndarray, n_features: int, scale: float) -> object:
+def _stack(texts: list[str], dense: np.ndarray, n_features: int, scale: float) -> Any:
     from scipy.sparse import csr_matrix, hstack
 
     parts = []

@@ -129,7 +129,7 @@ def report_sets(name: str, sets: dict[str, list[D.Example]], predict) -> dict:
             for kind, label in kinds:
                 idx = [i for i, e in enumerate(exs) if e.source == "synthetic" and e.kind == kind]
                 acc = float(np.mean([(probs[i] >= 0.5) == bool(label) for i in idx]))
-                res[f"val/synthetic/{kind}"] = round(acc, 4)
+                res[f"val/synthetic/{kind}"] = round(acc, 4)  # type: ignore[arg-type]
                 log(f"    val/synthetic/{kind} (label {label}): accuracy {acc:.3f} n={len(idx)}")
     return res
 
@@ -214,7 +214,8 @@ def train_cross_encoder(train: list[D.Example], args) -> tuple[object, dict]:
     pos = sum(e.label for e in train)
     pos_weight = torch.tensor([(len(train) - pos) / max(pos, 1)])
     log(
-        f"cross-encoder: {len(train)} pairs, {steps} steps of {args.batch}, lr {args.lr}, pos_weight {pos_weight.item():.2f}"
+        f"cross-encoder: {len(train)} pairs, {steps} steps of {args.batch}, lr {args.lr}, pos_weight "
+        f"{pos_weight.item():.2f}"
     )
     model.train()
     t0 = time.time()

@@ -150,7 +150,7 @@ def third_person(sentence: str, rng: random.Random) -> str:
             subject = "The authors"
         s = f"{subject} {rest}"
     for pat, rep in _THIRD_PERSON[1:]:
-        s = pat.sub(rep, s)
+        s = pat.sub(rep, s)  # type: ignore[arg-type]
     return s[0].upper() + s[1:] if s else s
 
 
@@ -546,7 +546,7 @@ def synthetic_examples(papers: Sequence[dict], n_papers: int, rng: random.Random
             if ns and name_pool:
                 n, other = rng.choice(ns), rng.choice(name_pool)
                 if other.lower() != n.lower():
-                    gens.append(("name_swap", lambda t=t, n=n, other=other: t.replace(n, other, 1), i))
+                    gens.append(("name_swap", lambda t=t, n=n, other=other: t.replace(n, other, 1), i))  # type: ignore[misc]
         by_kind: dict[str, list] = {}
         for kind, gen, i in gens:
             by_kind.setdefault(kind, []).append((gen, i))

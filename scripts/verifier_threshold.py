@@ -1,7 +1,8 @@
 #!/usr/bin/env python
 """Choose the support-probability threshold on validation claims only (issue 22) and record it.
 
-    ASSISTANT_VERIFIER=model ASSISTANT_SUPPORT_PROBABILITY=0 .venv/bin/assistant --storage-dir IDX eval-claims --claims VAL.jsonl --json VAL.json
+    ASSISTANT_VERIFIER=model ASSISTANT_SUPPORT_PROBABILITY=0 \\
+        .venv/bin/assistant --storage-dir IDX eval-claims --claims VAL.jsonl --json VAL.json
     .venv/bin/python scripts/verifier_threshold.py build/after/corpus-val-t0.json build/after/claims-dev-t0.json
 
 Each report must come from a run at threshold 0, so every claim carries the probability of its best
@@ -9,7 +10,8 @@ candidate evidence (``probability``) and its hard-constraint ``reasons``. A clai
 when no hard constraint failed and its probability is at least ``t``; a supported claim counts only when
 kept and cited to one of its papers. Among the thresholds with no wrong-paper citation on the pooled
 validation claims, the one maximising balanced accuracy (mean of supported kept and unsupported dropped) is
-chosen (ties: the higher one), printed with the curve, and written to assistant/verify/model/support-minilm.json (``--write``).
+chosen (ties: the higher one), printed with the curve, and written to assistant/verify/model/support-minilm.json
+(``--write``).
 """
 
 from __future__ import annotations

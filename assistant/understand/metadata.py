@@ -3,8 +3,10 @@ and which: read from the wording in ``assistant/lang/metadata_words.py`` and an 
 the index. The answer is then built from the records (``answer/strategies.py`` ``MetadataStrategy``), never
 from the abstract text.
 
-This is the interim router of the ``metadata`` intent until a learned intent classifier emits it (issue 23);
-it uses no wording pattern beyond that one vocabulary.
+The trained intent classifier (``understand/learned.py``) proposes the ``metadata`` intent; what this module
+reads decides whether the records can answer (a question the classifier calls a lookup or a topic that asks only
+for record fields or a person's papers is answered from the records too). It uses no wording pattern beyond
+that one vocabulary.
 """
 
 from __future__ import annotations

@@ -52,7 +52,8 @@ def _stop_leftover(pid: int) -> None:
 
 def _state(pid: int) -> str:
     try:
-        return next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines() if line.startswith("State:")).lower()
+        return next(line for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+                    if line.startswith("State:")).lower()
     except (OSError, StopIteration):
         return ""
 
@@ -78,7 +79,8 @@ def _running_ui(overrides: dict[str, str | None], log: Path) -> Iterator[str]:
 
 def _serve(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     with open(log, "wb") as out:
-        return subprocess.Popen([sys.executable, "-m", "ui", "--no-ingest"], env=env, stdout=out, stderr=subprocess.STDOUT)
+        return subprocess.Popen([sys.executable, "-m", "ui", "--no-ingest"], env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
 
 
 def _stop(proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -103,7 +105,8 @@ def _stop(proc: subprocess.Popen[bytes], log: Path) -> None:
 SLOW_QUESTION = "How does Levain-Former predict sourdough fermentation timing?"
 BROKEN_QUESTION = "What error does Levain-Former reach on sourdough fermentation timing?"
 SLOW_COMPARE_QUESTION = "Compare Levain-Former with the Croissant_Net bakery scheduler."
-SLOW_SENTENCES = ("Sourdough fermentation timing is predicted from dough temperature with a model called Levain-Former [1].",
+SLOW_SENTENCES = ("Sourdough fermentation timing is predicted from dough temperature with a model called Levain-Former "
+                  "[1].",
                   "Levain-Former reaches an error of $\\pm 3$ minutes [1].",
                   "Levain-Former outperforms naive timers by $2.5\\times$ [1].")
 
@@ -112,7 +115,7 @@ def scripted_reply(payload: dict[str, object]) -> str:
     """The scripted model's reply to a chat request (see :data:`SLOW_QUESTION`)."""
     from tests.support.fake_openai_server import PACED, PACED_CUT
 
-    prompt = str(payload.get("messages", [{}])[-1].get("content", ""))  # type: ignore[index, union-attr]
+    prompt = str(payload.get("messages", [{}])[-1].get("content", ""))  # type: ignore[index]
     if SLOW_QUESTION in prompt:
         return PACED + " ".join(SLOW_SENTENCES)
     if BROKEN_QUESTION in prompt:
@@ -136,7 +139,8 @@ def special_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Ite
     settings = Settings(storage_dir=tmp_path_factory.mktemp("special-index"))
     ingest(settings, [SEEDS, SPECIAL_SEEDS], embed_model, progress=False)
     with FakeOpenAIServer(scripted_reply) as llm:
-        yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(settings.storage_dir), "ASSISTANT_LLM_BASE_URL": llm.base_url},
+        yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(settings.storage_dir),
+                                "ASSISTANT_LLM_BASE_URL": llm.base_url},
                                tmp_path_factory.mktemp("special-ui") / "ui.log")
 
 
@@ -166,7 +170,8 @@ def ui_url(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Iterato
 def browser() -> Iterator[object]:
     """Debian's chromium driven by Playwright (one per test module)."""
     if not Path(CHROMIUM).exists():
-        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (scripts/test.sh does) or set ASSISTANT_TEST_CHROMIUM")
+        pytest.fail(f"{CHROMIUM} not found: install Debian's chromium (scripts/test.sh does) or set "
+                    f"ASSISTANT_TEST_CHROMIUM")
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as pw:

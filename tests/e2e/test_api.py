@@ -234,10 +234,12 @@ def test_errors_have_the_openai_shape(server: dict[str, str]) -> None:
     assert empty.value.body["param"] == "messages"  # type: ignore[index]
     with pytest.raises(openai.BadRequestError) as last:
         client(server).chat.completions.create(
-            model="paper-assistant", messages=[{"role": "user", "content": TURNS[0]}, {"role": "assistant", "content": "x"}])
+            model="paper-assistant", messages=[{"role": "user", "content": TURNS[0]},
+                                               {"role": "assistant", "content": "x"}])
     assert "last message" in last.value.message
     with pytest.raises(openai.BadRequestError) as intent:
-        client(server).chat.completions.create(model="paper-assistant", messages=[{"role": "user", "content": TURNS[0]}],
+        client(server).chat.completions.create(model="paper-assistant",
+                                               messages=[{"role": "user", "content": TURNS[0]}],
                                                extra_body={"intent": "poem"})
     assert intent.value.body["param"] == "intent"  # type: ignore[index]
     raw = httpx.post(f"{server['url']}/v1/chat/completions", content=b"{not json",
@@ -264,7 +266,8 @@ async def _use_tools(mcp_client: Any) -> dict[str, Any]:
         first = await c.call_tool("ask", {"question": TURNS[0]})
         assert not first.is_error, first.content
         out["ask"] = first.structured_content
-        follow = await c.call_tool("ask", {"question": TURNS[1], "conversation_id": first.structured_content["conversation_id"]})
+        follow = await c.call_tool("ask", {"question": TURNS[1],
+                                           "conversation_id": first.structured_content["conversation_id"]})
         out["follow"] = follow.structured_content
         out["search"] = (await c.call_tool("search_papers", {"query": "benchmark for AI-generated image evaluation",
                                                               "limit": 3})).structured_content

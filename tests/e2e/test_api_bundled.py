@@ -28,7 +28,7 @@ def test_the_ui_process_answers_openai_clients_with_the_bundled_model(ui_url: st
     messages: list[Any] = [{"role": "user", "content": NUMBER_QUESTION}]
     reply = client.chat.completions.create(model="paper-assistant", messages=messages)
     message = reply.choices[0].message
-    answer = message.model_extra["answer"]
+    answer = message.model_extra["answer"]  # type: ignore[index]
     assert answer["model_used"] is True  # the bundled model was asked (its sentences verified or not)
     assert check_annotations(message)[1] == A_BENCH
     text = ""

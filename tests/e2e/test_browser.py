@@ -46,7 +46,8 @@ def _label_of(message, url: str) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_question_in_ui_shows_cited_answer_with_link_to_right_paper(page, screenshot_dir: Path) -> None:  # type: ignore[no-untyped-def]
-    page.locator("#question textarea").fill("Which paper introduces A-Bench, a benchmark for evaluating LMMs on AI-generated images?")
+    page.locator("#question textarea").fill("Which paper introduces A-Bench, a benchmark for evaluating LMMs on "
+                                            "AI-generated images?")
     page.locator("#send").click()
     link = page.locator("#chat .refs a").first
     link.wait_for(timeout=ANSWER_TIMEOUT_MS)
@@ -105,7 +106,8 @@ def test_three_turn_conversation_keeps_labels_and_compares(page, screenshot_dir:
     page.locator("#chat").screenshot(path=str(screenshot_dir / "comparison-table.png"))
     rows = third.locator("table.compare tbody tr")
     assert rows.count() == 2
-    row_links = {rows.nth(i).locator("th a.title").get_attribute("href"): rows.nth(i).locator("th").inner_text() for i in range(2)}
+    row_links = {rows.nth(i).locator("th a.title").get_attribute("href"): rows.nth(i).locator("th").inner_text()
+                 for i in range(2)}
     assert set(row_links) == {A_BENCH_URL, COOKBOOK_URL}
     assert row_links[A_BENCH_URL].startswith(f"{label} ")  # A-Bench keeps its [n] from turn 1
     assert third.locator("table.compare thead th").count() >= 3
@@ -168,7 +170,8 @@ def test_links_to_search_pages_say_so(page) -> None:  # type: ignore[no-untyped-
 
 def test_no_share_button_and_copy_stays(page) -> None:  # type: ignore[no-untyped-def]
     ask(page, "Which papers are about reinforcement learning?", 1)
-    labels = page.evaluate("() => [...document.querySelectorAll('#chat button')].map(b => (b.getAttribute('aria-label') || '') + ' ' + (b.title || ''))")
+    labels = page.evaluate("() => [...document.querySelectorAll('#chat button')].map(b => "
+                           "(b.getAttribute('aria-label') || '') + ' ' + (b.title || ''))")
     assert any("Copy" in label for label in labels), labels
     assert not any("share" in label.lower() for label in labels), labels
 
@@ -180,8 +183,9 @@ def test_phone_width_keeps_the_question_box_on_screen(browser, ui_url: str, scre
         box = pg.locator("#question textarea")
 
         def check() -> None:
-            chat, field, send = pg.locator("#chat").bounding_box(), box.bounding_box(), pg.locator("#send").bounding_box()
-            screen = {"y": 0, "height": PHONE["height"]}
+            chat, field = pg.locator("#chat").bounding_box(), box.bounding_box()
+            send = pg.locator("#send").bounding_box()
+            screen: dict[str, float] = {"y": 0, "height": PHONE["height"]}
             assert in_view(field, screen) and in_view(send, screen), (field, send)  # no scrolling needed to ask
             assert chat["y"] + chat["height"] <= field["y"] + 1  # the chat above the box, not over it
             assert field["x"] >= 0 and field["x"] + field["width"] <= PHONE["width"]
@@ -226,17 +230,20 @@ def test_phone_width_shows_the_whole_comparison_inside_its_bubble(browser, ui_ur
         pg.close()
 
 
-def test_a_pasted_page_is_collapsed_and_refused_with_a_clear_message(browser, ui_url: str, screenshot_dir: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_pasted_page_is_collapsed_and_refused_with_a_clear_message(  # type: ignore[no-untyped-def]
+        browser, ui_url: str, screenshot_dir: Path) -> None:
     pg = browser.new_page(viewport=PHONE)
     try:
         open_ui(pg, ui_url)
-        note = ("Meeting notes: we discussed graph transformers, the A-Bench benchmark and number formats. " * 250).strip()
+        note = ("Meeting notes: we discussed graph transformers, the A-Bench benchmark and number formats. "
+                * 250).strip()
         assert len(note) > 22_000
         pg.locator("#question textarea").fill(note)
         pg.locator("#send").click()
         message = pg.locator("#chat [data-testid='bot']").first
         message.locator(".error").wait_for(timeout=ANSWER_TIMEOUT_MS)
-        assert f"{len(note):,} characters long" in message.inner_text() and "ASSISTANT_MAX_QUESTION_CHARS" in message.inner_text()
+        assert (f"{len(note):,} characters long" in message.inner_text()
+                and "ASSISTANT_MAX_QUESTION_CHARS" in message.inner_text())
         assert message.locator("table.compare").count() == 0 and message.locator(".refs").count() == 0  # not answered
         asked = pg.locator("#chat [data-testid='user']").first
         assert asked.bounding_box()["height"] < 300  # collapsed, not a 6,400 px bubble

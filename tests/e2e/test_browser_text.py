@@ -36,15 +36,19 @@ CROISSANT_TITLE = "Don't <Panic>: Croissant_Net & the $5 Bakery Scheduler"
 CROISSANT_AUTHORS = "Ryan D'Orazio, Ada_Lovelace <ada@example.org>, Bob & Alice $mith"
 CROISSANT_ABSTRACT = (
     "We don't price GPU rental for $5 and $10 per hour; a full run costs $1,200 or about 10% of the budget. "
-    "Our bakery-scheduling model, dubbed Croissant_Net, minimises an $\\ell_1$ loss subject to $a < b$ and $$E = mc^2$$, "
-    "and it keeps <script>alert(1)</script> and <b>tags</b> as plain text. Markdown such as [a link](http://evil.example), "
+    "Our bakery-scheduling model, dubbed Croissant_Net, minimises an $\\ell_1$ loss subject to $a < b$ and $$E = "
+    "mc^2$$, "
+    "and it keeps <script>alert(1)</script> and <b>tags</b> as plain text. Markdown such as [a "
+    "link](http://evil.example), "
     "![an image](http://evil.example/x.png), `code`, # a hash and snake_case_names must show literally, as must A & B, "
     "\"quotes\" and O'Neil's apostrophes.")
 LEVAIN_TITLE = "Levain-Former: O'Brien's $\\alpha$-Timing for Sourdough_Fermentation"
 LEVAIN_AUTHORS = "Zoë D'Angelo, Jean-Luc O'Brien"
 LEVAIN_ABSTRACT = (
-    "Sourdough fermentation timing is predicted from dough temperature with a model called Levain-Former, which reaches "
-    "an error of $\\pm 3$ minutes. The baker's schedule, written by Zoë D'Angelo's team, uses 5 < 7 thresholds and costs "
+    "Sourdough fermentation timing is predicted from dough temperature with a model called Levain-Former, which "
+    "reaches "
+    "an error of $\\pm 3$ minutes. The baker's schedule, written by Zoë D'Angelo's team, uses 5 < 7 thresholds and "
+    "costs "
     "under $20 to run, while a mixed recipe adds 2% salt. Levain-Former's code is at https://example.org/levain_former "
     "and it outperforms naive timers by $2.5\\times$.")
 #: Written by hand (not derived by the code under test): title, authors and abstract as a reader must see them.
@@ -110,7 +114,8 @@ def test_the_hand_written_seed_spots_cover_every_markup() -> None:
     for paper in read_papers([SEEDS]):
         text = seed_expected(paper.id, paper.text).replace('na{\\"i}ve', "naive")
         outside_math = re.sub(r"\$[^$]*\$", "", text)
-        assert not re.search(r"\*\S|\\[a-z%]|[{}]", outside_math), (paper.id, re.findall(r".{20}[*\\{}].{20}", outside_math))
+        assert not re.search(r"\*\S|\\[a-z%]|[{}]", outside_math), (paper.id,
+                                                                    re.findall(r".{20}[*\\{}].{20}", outside_math))
         assert not re.search(r"[*\\{}$_~`^]", paper.title + " ".join(paper.authors)), paper.id
 
 
@@ -137,14 +142,18 @@ def test_every_card_shows_exactly_its_title_authors_and_abstract(page) -> None: 
         card.locator("summary").click()
         title, authors, abstract = HAND_CHECKED.get(  # by hand, never via ui.text (see SEED_SPOTS)
             paper.id, (collapse(paper.title), collapse(_authors(paper.authors)), seed_expected(paper.id, paper.text)))
-        got = (visible_text(card.locator(".title").first), visible_text(card.locator(".authors")) if paper.authors else "",
+        got = (visible_text(card.locator(".title").first),
+               visible_text(card.locator(".authors")) if paper.authors else "",
                visible_text(card.locator(".abstract")))
-        for what, seen, want in zip(("title", "authors", "abstract"), got, (title, authors if paper.authors else "", abstract)):
+        for what, seen, want in zip(("title", "authors", "abstract"), got,
+                                    (title, authors if paper.authors else "", abstract)):
             if seen != want:
                 at = next((i for i, (a, b) in enumerate(zip(seen, want)) if a != b), min(len(seen), len(want)))
-                mismatches.append(f"{paper.id} {what}: shows …{seen[max(0, at - 40):at + 40]!r}… expected …{want[max(0, at - 40):at + 40]!r}…")
+                mismatches.append(f"{paper.id} {what}: shows …{seen[max(0, at - 40):at + 40]!r}… expected "
+                                  f"…{want[max(0, at - 40):at + 40]!r}…")
         assert card.locator(".katex-error").count() == 0, paper.id
-        assert card.locator(".abstract a, .abstract img, .abstract script, .abstract b").count() == 0, paper.id  # all inert
+        # all inert
+        assert card.locator(".abstract a, .abstract img, .abstract script, .abstract b").count() == 0, paper.id
     assert not mismatches, "\n".join(mismatches)
     # the references panel (no KaTeX there): title and authors exactly, formulas as their source
     panel = page.locator("#refs-so-far")

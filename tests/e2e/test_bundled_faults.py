@@ -35,13 +35,13 @@ def test_bundled_server_killed_mid_answer(assistant: Assistant) -> None:
     assert server is not None and server.is_running()
     backend = assistant.answerer._backend
     real_stream = backend.stream
-    killed = []
+    killed: list[bool] = []
 
     def stream_then_kill(messages, max_tokens=None):  # type: ignore[no-untyped-def]
         for i, delta in enumerate(real_stream(messages, max_tokens)):
             yield delta
             if i == 3 and not killed:  # a few tokens in: SIGKILL the real server process
-                server._proc.kill()  # type: ignore[union-attr]
+                server._proc.kill()
                 killed.append(True)
 
     backend.stream = stream_then_kill  # type: ignore[method-assign]
@@ -52,7 +52,8 @@ def test_bundled_server_killed_mid_answer(assistant: Assistant) -> None:
     finally:
         backend.stream = real_stream  # type: ignore[method-assign]
     assert killed and answer.model_used
-    assert "killed by SIGKILL in the middle of the answer" in answer.notice and "Showing the most relevant passages" in answer.notice
+    assert ("killed by SIGKILL in the middle of the answer" in answer.notice
+            and "Showing the most relevant passages" in answer.notice)
     assert answer.sentences and all(s.citations for s in answer.sentences)
     assert answer.citations[0].paper.id == DUALFORMER
     nxt = session.ask("How many real-world datasets was it compared on?")  # the next model question: server restarted
@@ -70,7 +71,8 @@ def test_concurrent_streams_equal_solo_answers(assistant: Assistant, parallel: i
     # prefix ends changes how the rest is batched (and so the last bits of the logits). Each prompt therefore
     # differs from every other at the same token ("(A" / "(B" …), so the reused prefix is the same in any order.
     prompts = [
-        [{"role": "user", "content": f"In two sentences ({chr(65 + i)}): {q}"}] for i, q in enumerate(QUESTIONS[:parallel])
+        [{"role": "user", "content": f"In two sentences ({chr(65 + i)}): {q}"}] for i,
+        q in enumerate(QUESTIONS[:parallel])
     ]
     solo = ["".join(raw.stream(p)) for p in prompts]
     assert all(len(s) > 40 for s in solo)

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.llm
 DEV_LOOKUPS = [  # (question from eval/dev.jsonl, gold paper id)
     ("Which paper makes a graph transformer scale to large graphs by running its global self-attention over the "
      "feature dimension instead of across nodes, and what is the model called?", "000_43469673d6f8aaa0.txt#1"),
-    ("Which abstract introduces a State Machine Module (SMM), and what problem is it meant to help with?", "000_43469673d6f8aaa0.txt#2"),
+    ("Which abstract introduces a State Machine Module (SMM), and what problem is it meant to help with?",
+     "000_43469673d6f8aaa0.txt#2"),
     ("Which paper proposes a surrogate-based way to solve variational inequalities with deep learning, and what new "
      "reinforcement-learning algorithm variant comes out of it?", "000_43469673d6f8aaa0.txt#17"),
 ]
@@ -63,9 +64,9 @@ def test_dev_followups_and_comparisons_through_the_conversation_path(assistant: 
     for item in _dev_items("followup", "compare"):
         session = assistant.new_session()
         turns = item.get("turns") or [item["question"]]
-        for turn in turns:  # type: ignore[union-attr]
+        for turn in turns:  # type: ignore[attr-defined]
             answer = session.ask(str(turn))
-        gold = set(item["gold_ids"])  # type: ignore[arg-type]
+        gold = set(item["gold_ids"])  # type: ignore[call-overload]
         cited = {c.paper.id for c in answer.citations}
         assert cited, item["id"]
         recalls.append(len(cited & gold) / len(gold))

@@ -19,7 +19,8 @@ from assistant.retrieve.retrieval import REFRESH_INTERVAL_S, PaperRetriever
 from tests.support.servers import chroma_server as run_chroma_server
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
-ZEBRA = ("We present StripeSeg, a segmentation model that segments zebra stripes in savanna photographs. StripeSeg follows "
+ZEBRA = ("We present StripeSeg, a segmentation model that segments zebra stripes in savanna photographs. StripeSeg "
+         "follows "
          "the black and white bands across the animal body with a striped attention mechanism. On a new zebra dataset, "
          "stripe-aware segmentation improves boundary accuracy by 12 points over generic segmenters.")
 ZEBRA_V2 = ZEBRA.replace("12 points", "17 points") + " The model also counts individual animals in a herd."
@@ -30,7 +31,8 @@ def _run(settings: Settings, *args: str) -> None:
     env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(settings.storage_dir)}
     if settings.chroma_host:
         env |= {"ASSISTANT_CHROMA_HOST": settings.chroma_host, "ASSISTANT_CHROMA_PORT": str(settings.chroma_port)}
-    done = subprocess.run([sys.executable, "-m", "assistant", *args], env=env, capture_output=True, text=True, timeout=300)
+    done = subprocess.run([sys.executable, "-m", "assistant", *args], env=env, capture_output=True, text=True,
+                          timeout=300)
     assert done.returncode == 0, done.stderr
 
 
@@ -84,6 +86,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         yield port
 
 
-def test_server_replica_sees_another_process_add_replace_and_delete(chroma_server: int, embed_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_server_replica_sees_another_process_add_replace_and_delete(  # type: ignore[no-untyped-def]
+        chroma_server: int, embed_model, tmp_path: Path) -> None:
     _add_replace_delete(Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "cache"),
                         embed_model, tmp_path)

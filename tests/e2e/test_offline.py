@@ -34,7 +34,8 @@ def _env(tmp_path: Path) -> dict[str, str]:
     return env
 
 
-def _traced(tmp_path: Path, argv: list[str], env: dict[str, str], timeout: int = 60) -> tuple[subprocess.CompletedProcess[str], list[str]]:
+def _traced(tmp_path: Path, argv: list[str], env: dict[str, str],
+            timeout: int = 60) -> tuple[subprocess.CompletedProcess[str], list[str]]:
     trace = tmp_path / f"trace-{len(list(tmp_path.glob('trace-*')))}.txt"
     proc = subprocess.run(nettrace.isolated(argv, trace), env=env, capture_output=True, text=True, timeout=timeout,
                           cwd=REPO)
@@ -49,8 +50,10 @@ def test_the_trace_catches_python_and_native_lookups(tmp_path: Path) -> None:
     planted = {
         "python getaddrinfo": "import socket\ntry: socket.getaddrinfo('example.com', 443)\nexcept OSError: pass",
         "native getaddrinfo": "import ctypes, ctypes.util\nlibc = ctypes.CDLL(ctypes.util.find_library('c'))\n"
-                              "res = ctypes.c_void_p()\nlibc.getaddrinfo(b'example.org', b'80', None, ctypes.byref(res))",
-        "connect": "import socket\ntry: socket.create_connection(('93.184.216.34', 80), timeout=2)\nexcept OSError: pass",
+                              "res = ctypes.c_void_p()\nlibc.getaddrinfo(b'example.org', b'80', None, "
+                              "ctypes.byref(res))",
+        "connect": "import socket\ntry: socket.create_connection(('93.184.216.34', 80), timeout=2)\nexcept OSError: "
+                   "pass",
     }
     for what, code in planted.items():
         proc, found = _traced(tmp_path, [sys.executable, "-c", code], env)
@@ -87,7 +90,8 @@ def test_a_bare_onnxruntime_session_is_silent_after_enforce_offline(tmp_path: Pa
         assert proc.returncode == 0, proc.stderr[-2000:]
         if found:
             return
-    warnings.warn("onnxruntime made no lookup without the switches in this run: the control proved nothing", stacklevel=1)
+    warnings.warn("onnxruntime made no lookup without the switches in this run: the control proved nothing",
+                  stacklevel=1)
 
 
 @pytest.mark.llm

@@ -38,7 +38,8 @@ CONVERSATIONS = [
                  "How many numerical tasks does it cover?", url_of("004_c45bebc30e22eceb.txt", 6), "Number Cookbook"),
     Conversation("Which abstract introduces a State Machine Module (SMM)?", "What problem is it meant to help with?",
                  url_of("000_43469673d6f8aaa0.txt", 2), "Local Patterns"),
-    Conversation("Which paper generates CAD code with vision-language models?", "What benchmark do the authors release?",
+    Conversation("Which paper generates CAD code with vision-language models?",
+                 "What benchmark do the authors release?",
                  url_of("004_c45bebc30e22eceb.txt", 14), "CAD"),
 ]
 

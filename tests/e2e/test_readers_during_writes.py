@@ -7,7 +7,6 @@ ingest ending."""
 
 from __future__ import annotations
 
-import json
 import threading
 import time
 from collections.abc import Iterator
@@ -60,11 +59,11 @@ def _conversation(assistant, questions: list[tuple[str, str, str]], stop: thread
         out.append(Result(t0, kind, found, error))
 
 
-def _readers_during(
+def _readers_during(  # type: ignore[no-untyped-def]
     settings: Settings,
     embed_model,
     sentence_embedder,
-    writes: list[tuple[str, ...]],  # type: ignore[no-untyped-def]
+    writes: list[tuple[str, ...]],
     new: list[tuple[str, str]],
 ) -> None:
     """Run ``writes`` (assistant command lines) one after the other in another process while 3 conversations
@@ -113,7 +112,8 @@ def _readers_during(
     new_found = sum(r.found for r in results if r.kind == "new")
     print(
         f"{len(results)} answers in 3 conversations ({len(errors)} failed; new papers found in {new_found} of "
-        f"{sum(r.kind == 'new' for r in results)}), {len(asks)} ask processes ({sum(rc != 0 for _, rc, _ in asks)} failed)"
+        f"{sum(r.kind == 'new' for r in results)}), {len(asks)} ask processes ({sum(rc != 0 for _, rc, _ in asks)} "
+        f"failed)"
     )
     assert not errors, f"{len(errors)} of {len(results)} answers failed: {errors[:3]}"
     assert all(rc == 0 and "error" not in err.lower() for _, rc, err in asks), [a for a in asks if a[1] != 0][:3]
@@ -134,9 +134,9 @@ def _new_questions(rows: list[dict]) -> list[tuple[str, str]]:  # type: ignore[t
     return [(f"What does the paper '{r['title']}' propose?", r["id"]) for r in rows]
 
 
-def test_embedded_readers_keep_answering_during_ingest_delete_and_rebuild(
+def test_embedded_readers_keep_answering_during_ingest_delete_and_rebuild(  # type: ignore[no-untyped-def]
     tmp_path: Path,
-    embed_model,  # type: ignore[no-untyped-def]
+    embed_model,
     sentence_embedder,
 ) -> None:
     settings = Settings(storage_dir=tmp_path / "index")
@@ -164,10 +164,10 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         yield port
 
 
-def test_server_readers_keep_answering_during_ingest_and_rebuild(
+def test_server_readers_keep_answering_during_ingest_and_rebuild(  # type: ignore[no-untyped-def]
     chroma_server: int,
     tmp_path: Path,
-    embed_model,  # type: ignore[no-untyped-def]
+    embed_model,
     sentence_embedder,
 ) -> None:
     settings = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "replica")

@@ -1,6 +1,7 @@
-"""The README's "Using it" block is a test: each line is parsed from the README (so a changed README is
-re-tested) and run as written, in order, from a scratch folder, against a copy of the seeded index with a
-scripted OpenAI-compatible endpoint standing in for the model. ``assistant`` lines run in-process through
+"""The documented commands are a test: each line of docs/usage.md's "Using it" block is parsed from that doc
+(so a changed doc is re-tested) and run as written, in order, from a scratch folder, against a copy of the
+seeded index with a scripted OpenAI-compatible endpoint standing in for the model; the README's short "Asking"
+block must be a part of that block (so it is run too). ``assistant`` lines run in-process through
 ``assistant.cli.main``; the servers run as subprocesses until they answer: ``assistant-ui`` as ``python -m ui``
 (its page), ``assistant serve`` as ``python -m assistant serve`` (``/v1/models``)."""
 
@@ -17,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from assistant.answer.render import AnswerJSON
 from assistant.cli import main
 from assistant.llm.local import free_port
-from assistant.answer.render import AnswerJSON
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.servers import wait_for_http
 
@@ -27,14 +28,26 @@ REPO = Path(__file__).resolve().parents[2]
 PROGRAMS = {".venv/bin/assistant": "assistant", ".venv/bin/assistant-ui": "ui"}
 
 
-def readme_commands() -> list[list[str]]:
-    """The argv of every line of the first ```bash block under "## Using it" (comments dropped)."""
-    readme = (REPO / "README.md").read_text()
-    section = readme[readme.index("## Using it"):]
+def _block_commands(doc: str, heading: str) -> list[list[str]]:
+    """The argv of every line of the first ```bash block under ``heading`` of ``doc`` (comments dropped)."""
+    text = (REPO / doc).read_text()
+    section = text[text.index(heading):]
     block = re.search(r"```bash\n(.*?)```", section, re.S)
-    assert block, "README: no ```bash block under 'Using it'"
+    assert block, f"{doc}: no ```bash block under {heading!r}"
     commands = [shlex.split(line, comments=True) for line in block.group(1).splitlines()]
     return [c for c in commands if c]
+
+
+def readme_commands() -> list[list[str]]:
+    """The argv of every line of docs/usage.md's "Using it" block: every command, in the order run."""
+    return _block_commands("docs/usage.md", "## Using it")
+
+
+def test_the_readme_block_is_part_of_the_usage_block() -> None:
+    asking = _block_commands("README.md", "## Asking")
+    assert asking, "README: no commands under 'Asking'"
+    missing = [" ".join(c) for c in asking if c not in readme_commands()]
+    assert missing == [], "README commands not in docs/usage.md's block (so not run)"
 
 
 def test_the_block_shows_every_command() -> None:
@@ -88,7 +101,8 @@ def _run_ui(args: list[str], cwd: Path) -> None:
     env = {**os.environ, "ASSISTANT_UI_PORT": str(port), "PYTHONPATH": str(REPO)}
     log = cwd / "ui.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "ui", *args], cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen([sys.executable, "-m", "ui", *args], cwd=cwd, env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
     try:
         wait_for_http(f"http://127.0.0.1:{port}/", proc, timeout_s=180, log=log)
     finally:

@@ -19,11 +19,13 @@ def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(scripted_a
         answer = assistant.ask(Q)
     assert answer.mode == "generated"
     # the answer built from the abstract (shown first), with the model's verified sentence added to it
-    written = [s for s in answer.sentences if s.text == "DUALFormer performs the global self-attention module on feature dimensions."]
+    written = [s for s in answer.sentences if s.text == "DUALFormer performs the global self-attention module on "
+                                                        "feature dimensions."]
     assert len(written) == 1 and written[0].citations == (1,)
     assert [c.paper.id for c in answer.citations] == [DUALFORMER]
     assert all(s.citations == (1,) for s in answer.sentences)
-    assert any("12 trillion" in d for d in answer.dropped) and not any("12 trillion" in s.text for s in answer.sentences)
+    assert (any("12 trillion" in d for d in answer.dropped)
+            and not any("12 trillion" in s.text for s in answer.sentences))
     retrieved = {h.paper.id for h in answer.sources}
     assert all(c.paper.id in retrieved for c in answer.citations)
     # the prompt is compact and carries the evidence, numbered
@@ -32,7 +34,8 @@ def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(scripted_a
 
 
 def test_nothing_supported_gives_extractive_cited_answer(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["Bananas are yellow and grow in tropical climates."]) as server, scripted_assistant(server) as assistant:
+    with (FakeOpenAIServer(["Bananas are yellow and grow in tropical climates."]) as server,
+          scripted_assistant(server) as assistant):
         answer = assistant.ask(Q)
     assert answer.mode == "extractive"
     assert answer.citations and answer.citations[0].paper.id == DUALFORMER
@@ -75,7 +78,8 @@ def test_injected_instructions_in_abstract_are_quoted_not_obeyed(tmp_path, embed
     )
     settings = Settings(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
-    with FakeOpenAIServer(["The sparse autoencoder improves folding accuracy by 12% on CASP15 [7]."]) as server, scripted_assistant(server, settings=settings) as assistant:
+    with (FakeOpenAIServer(["The sparse autoencoder improves folding accuracy by 12% on CASP15 [7]."]) as server,
+          scripted_assistant(server, settings=settings) as assistant):
         answer = assistant.ask("How much does the sparse autoencoder improve protein folding?")
     user_msg = server.requests[0]["messages"][1]["content"]
     system_msg = server.requests[0]["messages"][0]["content"]
@@ -181,7 +185,7 @@ def test_an_openai_client_error_from_a_custom_backend_is_a_model_failure(  # typ
             yield "DUALFormer performs the global self-attention module"
             raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
 
-    with build_assistant(seeded_settings, embed_model=embed_model, backend=RawOpenAIBackend(),  # type: ignore[arg-type]
+    with build_assistant(seeded_settings, embed_model=embed_model, backend=RawOpenAIBackend(),
                          sentence_embedder=sentence_embedder) as assistant:
         answer = assistant.ask(Q)
     assert answer.mode == "extractive" and "language model failed" in answer.notice

@@ -16,7 +16,8 @@ REPO = Path(__file__).resolve().parents[2]
 EM_LLM = "004_c45bebc30e22eceb.txt#17"
 LERET = "004_c45bebc30e22eceb.txt#11"
 
-CLAIMS = {json.loads(line)["id"]: json.loads(line) for line in (REPO / "eval" / "claims-dev.jsonl").read_text().splitlines() if line.strip()}
+CLAIMS = {json.loads(line)["id"]: json.loads(line)
+          for line in (REPO / "eval" / "claims-dev.jsonl").read_text().splitlines() if line.strip()}
 TRUE_EM = CLAIMS["c027"]["claim"]     # supported synthesis about EM-LLM
 NEG_EM = CLAIMS["c056"]["claim"]      # negation: "through fine-tuning" (the paper needs none)
 OVER_EM = CLAIMS["c071"]["claim"]     # overclaim: "in every task evaluated"

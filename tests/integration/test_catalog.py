@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from assistant.index.catalog import catalog_path
 from assistant.cli import main as cli_main
 from assistant.config import Settings
 from assistant.errors import StoreNotReadyError
+from assistant.index.catalog import catalog_path
 from assistant.ingest.pipeline import drop_index, ingest
 from assistant.retrieve.retrieval import PaperRetriever
 
@@ -23,7 +23,8 @@ def test_ingest_json_reports_papers_and_embedding_work(tmp_path: Path, seeds: Pa
     index = tmp_path / "index"
     assert cli_main(["ingest", "--json", "--no-progress", "--storage-dir", str(index), str(seeds)]) == 0
     first = json.loads(capsys.readouterr().out)
-    assert {"papers", "added", "updated", "removed", "unchanged", "seconds", "embedded_tokens", "corpus_tokens"} <= set(first)
+    assert {"papers", "added", "updated", "removed", "unchanged", "seconds", "embedded_tokens",
+            "corpus_tokens"} <= set(first)
     assert (first["papers"], first["added"], first["updated"], first["removed"], first["unchanged"]) == (3, 3, 0, 0, 0)
     assert first["corpus_tokens"] > 200 and 0.9 <= first["embedded_tokens"] / first["corpus_tokens"] <= 1.5
     assert first["embedding_work"] == round(first["embedded_tokens"] / first["corpus_tokens"], 4)
@@ -46,7 +47,8 @@ def test_start_up_reads_no_window(tmp_path: Path, seeds: Path, embed_model, monk
     ingest(settings, [seeds], embed_model, progress=False)
     reads: list[str] = []
     real = store_module._get_all
-    monkeypatch.setattr(store_module, "_get_all", lambda c, *a, **k: reads.append(c.name) or real(c, *a, **k))
+    monkeypatch.setattr(store_module, "_get_all",
+                        lambda c, *a, **k: reads.append(c.name) or real(c, *a, **k))  # type: ignore[func-returns-value]
     retriever = PaperRetriever.open(settings, embed_model)
     assert len(retriever.papers) == 3 and reads == []  # the catalog is up to date: nothing read from Chroma
     assert retriever.retrieve("dual graph transformer")[0].paper.id == "tiny.txt#1"
@@ -73,7 +75,8 @@ def test_a_catalog_of_another_index_is_never_used(tmp_path: Path, seeds: Path, e
     old = path.read_bytes()
     drop_index(settings)  # the index is rebuilt: a new collection...
     (seeds / "tiny.txt").write_text((seeds / "tiny.txt").read_text(encoding="utf-8").split("\n\n")[0] + "\n\n" +
-                                    (seeds / "tiny.txt").read_text(encoding="utf-8").split("\n\n")[1] + "\n", encoding="utf-8")
+                                    (seeds / "tiny.txt").read_text(encoding="utf-8").split("\n\n")[1] + "\n",
+                                    encoding="utf-8")
     ingest(settings, [seeds / "tiny.txt"], embed_model, progress=False)
     path.write_bytes(old)  # ...and the old catalog comes back (a restored backup)
     for suffix in ("-wal", "-shm"):
@@ -103,7 +106,8 @@ def test_bm25_and_metadata_follow_updates_by_paper_id(tmp_path: Path, seeds: Pat
     assert retriever.metadata.by_name("DUALFormer") == ["tiny.txt#1"]
 
 
-def test_bm25_searches_only_words_within_the_postings_budget(tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_bm25_searches_only_words_within_the_postings_budget(  # type: ignore[no-untyped-def]
+        tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:
     """A question whose every word is in more papers than BM25_MAX_POSTINGS gets no BM25 list (the dense
     ranking decides) instead of SQLite scoring most windows; a rare word is still searched."""
     import assistant.tuning as tuning

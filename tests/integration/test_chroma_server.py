@@ -9,8 +9,8 @@ import pytest
 
 from assistant.config import Settings
 from assistant.ingest.pipeline import ingest
-from assistant.llm.local import free_port
 from assistant.llm.client import OpenAIChatBackend
+from assistant.llm.local import free_port
 from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.servers import chroma_server as run_chroma_server

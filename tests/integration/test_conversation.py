@@ -17,7 +17,8 @@ NUMBER_COOKBOOK = "004_c45bebc30e22eceb.txt#6"
 
 @pytest.fixture
 def scripted(scripted_assistant):  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 20) as server, scripted_assistant(server) as assistant:
+    with (FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 20) as server,
+          scripted_assistant(server) as assistant):
         yield assistant
 
 
@@ -47,7 +48,8 @@ def test_the_intent_classifier_still_reads_the_rule_era_examples() -> None:
 
 
 def test_topic_query_strips_the_frame() -> None:
-    assert topic_query("Which papers introduce a new benchmark? List all of them.").startswith("introduce a new benchmark")
+    assert topic_query("Which papers introduce a new benchmark? List all of them.").startswith("introduce a new "
+                                                                                               "benchmark")
 
 
 def test_followup_pronoun_resolves_to_cited_paper_and_labels_stay(scripted) -> None:  # type: ignore[no-untyped-def]
@@ -179,7 +181,8 @@ def test_a_saved_conversation_keeps_every_answer_as_shown(scripted, tmp_path: Pa
     for before, after in zip(s1.turns, s2.turns, strict=True):
         a, b = before.answer, after.answer
         assert b.text == a.text and b.text, (a.text, b.text)
-        assert [(c.n, c.paper.id, c.evidence) for c in b.citations] == [(c.n, c.paper.id, c.evidence) for c in a.citations]
+        assert [(c.n, c.paper.id, c.evidence) for c in b.citations] == [(c.n, c.paper.id,
+                                                                         c.evidence) for c in a.citations]
         assert (b.mode, b.intent, b.notice, b.comparison) == (a.mode, a.intent, a.notice, a.comparison)
         assert answer_record(b) == answer_record(a)
     s2.save(tmp_path / "again.json")  # the file a second `ask --session` writes: nothing lost the second time

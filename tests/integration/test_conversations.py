@@ -166,7 +166,8 @@ def test_a_sentence_crediting_the_wrong_author_is_dropped(embed_model, seeded_se
     attributor = Attributor(
         hits, embedder, seeded_settings.support_threshold, "What does the paper by Yalong Jiang propose?"
     )
-    wrong = "The paper by Yalong Jiang proposes GrokTransfer, a method for accelerating grokking in training neural networks."
+    wrong = ("The paper by Yalong Jiang proposes GrokTransfer, a method for accelerating grokking in training "
+             "neural networks.")
     assert attributor.attribute(wrong) is None  # the grokking paper is by Zhiwei Xu et al.
     right = (
         "The paper by Zhiwei Xu proposes GrokTransfer, a method for accelerating grokking in training neural networks."
@@ -184,9 +185,9 @@ GROKTRANSFER, SENSITIVITY, ABNOVO, CODEC = f"{A}#5", f"{A}#11", f"{A}#10", f"{A}
 INFOALIGN, RESDEX, LERET, HORIZON = f"{B}#1", f"{B}#7", f"{B}#11", f"{B}#19"
 
 
-def test_a_paper_described_in_a_follow_up_is_taken_and_the_answer_says_so(
+def test_a_paper_described_in_a_follow_up_is_taken_and_the_answer_says_so(  # type: ignore[no-untyped-def]
     server: FakeOpenAIServer, scripted_assistant
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """The issue's example: after the grokking paper, a follow-up that describes another paper in one sentence
     and asks about "it" in the next is about the described paper (it used to answer about the grokking paper
     again, and "Compare it with the GrokTransfer paper" then said "Only one paper to compare")."""
@@ -206,9 +207,9 @@ def test_a_paper_described_in_a_follow_up_is_taken_and_the_answer_says_so(
         assert both.comparison is not None and len(both.comparison.rows) == 2
 
 
-def test_a_described_paper_wins_over_the_one_in_focus_without_naming_it(
+def test_a_described_paper_wins_over_the_one_in_focus_without_naming_it(  # type: ignore[no-untyped-def]
     server: FakeOpenAIServer, scripted_assistant
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """ "a robot grasping one that uses RL" names no title word, method or author: only its similarity to the
     paper's title and abstract says which paper it is (it answered about the goal-conditioned RL paper)."""
     with scripted_assistant(server) as assistant:
@@ -227,7 +228,8 @@ def test_an_ordinal_after_a_comparison_table_is_that_row(server: FakeOpenAIServe
         session = assistant.new_session()
         session.ask("Which paper is about accelerating grokking?")  # GrokTransfer gets [1]
         session.ask(
-            "There's also a paper on how sensitive transformers are to random token perturbations. Does it say anything about grokking?"
+            "There's also a paper on how sensitive transformers are to random token perturbations. Does it say "
+            "anything about grokking?"
         )
         table = session.ask("Compare it with the GrokTransfer paper")
         assert table.comparison is not None
@@ -240,9 +242,9 @@ def test_an_ordinal_after_a_comparison_table_is_that_row(server: FakeOpenAIServe
         assert {c.paper.id for c in first.citations} == {SENSITIVITY}, first.text
 
 
-def test_which_of_them_answers_with_the_paper_whose_abstract_states_it(
+def test_which_of_them_answers_with_the_paper_whose_abstract_states_it(  # type: ignore[no-untyped-def]
     server: FakeOpenAIServer, scripted_assistant
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """Every paper in focus is read whole: LeReT's abstract calls it a reinforcement-learning framework, so it is
     the answer, alone; InfoAlign's last sentence links its code (a sentence the evidence ranking pushes down as
     boilerplate). Neither used to be found ("the abstracts don't settle this")."""
@@ -299,9 +301,9 @@ def test_a_pronoun_question_about_one_paper_is_not_a_comparison(server: FakeOpen
         assert answer.intent == "lookup" and "Only one paper" not in answer.notice
 
 
-def test_a_pronoun_after_a_comparison_goes_to_the_paper_its_wording_matches(
+def test_a_pronoun_after_a_comparison_goes_to_the_paper_its_wording_matches(  # type: ignore[no-untyped-def]
     server: FakeOpenAIServer, scripted_assistant
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     """ "it" after a two-paper table is the paper the question describes best ("phones": LiMAC, the second row),
     not always the first one shown."""
     limac = f"{B}#15"
@@ -313,7 +315,8 @@ def test_a_pronoun_after_a_comparison_goes_to_the_paper_its_wording_matches(
         assert {c.paper.id for c in answer.citations} == {limac}, answer.text
 
 
-def test_a_short_topic_question_after_another_turn_searches_its_own_topic(server: FakeOpenAIServer, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+def test_a_short_topic_question_after_another_turn_searches_its_own_topic(  # type: ignore[no-untyped-def]
+        server: FakeOpenAIServer, scripted_assistant) -> None:
     """A terse follow-up inherits the last query ("and the data?"), but a topic question names its own topic:
     "papers on video?" after a question about HyperFace's authors lists the video papers, not HyperFace."""
     with scripted_assistant(server) as assistant:

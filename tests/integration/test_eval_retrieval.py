@@ -48,7 +48,8 @@ def test_dev_recall_at_5_has_not_regressed(retrieval_report: dict[str, Any]) -> 
     """Regression band on development data (see module docstring), not a quality gate."""
     overall = retrieval_report["overall"]
     assert overall["n"] == 42
-    assert overall["recall@5"] >= DEV_RECALL_AT_5_BAND, f"dev recall@5 {overall['recall@5']:.3f} < {DEV_RECALL_AT_5_BAND}"
+    assert overall["recall@5"] >= DEV_RECALL_AT_5_BAND, \
+        f"dev recall@5 {overall['recall@5']:.3f} < {DEV_RECALL_AT_5_BAND}"
 
 
 def test_dev_report_shape(retrieval_report: dict[str, Any]) -> None:

@@ -60,7 +60,8 @@ def _ask(scripted_assistant, server, item: EvalItem):  # type: ignore[no-untyped
 
 
 @pytest.mark.parametrize("item", _items("lookup", "fact", "paraphrase", "summary", "followup"))
-def test_one_paper_question_cites_its_paper_and_gives_the_asked_facts(scripted_assistant, server, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
+def test_one_paper_question_cites_its_paper_and_gives_the_asked_facts(  # type: ignore[no-untyped-def]
+        scripted_assistant, server, item: EvalItem) -> None:
     answer = _ask(scripted_assistant, server, item)
     cited = [c.paper.id for c in sorted(answer.citations, key=lambda c: c.n)]
     assert not answer.abstained, (item.question, answer.mode, answer.notice)

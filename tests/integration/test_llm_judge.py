@@ -60,7 +60,7 @@ def test_judge_agrees_disagrees_or_is_ignored(scripted_assistant, verdict: str, 
 
 
 def test_judge_endpoint_failure_leaves_the_local_decision(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    replies: list[str | int] = [TRUE, 500, 500, 500, 500]
+    replies: list[str | int | float] = [TRUE, 500, 500, 500, 500]
     with FakeOpenAIServer(replies) as server, scripted_assistant(
         server, llm_profile="capable", llm_judge=True
     ) as assistant:

@@ -14,23 +14,26 @@ import pytest
 
 from assistant.cli import main
 from assistant.config import Settings
+from assistant.index.store import PaperStore
 from assistant.ingest.corpus import read_papers
 from assistant.ingest.pipeline import ingest, ingest_papers
-from assistant.index.store import PaperStore
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 SEED_IDS = {f"tiny.txt#{i}" for i in (1, 2, 3)}
 BATS = [
     {"id": "bat-001", "title": "Echolocation Calls Identify Bat Species",
-     "abstract": "Bats navigate in darkness by echolocation. We record ultrasonic calls of forty bat species in the wild. "
+     "abstract": "Bats navigate in darkness by echolocation. We record ultrasonic calls of forty bat species in the "
+                 "wild. "
                  "A small convolutional classifier identifies the species from a single call with 94% accuracy. "
                  "The recordings are released for conservation surveys."},
     {"id": "bat-002", "title": "Fruit Bats Disperse Rainforest Seeds", "url": "https://arxiv.org/abs/2401.01234v1",
      "abstract": "Fruit bats carry seeds across fragmented rainforest. We tag two hundred bats with GPS collars. "
-                 "Seeds travel up to twelve kilometres from the parent tree. Bats restore forest gaps faster than birds."},
+                 "Seeds travel up to twelve kilometres from the parent tree. Bats restore forest gaps faster than "
+                 "birds."},
     {"id": "bat-003", "title": "White-Nose Syndrome in Hibernating Bats",
-     "abstract": "White-nose syndrome kills hibernating bats in North America. We measure fungal load in three caves over "
+     "abstract": "White-nose syndrome kills hibernating bats in North America. We measure fungal load in three caves "
+                 "over "
                  "four winters. Colonies with warmer roosts lose more bats. Cooling roosts may slow the disease."},
 ]
 
@@ -58,7 +61,8 @@ def _papers(settings: Settings) -> dict:  # type: ignore[type-arg]
     return PaperStore.open_for_read(settings).load_papers()
 
 
-def test_same_export_under_a_new_name_adds_nothing_and_answers_cite_one_id(setup, embed_model, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+def test_same_export_under_a_new_name_adds_nothing_and_answers_cite_one_id(  # type: ignore[no-untyped-def]
+        setup, embed_model, scripted_assistant) -> None:
     settings, _seeds, export, first = setup
     assert set(_papers(settings)) == SEED_IDS | {"bat-001", "bat-002", "bat-003"}  # seed ids keep <file>#<position>
     renamed = export.with_name("export-v2.jsonl")
@@ -126,11 +130,13 @@ def test_delete_by_arxiv_id_of_the_paper_link(setup, capsys) -> None:  # type: i
     assert "Removed 1 paper(s): bat-002 (for arXiv:2401.01234v2)." in capsys.readouterr().out
 
 
-def test_an_index_with_old_export_ids_is_migrated_by_the_next_ingest(tmp_path: Path, embed_model, caplog, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_an_index_with_old_export_ids_is_migrated_by_the_next_ingest(  # type: ignore[no-untyped-def]
+        tmp_path: Path, embed_model, caplog, capsys) -> None:
     seeds = tmp_path / "seeds"
     shutil.copytree(FIXTURES, seeds)
     export = _write(tmp_path / "export.jsonl", BATS)
-    other = _write(tmp_path / "other.jsonl", [{"id": "cat-1", "abstract": "Cats sleep sixteen hours a day. We count naps."}])
+    other = _write(tmp_path / "other.jsonl", [{"id": "cat-1",
+                                               "abstract": "Cats sleep sixteen hours a day. We count naps."}])
     settings = Settings(storage_dir=tmp_path / "index")
     # what the previous version wrote: export papers named <file name>#<id>
     old = [replace(p, id=f"{p.source_file}#{p.id}") if not p.source_file.endswith(".txt") else p

@@ -16,10 +16,10 @@ import pytest
 from assistant.cli import main
 from assistant.config import Settings
 from assistant.errors import ConfigError, EmbeddingUnavailableError, StoreNotReadyError
-from assistant.ingest.pipeline import ingest
 from assistant.index.remote_embedding import RemoteEmbedding, build_remote_embedding
-from assistant.retrieve.retrieval import PaperRetriever
 from assistant.index.store import PaperStore, StoreInfo
+from assistant.ingest.pipeline import ingest
+from assistant.retrieve.retrieval import PaperRetriever
 from tests.support.fake_embeddings_server import FakeEmbeddingsServer
 from tests.support.fake_openai_server import FakeOpenAIServer
 
@@ -40,7 +40,7 @@ def seeds(tmp_path: Path) -> Path:
 @pytest.fixture
 def minilm(embed_model) -> Callable[[list[str]], list[list[float]]]:  # type: ignore[no-untyped-def]
     """What the scripted server computes: the bundled MiniLM's vectors."""
-    return embed_model.get_text_embedding_batch  # type: ignore[no-any-return]
+    return embed_model.get_text_embedding_batch
 
 
 def remote_settings(url: str, storage: Path, **kw: object) -> Settings:
@@ -58,8 +58,10 @@ def test_fingerprint_records_the_model_not_the_url() -> None:
     assert local.collection_name() == f"papers_{hashlib.sha1(key).hexdigest()[:10]}"
     a = Settings(embed_base_url="http://10.0.0.1:8080/v1", embed_model=MODEL)
     b = Settings(embed_base_url="http://embed.internal/v1", embed_model=MODEL)
-    assert a.embed_identity() == f"remote:{MODEL}" and a.collection_name() == b.collection_name() != local.collection_name()
-    assert Settings(embed_base_url="http://10.0.0.1:8080/v1", embed_model="BAAI/bge-small-en-v1.5").collection_name() != a.collection_name()
+    assert (a.embed_identity() == f"remote:{MODEL}"
+            and a.collection_name() == b.collection_name() != local.collection_name())
+    assert Settings(embed_base_url="http://10.0.0.1:8080/v1",
+                    embed_model="BAAI/bge-small-en-v1.5").collection_name() != a.collection_name()
 
 
 def test_remote_settings_are_checked_before_any_request() -> None:
@@ -84,7 +86,8 @@ def test_ingest_and_retrieval_through_the_endpoint_match_the_local_model(seeded_
         local_store, remote_store = PaperStore.open_for_read(seeded_settings), PaperStore.open_for_read(settings)
         assert remote_store.info().embed_model == f"remote:{MODEL}" and remote_store.info().dimensions == 384
         pid = "000_43469673d6f8aaa0.txt#1"
-        (_, v_local), (_, v_remote) = local_store.window_embeddings([pid])[pid][0], remote_store.window_embeddings([pid])[pid][0]
+        (_, v_local), (_, v_remote) = (local_store.window_embeddings([pid])[pid][0],
+                                       remote_store.window_embeddings([pid])[pid][0])
         assert abs(sum(x * x for x in v_remote) - 1) < 1e-5  # normalised although the server sent 2.5x vectors
         assert max(abs(x - y) for x, y in zip(v_local, v_remote)) < 1e-5
 
@@ -98,7 +101,8 @@ def test_ingest_and_retrieval_through_the_endpoint_match_the_local_model(seeded_
 
 def test_cli_ingest_and_ask_through_the_endpoint(minilm, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    with FakeEmbeddingsServer(minilm) as server, FakeOpenAIServer(["DUALFormer runs global self-attention on feature dimensions [1]."]) as llm:
+    with FakeEmbeddingsServer(minilm) as server, FakeOpenAIServer(["DUALFormer runs global self-attention on feature "
+                                                                   "dimensions [1]."]) as llm:
         monkeypatch.setenv("ASSISTANT_EMBED_BASE_URL", server.base_url)
         monkeypatch.setenv("ASSISTANT_EMBED_MODEL", MODEL)
         monkeypatch.setenv("ASSISTANT_EMBED_API_KEY", "sk-secret-embed-key")
@@ -122,7 +126,8 @@ def test_two_server_errors_are_retried_without_duplicates(minilm, seeds: Path, t
         report = ingest(settings, [seeds], remote(settings), progress=False)
     assert report.added == report.windows
     sent = server.texts_embedded()
-    assert len(server.requests) == 1 + 2 + -(-report.windows // 8) + 1  # probe, two failures, a request per batch, the titles
+    # probe, two failures, a request per batch, the titles
+    assert len(server.requests) == 1 + 2 + -(-report.windows // 8) + 1
     assert sent[1:9] == sent[9:17] == sent[17:25]  # the failed batch was sent again as it was
     store = PaperStore.open_for_read(settings)
     assert store.windows.count() == report.windows and len(store.load_papers()) == 3
@@ -136,14 +141,17 @@ def test_a_dropped_connection_is_retried(minilm) -> None:  # type: ignore[no-unt
 
 
 def test_server_down_is_a_clear_error_and_the_index_stays(minilm, seeds: Path, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                          monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+                                                          monkeypatch: pytest.MonkeyPatch,
+                                                          capsys: pytest.CaptureFixture[str]) -> None:
     index = tmp_path / "index"
     with FakeEmbeddingsServer(minilm) as server:
         settings = remote_settings(server.base_url, index, embed_max_retries=1)
         first = ingest(settings, [seeds], remote(settings), progress=False)
     # the server is gone now (its port refuses connections); an ingest with a changed file fails cleanly
-    (seeds / "tiny.txt").write_text((seeds / "tiny.txt").read_text() + "\n\nA new abstract about protein folding. It is short.")
-    with pytest.raises(EmbeddingUnavailableError, match=rf"{server.base_url} \(model '{MODEL}'\) could not be reached") as e:
+    (seeds / "tiny.txt").write_text((seeds / "tiny.txt").read_text() + "\n\nA new abstract about protein folding. It "
+                                                                       "is short.")
+    with pytest.raises(EmbeddingUnavailableError,
+                       match=rf"{server.base_url} \(model '{MODEL}'\) could not be reached") as e:
         ingest(settings, [seeds], remote(settings), progress=False)
     assert e.value.reason == "unreachable" and "ASSISTANT_EMBED_BASE_URL" in str(e.value)
     # the command line says it in one line, and --rebuild drops nothing while the server is down
@@ -157,7 +165,8 @@ def test_server_down_is_a_clear_error_and_the_index_stays(minilm, seeds: Path, t
         f"error: The embedding server at {server.base_url} (model '{MODEL}') could not be reached "
         "([Errno 111] Connection refused) (1 attempt). Check that the server is running and serves /v1/embeddings "
         "(ASSISTANT_EMBED_BASE_URL), then run the command again (an interrupted ingest resumes where it stopped); or "
-        "unset ASSISTANT_EMBED_BASE_URL to embed with the bundled model (that is another index, built by `assistant ingest`)."]
+        "unset ASSISTANT_EMBED_BASE_URL to embed with the bundled model (that is another index, built by `assistant "
+        "ingest`)."]
     store = PaperStore.open_for_read(settings)
     assert set(store.load_papers()) == {f"tiny.txt#{i}" for i in (1, 2, 3)} and store.windows.count() == first.windows
     # a question while the server is down: one line too
@@ -199,7 +208,8 @@ def test_vectors_are_put_back_in_input_order_and_normalised(minilm, embed_model)
 def test_client_errors_fail_at_once_with_what_to_do(status: int, hint: str, minilm) -> None:  # type: ignore[no-untyped-def]
     with FakeEmbeddingsServer(minilm, [status]) as server:
         embed = RemoteEmbedding(base_url=server.base_url, model_name=MODEL, api_key="sk-hidden", max_retries=3)
-        with pytest.raises(EmbeddingUnavailableError, match=f"answered HTTP {status}: scripted failure {status}. {hint}") as e:
+        with pytest.raises(EmbeddingUnavailableError,
+                           match=f"answered HTTP {status}: scripted failure {status}. {hint}") as e:
             embed.get_query_embedding("q")
     assert len(server.requests) == 1 and "sk-hidden" not in str(e.value) + repr(embed)
 
@@ -224,15 +234,19 @@ def test_a_local_index_and_a_remote_index_live_side_by_side(embed_model, minilm,
         assert PaperStore.open_for_read(local).info().embed_model == "bundled:all-MiniLM-L6-v2"
         assert PaperStore.open_for_read(settings).info().embed_model == f"remote:{MODEL}"
         # an index built by one model refuses vectors of another, naming both
-        with pytest.raises(StoreNotReadyError, match=rf"holds vectors made by bundled:all-MiniLM-L6-v2, but these settings "
-                                                     rf"embed with remote:{MODEL}; mixing two models in one index is refused"):
+        with pytest.raises(StoreNotReadyError,
+                           match=rf"holds vectors made by bundled:all-MiniLM-L6-v2, but these settings "
+                                                     rf"embed with remote:{MODEL}; mixing two models in one index is "
+                                                     rf"refused"):
             PaperStore.open_for_write(local, StoreInfo(f"remote:{MODEL}", 384, 3))
     # a reader configured for a model no index was built with is told which models the indexes have
     with pytest.raises(StoreNotReadyError) as e:
         PaperStore.open_for_read(remote_settings("http://127.0.0.1:1/v1", index, embed_model="BAAI/bge-small-en-v1.5"))
     msg = str(e.value)
-    assert "No index for the current settings (embedding model remote:BAAI/bge-small-en-v1.5, 3-sentence windows, index layout v2)" in msg
-    assert f"{local.collection_name()} (embedding model bundled:all-MiniLM-L6-v2, 3-sentence windows, index layout v2)" in msg
+    assert ("No index for the current settings (embedding model remote:BAAI/bge-small-en-v1.5, 3-sentence windows, "
+            "index layout v2)") in msg
+    assert (f"{local.collection_name()} (embedding model bundled:all-MiniLM-L6-v2, 3-sentence windows, "
+            "index layout v2)") in msg
     assert f"{settings.collection_name()} (embedding model remote:{MODEL}, 3-sentence windows, index layout v2)" in msg
     assert "other settings" in msg and "ASSISTANT_EMBED_BASE_URL" in msg
 
@@ -242,7 +256,8 @@ def test_another_model_behind_the_same_name_is_refused(minilm, seeds: Path, tmp_
     with FakeEmbeddingsServer(minilm) as server:
         settings = remote_settings(server.base_url, index)
         first = ingest(settings, [seeds], remote(settings), progress=False)
-    (seeds / "tiny.txt").write_text((seeds / "tiny.txt").read_text() + "\n\nA new abstract about protein folding. It is short.")
+    (seeds / "tiny.txt").write_text((seeds / "tiny.txt").read_text() + "\n\nA new abstract about protein folding. It "
+                                                                       "is short.")
 
     def other_model(texts: list[str]) -> list[list[float]]:  # same size, other vectors
         return [v[::-1] for v in minilm(texts)]
@@ -251,7 +266,8 @@ def test_another_model_behind_the_same_name_is_refused(minilm, seeds: Path, tmp_
         return [v + v for v in minilm(texts)]
 
     for fake, message in [(other_model, r"makes other vectors \(similarity -?0\.\d\d on a probe sentence"),
-                          (bigger_model, "holds 384-dimensional vectors made by remote:.* now returns 768-dimensional ones")]:
+                          (bigger_model,
+                           "holds 384-dimensional vectors made by remote:.* now returns 768-dimensional ones")]:
         with FakeEmbeddingsServer(fake) as swapped:
             with pytest.raises(StoreNotReadyError, match=message):
                 swapped_settings = remote_settings(swapped.base_url, index)

@@ -31,7 +31,8 @@ def test_a_model_of_another_vector_size_is_named_at_start(tmp_path: Path, seeds:
     with pytest.raises(Exception) as raw:  # what every question used to end in
         windows.query(query_embeddings=[[0.1] * 768], n_results=1)
     explained = explain_failure(raw.value, settings)
-    assert explained is not None and "vectors of another size" in str(explained) and "InvalidArgumentError" in str(explained)
+    assert (explained is not None and "vectors of another size" in str(explained)
+            and "InvalidArgumentError" in str(explained))
     assert explain_failure(RuntimeError("boom"), settings) is None  # a bug stays a bug
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from assistant.config import Settings
 from assistant.errors import CorpusFormatError, StoreNotReadyError
+from assistant.index.store import PaperStore
 from assistant.ingest.pipeline import ingest
 from assistant.retrieve.retrieval import PaperRetriever
-from assistant.index.store import PaperStore
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 
@@ -28,7 +28,8 @@ def test_reingest_adds_nothing_and_reopens_from_disk(tmp_path: Path, seeds: Path
     assert set(papers) == {f"tiny.txt#{i}" for i in (1, 2, 3)}
     assert papers["tiny.txt#1"].title == "DUALFormer: Dual Graph Transformer"
     assert store.windows.count() == first.windows
-    hits = PaperRetriever.open(settings, embed_model).retrieve("dual graph transformer feature dimension self-attention")
+    hits = PaperRetriever.open(settings,
+                               embed_model).retrieve("dual graph transformer feature dimension self-attention")
     assert hits[0].paper.id == "tiny.txt#1" and hits[0].evidence
 
 
@@ -66,7 +67,8 @@ def test_an_index_of_an_older_layout_is_named_as_such(tmp_path: Path) -> None:
     settings = Settings(storage_dir=tmp_path / "index")
     settings.storage_dir.mkdir()
     old = f"{settings.collection_prefix}_0123456789"
-    make_client(settings).create_collection(old, metadata={"embed_model": settings.embed_identity(), "window_sentences": 3},
+    make_client(settings).create_collection(old, metadata={"embed_model": settings.embed_identity(),
+                                                           "window_sentences": 3},
                                             embedding_function=None)
     with pytest.raises(StoreNotReadyError) as e:
         PaperStore.open_for_read(settings)
@@ -91,11 +93,13 @@ class _Interrupt(Exception):
     pass
 
 
-def test_interrupted_ingest_keeps_index_usable_and_next_run_completes(tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_interrupted_ingest_keeps_index_usable_and_next_run_completes(  # type: ignore[no-untyped-def]
+        tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:
     settings = Settings(storage_dir=tmp_path / "index", write_batch_size=4)
     full = ingest(settings, [seeds], embed_model, progress=False)
     f = seeds / "tiny.txt"
-    f.write_text(f.read_text() + "\n\nA brand new abstract about reinforcement learning for chip placement. It uses graphs. It beats baselines by 5%.")
+    f.write_text(f.read_text() + "\n\nA brand new abstract about reinforcement learning for chip placement. It uses "
+                                 "graphs. It beats baselines by 5%.")
 
     calls = {"n": 0}
     original = PaperStore.upsert_papers
@@ -150,7 +154,8 @@ def test_reads_are_paged(tmp_path: Path, seeds: Path, embed_model, monkeypatch) 
     report = ingest(settings, [seeds], embed_model, progress=False)
     monkeypatch.setattr(store_module, "READ_PAGE_SIZE", 4)
     store = PaperStore.open_for_read(settings)
-    assert len(store.window_hashes()) == sum(map(len, store.window_texts(list(store.paper_hashes())).values())) == report.windows > 8
+    windows = sum(map(len, store.window_texts(list(store.paper_hashes())).values()))
+    assert len(store.window_hashes()) == windows == report.windows > 8
     assert len(store.load_papers()) == 3
     assert PaperRetriever.open(settings, embed_model).retrieve("dual graph transformer")[0].paper.id == "tiny.txt#1"
 

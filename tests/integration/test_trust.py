@@ -63,7 +63,8 @@ def test_a_name_no_paper_mentions_abstains(scripted_assistant, question: str, na
     [
         ("Since ControlAR is a diffusion model, how does it attach spatial controls to ControlNet?",
          "ControlAR is a diffusion model", CONTROLAR, "autoregressive"),  # dev q040 (regression)
-        ("Since HyperFace collects real face photos from the Internet with consent, how many people are in its dataset?",
+        ("Since HyperFace collects real face photos from the Internet with consent, how many people are in its "
+         "dataset?",
          "HyperFace collects real face photos from the Internet with consent", HYPERFACE, "synthetic"),  # held-out t031
     ],
 )
@@ -140,7 +141,8 @@ def test_a_question_naming_a_paper_reads_only_papers_that_name_it(scripted_assis
 def test_an_unsure_which_paper_answer_says_closest_match(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     """No abstract is about federated learning; the nearest paper is offered as the closest match, not as
     "the paper". (Held-out t027, speech recognition, still gets "The paper is": see test_held_out_answers.)"""
-    far, _ = _ask(scripted_assistant, "Which paper proposes a federated learning method with differential privacy guarantees?",
+    far, _ = _ask(scripted_assistant,
+                  "Which paper proposes a federated learning method with differential privacy guarantees?",
                   "Nothing verifiable here.")
     assert far.text.startswith("The closest match in the abstracts is “"), far.text[:120]
 
@@ -199,7 +201,8 @@ def test_an_answer_by_code_quotes_what_is_asked_not_how_the_paper_is_named(scrip
 
 
 def test_a_question_that_asks_two_things_gets_a_sentence_for_each(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    answer, _ = _ask(scripted_assistant, "Which paper finds transformers less sensitive to token perturbations than LSTMs, and "
+    answer, _ = _ask(scripted_assistant,
+                     "Which paper finds transformers less sensitive to token perturbations than LSTMs, and "
                      "what does it say low sensitivity correlates with?", "Nothing verifiable here.")
     assert [c.paper.id for c in answer.citations][:1] == [SENSITIVITY]
     assert "lower sensitivity" in answer.text and "robustness" in answer.text  # both parts answered

@@ -22,13 +22,15 @@ ANG = {
 ZH = {
     "id": "zh-1",
     "title": "图神经网络的高效训练",
-    "abstract": "我们提出了一种新的图神经网络训练方法，可以显著降低显存占用。该方法将大图划分为多个子图，并在子图之间共享节点表示。"
+    "abstract": "我们提出了一种新的图神经网络训练方法，可以显著降低显存占用。"
+    "该方法将大图划分为多个子图，并在子图之间共享节点表示。"
     "在三个公开基准上，训练速度提高了三倍。实验表明，精度几乎没有下降。",
 }
 
 
 def test_an_accented_name_is_found_and_a_chinese_abstract_is_windowed(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    (seeds / "extra.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in (ANG, ZH)), encoding="utf-8")
+    (seeds / "extra.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in (ANG, ZH)),
+                                       encoding="utf-8")
     # BM25 alone: before, the term was stored as "ngstr" and the question found nothing (abstained)
     settings = Settings(storage_dir=tmp_path / "index", retrieval_mode="bm25", llm_base_url="http://127.0.0.1:9/v1")
     ingest(settings, [seeds], embed_model, progress=False)
@@ -40,7 +42,8 @@ def test_an_accented_name_is_found_and_a_chinese_abstract_is_windowed(tmp_path: 
     catalog = open_catalog(settings, store)
     assert catalog is not None
     for mode in ("bm25", "fused"):
-        with build_assistant(settings.model_copy(update={"retrieval_mode": mode}), embed_model=embed_model, start_llm=False) as assistant:
+        with build_assistant(settings.model_copy(update={"retrieval_mode": mode}), embed_model=embed_model,
+                             start_llm=False) as assistant:
             answer = assistant.ask("What does ÅngströmNet do?")
             assert not answer.abstained, (mode, answer.notice)
             assert answer.citations[0].paper.id == "ang-1", mode

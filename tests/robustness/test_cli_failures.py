@@ -54,7 +54,8 @@ def scripted_env(seeded_settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Pat
         yield server
 
 
-def test_ingest_and_delete_with_a_full_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_ingest_and_delete_with_a_full_stdout(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                              capsys: pytest.CaptureFixture[str]) -> None:
     from assistant.config import Settings
     from assistant.index.store import PaperStore
 
@@ -118,7 +119,8 @@ def test_an_unexpected_exception_after_the_answer_is_one_line(scripted_env, monk
     )
 
 
-def test_ui_launch_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_ui_launch_failure_is_one_line(  # type: ignore[no-untyped-def]
+        scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import assistant.api.server
     from ui.cli import main as ui_main
 
@@ -132,7 +134,8 @@ def test_ui_launch_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyP
     assert "injected at launch" in _one_error_line(err)
 
 
-def test_api_server_failure_is_one_line(scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # type: ignore[no-untyped-def]
+def test_api_server_failure_is_one_line(  # type: ignore[no-untyped-def]
+        scripted_env, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     import assistant.api.server
 
     def broken_launch(*a: object, **k: object) -> None:
@@ -151,7 +154,8 @@ def test_a_real_full_disk_on_stdout_gives_one_line_and_no_exit_time_traceback(tm
     seeds = tmp_path / "seeds"
     shutil.copytree(TINY, seeds)
     with open("/dev/full", "w") as full:
-        proc = subprocess.run([sys.executable, "-m", "assistant", "ingest", "--no-progress", str(seeds)], cwd=REPO, env=env,
+        proc = subprocess.run([sys.executable, "-m", "assistant", "ingest", "--no-progress", str(seeds)], cwd=REPO,
+                              env=env,
                               stdout=full, stderr=subprocess.PIPE, text=True, timeout=300)
     assert proc.returncode == 1
     assert "Exception ignored" not in proc.stderr
@@ -169,7 +173,8 @@ def test_a_broken_citation_verifier_is_an_internal_error_not_a_model_failure(  #
         raise ZeroDivisionError("injected into the verifier")
 
     monkeypatch.setattr(Attributor, "attribute", broken)
-    scripted_env.replies[:] = ["A-Bench is a benchmark for LMMs. It was written by Google DeepMind. A-Bench has two parts."]
+    scripted_env.replies[:] = ["A-Bench is a benchmark for LMMs. It was written by Google DeepMind. A-Bench has two "
+                               "parts."]
     assert main(["ask", "Which paper introduces A-Bench?"]) == 1
     out, err = capsys.readouterr()
     line = _one_error_line(err)

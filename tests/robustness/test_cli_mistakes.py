@@ -21,19 +21,24 @@ def _free_port_taken() -> tuple[socket.socket, int]:
     return s, s.getsockname()[1]
 
 
-def _cheap(tmp_path: Path, module: str, argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str, float, list[str]]:
+def _cheap(tmp_path: Path, module: str, argv: list[str], env: dict[str, str] | None = None) -> tuple[int, str, float,
+                                                                                                     list[str]]:
     """Run ``python -m <module> argv`` in a subprocess that reports which heavy libraries it imported."""
     code = (f"import sys, runpy\nsys.argv = [{module!r}, *{argv!r}]\n"
             f"try:\n    runpy.run_module({module!r}, run_name='__main__')\n"
             "except SystemExit as e:\n    rc = e.code\n"
-            "heavy = [m for m in ('torch', 'sentence_transformers', 'chromadb', 'llama_cpp', 'gradio') if m in sys.modules]\n"
+            "heavy = [m for m in ('torch', 'sentence_transformers', 'chromadb', 'llama_cpp', 'gradio') if m in "
+            "sys.modules]\n"
             "print('HEAVY=' + ','.join(heavy), file=sys.stderr)\nsys.exit(rc)\n")
-    full_env = {**os.environ, "PYTHONPATH": str(REPO), "ASSISTANT_STORAGE_DIR": str(tmp_path / "no-index"), **(env or {})}
+    full_env = {**os.environ, "PYTHONPATH": str(REPO), "ASSISTANT_STORAGE_DIR": str(tmp_path / "no-index"),
+                **(env or {})}
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=full_env, capture_output=True, text=True, timeout=120)
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=full_env, capture_output=True, text=True,
+                          timeout=120)
     seconds = time.perf_counter() - t0
     err_lines = proc.stderr.strip().splitlines()
-    heavy = err_lines[-1].removeprefix("HEAVY=").split(",") if err_lines and err_lines[-1].startswith("HEAVY=") else ["?"]
+    heavy = (err_lines[-1].removeprefix("HEAVY=").split(",") if err_lines and err_lines[-1].startswith("HEAVY=")
+             else ["?"])
     return proc.returncode, "\n".join(err_lines[:-1]), seconds, [h for h in heavy if h]
 
 
@@ -48,14 +53,16 @@ def test_cheap_mistakes_fail_in_one_line_before_any_model_loads(tmp_path: Path) 
     busy, port = _free_port_taken()
     cases = [
         ("assistant", ["ask", "  "], {}, "Please type a question"),
-        ("assistant", ["ask", "--session", "corrupt.json", "Which paper proposes A-Bench?"], {}, "corrupt.json: not a saved conversation"),
+        ("assistant", ["ask", "--session", "corrupt.json", "Which paper proposes A-Bench?"], {},
+         "corrupt.json: not a saved conversation"),
         ("assistant", ["ask", "--session", "missing_dir/chat.json", "Which paper?"], {}, "missing_dir does not exist"),
         ("assistant", ["ask", "Which paper?"], {}, "no-index does not exist"),
         ("assistant", ["ingest", "latin1.txt"], {}, "latin1.txt:3: not valid UTF-8"),
         ("assistant", ["ingest", "empty.jsonl"], {}, "empty.jsonl: no abstract to index"),
         ("assistant", ["ingest", "blank-abstracts.jsonl"], {}, "blank-abstracts.jsonl:1: no abstract"),
         ("assistant", ["ask", "Which paper?"], {"ASSISTANT_TOP_K": "0"}, "ASSISTANT_TOP_K"),
-        ("assistant", ["eval", "--questions", str(REPO / "eval" / "dev.jsonl"), "--json", "out", "--storage-dir", str(index)], {}, "--json out: is a folder"),
+        ("assistant", ["eval", "--questions", str(REPO / "eval" / "dev.jsonl"), "--json", "out", "--storage-dir",
+                       str(index)], {}, "--json out: is a folder"),
         ("assistant", ["delete", "x#1"], {}, "no-index does not exist"),
         ("assistant", ["eval", "--questions", "corrupt.json", "--storage-dir", str(index)], {}, "corrupt.json:1"),
         ("assistant", ["eval-claims", "--claims", "corrupt.json", "--storage-dir", str(index)], {}, "corrupt.json:1"),

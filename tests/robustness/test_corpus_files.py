@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from assistant.config import Settings
+from assistant.index.store import PaperStore
 from assistant.ingest.corpus import read_papers
 from assistant.ingest.pipeline import ingest
-from assistant.index.store import PaperStore
 
 ABSTRACT = "We propose a tiny network for sorting socks. It matches pairs by colour. It beats baselines by 7%."
 
@@ -28,11 +28,13 @@ def test_duplicated_abstract_is_skipped_with_warning(tmp_path: Path, caplog: pyt
     assert skipped == ["d.txt:7: abstract 3 repeats abstract 1"]
 
 
-def test_metadata_rows_with_nulls_lists_unknown_ids_and_bad_json(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+def test_metadata_rows_with_nulls_lists_unknown_ids_and_bad_json(tmp_path: Path,
+                                                                 caplog: pytest.LogCaptureFixture) -> None:
     (tmp_path / "m.txt").write_text(f"Venue\n\n{ABSTRACT}\n\nAnother abstract about fish and rivers.")
     rows = [
         json.dumps({"seed_file": "m.txt", "position": 1, "title": None, "authors": None, "url": ["x"]}),
-        json.dumps({"seed_file": "m.txt", "position": 2, "title": ["a", "list"], "authors": "Ann Lee, Bo Chen", "url": "ftp://x"}),
+        json.dumps({"seed_file": "m.txt", "position": 2, "title": ["a", "list"], "authors": "Ann Lee, Bo Chen",
+                    "url": "ftp://x"}),
         json.dumps({"seed_file": "other.txt", "position": 1, "title": "Unknown paper"}),
         json.dumps({"seed_file": "m.txt", "position": None}),
         "{broken json",

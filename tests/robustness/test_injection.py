@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from assistant.config import Settings
-from assistant.ingest.steering import SteeringDetector
 from assistant.ingest.pipeline import ingest
+from assistant.ingest.steering import SteeringDetector
 
 REPO = Path(__file__).resolve().parents[2]
 REPO_SEEDS = REPO / "seeds"

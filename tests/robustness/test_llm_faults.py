@@ -15,7 +15,8 @@ DUALFORMER = "000_43469673d6f8aaa0.txt#1"
 
 
 def test_slow_endpoint_times_out_then_next_question_works(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer([5.0, "DUALFormer performs the global self-attention module on feature dimensions."]) as server:
+    with FakeOpenAIServer([5.0,
+                           "DUALFormer performs the global self-attention module on feature dimensions."]) as server:
         backend = OpenAIChatBackend(server.base_url, "k", "scripted", timeout_s=1.0)
         with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
             t0 = time.monotonic()
@@ -57,7 +58,8 @@ def test_truncated_stream_keeps_only_verified_sentences(seeded_settings, embed_m
 
     reply = ("DUALFormer performs the global self-attention module on feature dimensions. "
              "It also reduces intra-class variance and enhances the discriminability of node representations. ") * 2
-    with FakeOpenAIServer([TRUNCATE + reply, "DUALFormer performs the global self-attention module on feature dimensions."]) as server:
+    with FakeOpenAIServer([TRUNCATE + reply,
+                           "DUALFormer performs the global self-attention module on feature dimensions."]) as server:
         backend = OpenAIChatBackend(server.base_url, "k", "scripted", timeout_s=10)
         with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
             cut = assistant.ask(Q)

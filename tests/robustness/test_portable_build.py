@@ -29,7 +29,8 @@ spec.loader.exec_module(llama_build)
 
 X86 = platform.machine().lower() in ("x86_64", "amd64")
 #: AMX tile instructions, AVX-512 registers (zmm, opmask k1-k7), EVEX-only AVX-512 mnemonics.
-BEYOND_BASELINE = re.compile(r"\b(tileloadd\w*|tilestored|tilezero|tdpb\w+|ldtilecfg|sttilecfg|tilerelease)\b|%zmm\d|%k[1-7]\b|\{%k[0-7]\}")
+BEYOND_BASELINE = re.compile(r"\b(tileloadd\w*|tilestored|tilezero|tdpb\w+|ldtilecfg|sttilecfg|tilerelease)\b"
+                             r"|%zmm\d|%k[1-7]\b|\{%k[0-7]\}")
 
 
 def test_recipe_is_not_native_and_excludes_avx512_and_amx() -> None:
@@ -66,7 +67,8 @@ def test_installed_cpu_library_has_no_instructions_beyond_baseline() -> None:
     libs = llama_build.installed_libraries()
     assert any(p.name.startswith("libggml-cpu") for p in libs), libs
     for lib in libs:
-        dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(lib)], capture_output=True, text=True, check=True).stdout
+        dis = subprocess.run(["objdump", "-d", "--no-show-raw-insn", str(lib)], capture_output=True, text=True,
+                             check=True).stdout
         assert len(dis) > 1000
         found = sorted({m.group(0) for m in BEYOND_BASELINE.finditer(dis)})
         assert not found, f"{lib.name} uses {found[:10]}: not portable, re-run scripts/setup.sh"
@@ -88,5 +90,6 @@ def test_stamp_mismatch_is_detected(tmp_path, monkeypatch) -> None:  # type: ign
 
 
 def test_check_command_exit_status() -> None:
-    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "llama_build.py"), "--check"], capture_output=True, text=True)
+    proc = subprocess.run([sys.executable, str(REPO / "scripts" / "llama_build.py"), "--check"], capture_output=True,
+                          text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -17,7 +17,8 @@ from ui.render import answer_markdown, safe_text
 
 @pytest.fixture
 def scripted(scripted_assistant):  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["DUALFormer performs the global self-attention module on feature dimensions."] * 10) as server, \
+    with FakeOpenAIServer(["DUALFormer performs the global self-attention module on feature "
+                           "dimensions."] * 10) as server, \
             scripted_assistant(server) as assistant:
         yield assistant, server
 
@@ -61,13 +62,14 @@ def _multilingual(named: bool) -> list[object]:
     name, the same in every language) or not."""
     items = [i for i in load_items(MULTILINGUAL) if ("anomal" not in " ".join(i.answer_facts)) == named]
     return [
-        pytest.param(i, marks=pytest.mark.xfail(reason=KNOWN_DEFECTS[i.id], strict=True)) if i.id in KNOWN_DEFECTS else i
+        pytest.param(i, marks=pytest.mark.xfail(reason=KNOWN_DEFECTS[i.id],
+                                                strict=True)) if i.id in KNOWN_DEFECTS else i
         for i in items
     ]
 
 
 @pytest.mark.parametrize("item", _multilingual(named=True), ids=lambda i: f"{i.id}-{i.question[:24]}")
-def test_a_non_english_question_that_names_its_paper_gets_a_real_answer(scripted, item: EvalItem) -> None:
+def test_a_non_english_question_that_names_its_paper_gets_a_real_answer(scripted, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
     """Spanish, Chinese, French and German questions naming DUALFormer, A-Bench, ResDex or LeReT: the answer
     is not an abstention, cites the named paper (first), every shown sentence is cited, and a question
     asking for a number gets the number (the scripted model's sentence is about DUALFormer, so other
@@ -82,7 +84,7 @@ def test_a_non_english_question_that_names_its_paper_gets_a_real_answer(scripted
 
 
 @pytest.mark.parametrize("item", _multilingual(named=False), ids=lambda i: i.id)
-def test_a_non_english_question_without_a_name_never_cites_a_wrong_paper(scripted, item: EvalItem) -> None:
+def test_a_non_english_question_without_a_name_never_cites_a_wrong_paper(scripted, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
     """A French or Chinese question that names nothing depends on the English-only MiniLM understanding it.
     Asserted behaviour: the answer either cites the right paper first, or abstains citing nothing; it never
     presents another paper as the answer."""

@@ -85,8 +85,10 @@ class _RaisingCompletions:
     def create(self, **_: object):  # type: ignore[no-untyped-def]
         from openai.types.chat import ChatCompletionChunk
 
-        chunk = ChatCompletionChunk.model_validate({"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "m",
-                                                    "choices": [{"index": 0, "delta": {"content": GOOD + " It also redu"}}]})
+        chunk = ChatCompletionChunk.model_validate({"id": "c", "object": "chat.completion.chunk", "created": 0,
+                                                    "model": "m",
+                                                    "choices": [{"index": 0,
+                                                                 "delta": {"content": GOOD + " It also redu"}}]})
 
         def gen():  # type: ignore[no-untyped-def]
             yield chunk
@@ -110,7 +112,7 @@ _ERRORS = [
 @pytest.mark.parametrize("error", _ERRORS, ids=lambda e: type(e).__name__)
 def test_no_httpx_or_openai_exception_reaches_the_user(error, seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
     backend = OpenAIChatBackend("http://127.0.0.1:1/v1", "k", "scripted", timeout_s=5)
-    backend._client.chat.completions = _RaisingCompletions(error)  # type: ignore[assignment]
+    backend._client.chat.completions = _RaisingCompletions(error)
     with build_assistant(seeded_settings, embed_model=embed_model, backend=backend) as assistant:
         answer = assistant.new_session().ask(Q)
     assert answer.notice and "Showing the most relevant passages" in answer.notice
@@ -119,7 +121,8 @@ def test_no_httpx_or_openai_exception_reaches_the_user(error, seeded_settings, e
     assert not any("redu" in s.text.split()[-1] for s in answer.sentences)
 
 
-def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(seeded_settings, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(  # type: ignore[no-untyped-def]
+        seeded_settings, embed_model, monkeypatch) -> None:
     script = str(REPO / "tests" / "support" / "crashing_llm_server.py")
     server = LocalLLMServer(command=[sys.executable, script, "{port}", "SIGILL"], startup_timeout_s=30)
     with build_assistant(seeded_settings, embed_model=embed_model, llm_server=server) as assistant:
@@ -139,7 +142,8 @@ def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(seeded_s
 
 def test_cli_ask_json_with_a_stalled_stream_prints_json_on_time(seeded_settings) -> None:  # type: ignore[no-untyped-def]
     with FakeOpenAIServer([STALL + "Stalled partial words"]) as server:
-        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage_dir), ASSISTANT_LLM_BASE_URL=server.base_url,
+        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage_dir),
+                   ASSISTANT_LLM_BASE_URL=server.base_url,
                    ASSISTANT_LLM_MODEL="scripted", ASSISTANT_LLM_TIMEOUT_S="5", ASSISTANT_LOG_LEVEL="WARNING")
         proc = subprocess.run([sys.executable, "-m", "assistant", "ask", "--json", Q], env=env, cwd=REPO,
                               capture_output=True, text=True, timeout=120)

@@ -65,10 +65,13 @@ def test_cheap_mistakes_name_the_path_and_what_to_do(tmp_path: Path) -> None:
     a_file.write_text("my notes", encoding="utf-8")
     cases = [
         (["ask", "--session", str(data), "Which paper proposes A-Bench?"], {},
-         [f"--session {data}: not a saved conversation (the file is not JSON); it is left as it is. Pass another file name"]),
-        (["ask", "--session", str(listing), "Which paper?"], {}, ["not a saved conversation (it holds other JSON", "another file name"]),
+         [f"--session {data}: not a saved conversation (the file is not JSON); it is left as it is. Pass another file "
+          f"name"]),
+        (["ask", "--session", str(listing), "Which paper?"], {},
+         ["not a saved conversation (it holds other JSON", "another file name"]),
         (["ask", "--storage-dir", str(a_file), "Which paper?"], {},
-         [f"The index folder {a_file} (--storage-dir / ASSISTANT_STORAGE_DIR) is a file, not a folder", "file is left as it is"]),
+         [f"The index folder {a_file} (--storage-dir / ASSISTANT_STORAGE_DIR) is a file, not a folder",
+          "file is left as it is"]),
         (["ingest", str(TINY), "--storage-dir", str(a_file / "sub")], {}, [f"is inside {a_file}, which is a file"]),
         (["ask", "Which paper?"], {"ASSISTANT_COLLECTION_PREFIX": "-my papers"},
          ["ASSISTANT_COLLECTION_PREFIX", "'-my papers' cannot start a Chroma collection name", "letters, digits"]),
@@ -154,7 +157,8 @@ def test_a_read_only_index_is_named_read_only_never_damaged(index: Path, tmp_pat
     leaves the index where it is."""
     copy = tmp_path / "index"
     shutil.copytree(index, copy)
-    ro = ["unshare", "--mount", "--", "bash", "-c", f'mount --bind "{copy}" "{copy}" && mount -o remount,ro,bind "{copy}" "{copy}" && exec "$@"', "ro"]
+    ro = ["unshare", "--mount", "--", "bash", "-c",
+          f'mount --bind "{copy}" "{copy}" && mount -o remount,ro,bind "{copy}" "{copy}" && exec "$@"', "ro"]
     env = {"ASSISTANT_STORAGE_DIR": str(copy)}
     for argv in (["ask", "What does DUALFormer propose?"], ["ingest", str(TINY), "--no-progress"],
                  ["ingest", "--rebuild", str(TINY), "--no-progress"], ["delete", "tiny.txt#1"]):
@@ -172,7 +176,9 @@ def test_a_full_disk_is_named_full(tmp_path: Path) -> None:
     the user is told the disk is full and what to do."""
     disk = tmp_path / "disk"
     disk.mkdir()
-    small = ["unshare", "--mount", "--", "bash", "-c", f'mount -t tmpfs -o size=2500k tmpfs "{disk}" && exec "$@"', "full"]
-    line = _error_line(_cli(["ingest", str(REPO / "seeds"), "--no-progress"], {"ASSISTANT_STORAGE_DIR": str(disk / "index")}, wrap=small))
+    small = ["unshare", "--mount", "--", "bash", "-c", f'mount -t tmpfs -o size=2500k tmpfs "{disk}" && exec "$@"',
+             "full"]
+    line = _error_line(_cli(["ingest", str(REPO / "seeds"), "--no-progress"],
+                            {"ASSISTANT_STORAGE_DIR": str(disk / "index")}, wrap=small))
     assert f"The disk holding the index folder {disk / 'index'} is full" in line, line
     assert "Free some space" in line and "damaged" in line and "not damaged" in line

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 
-from assistant.config import Settings
 from assistant.llm.local import free_port
 from tests.support.fake_openai_server import FakeOpenAIServer
 from tests.support.servers import wait_for_http
@@ -35,7 +34,8 @@ def secured_ui(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Ite
                                     stdout=out, stderr=subprocess.STDOUT)
         url = f"http://127.0.0.1:{port}"
         try:
-            wait_for_http(url + "/", proc, timeout_s=120, log=log, accept_http_errors=True)  # an auth error is an answer
+            wait_for_http(url + "/", proc, timeout_s=120, log=log,
+                          accept_http_errors=True)  # an auth error is an answer
             yield url
         finally:
             proc.terminate()

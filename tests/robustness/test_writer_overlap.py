@@ -39,9 +39,9 @@ def _no_traceback(*streams: str) -> None:
 
 @pytest.mark.parametrize(("first", "seed"), [("ingest", 1), ("ingest", 3), ("rebuild", 4)])
 # seed 1: the first writer runs to its end (the report's case); 3, 4: it is killed at a random moment
-def test_overlapping_ingest_and_rebuild_never_lose_a_completed_run(
+def test_overlapping_ingest_and_rebuild_never_lose_a_completed_run(  # type: ignore[no-untyped-def]
     first: str, seed: int, tmp_path: Path, embed_model
-) -> None:  # type: ignore[no-untyped-def]
+) -> None:
     rng = random.Random(seed)
     settings = Settings(storage_dir=tmp_path / "index")
     a = write_export(tmp_path / "a.jsonl", corpus_rows(0, 20))

@@ -64,7 +64,8 @@ ANSWER_LOG_JS = """() => {
       error: !!m.querySelector('.error'),
     });
   };
-  new MutationObserver(snap).observe(document.querySelector('#chat'), {subtree: true, childList: true, characterData: true});
+  new MutationObserver(snap).observe(document.querySelector('#chat'),
+                                     {subtree: true, childList: true, characterData: true});
 }"""
 
 
@@ -97,7 +98,8 @@ def open_ui(page: Any, url: str, timeout_ms: int = 30_000) -> Any:
     mounted; returns ``page``. Raises Playwright's ``TimeoutError`` after ``timeout_ms``."""
     page.goto(url)
     page.wait_for_function(
-        "(sels) => sels.every((s) => document.querySelector(s) !== null)", arg=list(_READY_SELECTORS), timeout=timeout_ms)
+        "(sels) => sels.every((s) => document.querySelector(s) !== null)", arg=list(_READY_SELECTORS),
+        timeout=timeout_ms)
     return page
 
 
@@ -127,7 +129,8 @@ def in_view(inner: dict[str, float], outer: dict[str, float], slack: float = 1.0
 
 _SCROLL_CHAT_TO_JS = """(el) => {
   let box = el.parentElement;
-  while (box && !(box.scrollHeight > box.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(box).overflowY))) box = box.parentElement;
+  while (box && !(box.scrollHeight > box.clientHeight + 1 && /(auto|scroll)/.test(getComputedStyle(box).overflowY)))
+    box = box.parentElement;
   if (box) box.scrollTop += el.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
 }"""
 

@@ -110,7 +110,7 @@ class FakeEmbeddingsServer:
                 if payload.get("encoding_format") == "base64":
                     for it in items:
                         vec = it["embedding"]
-                        it["embedding"] = base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode()
+                        it["embedding"] = base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode()  # type: ignore[arg-type, misc]
                 tokens = sum(len(t.split()) for t in texts)
                 self._json(200, {"object": "list", "data": items, "model": payload.get("model", ""),
                                  "usage": {"prompt_tokens": tokens, "total_tokens": tokens}})

@@ -115,7 +115,8 @@ class FakeOpenAIServer:
                 self.end_headers()
                 if prefix in (TRUNCATE, CUT, MALFORMED):
                     text = text[: len(text) // 2]
-                pieces = re.findall(r"\S+\s*", text) if prefix == WORDS else [text[i:i + 7] for i in range(0, len(text), 7)]
+                pieces = re.findall(r"\S+\s*", text) if prefix == WORDS else [text[i:i + 7] for i in range(0, len(text),
+                                                                                                           7)]
                 if prefix in (PACED, PACED_CUT):
                     pieces = re.findall(r".+?(?:[.!?]\s+|$)", text)
                 if prefix == STALL:

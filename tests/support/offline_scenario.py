@@ -20,10 +20,10 @@ from pathlib import Path
 def main(out: Path) -> int:
     app_env = dict(os.environ)
     result: dict[str, object] = {}
-    run = lambda *a: subprocess.run(
+    run = lambda *a: subprocess.run(  # noqa: E731
         [sys.executable, "-m", "assistant", *a],
         env=app_env,
-        capture_output=True,  # noqa: E731
+        capture_output=True,
         text=True,
         timeout=300,
     )

@@ -51,8 +51,10 @@ def chroma_server(data: Path) -> Iterator[int]:
     port = free_port()
     log = data / "server.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([str(chroma), "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port", str(port)],
-                                stdout=out, stderr=subprocess.STDOUT, env={"ANONYMIZED_TELEMETRY": "False", "PATH": "/usr/bin:/bin"})
+        proc = subprocess.Popen([str(chroma), "run", "--path", str(data / "db"), "--host", "127.0.0.1", "--port",
+                                 str(port)],
+                                stdout=out, stderr=subprocess.STDOUT,
+                                env={"ANONYMIZED_TELEMETRY": "False", "PATH": "/usr/bin:/bin"})
     try:
         wait_for_http(f"http://127.0.0.1:{port}/api/v2/heartbeat", proc, timeout_s=60, log=log, poll_s=0.3)
         yield port

@@ -19,9 +19,11 @@ HITS = (PaperHit(P1, 0.03, 0.61, (), ("We sort socks.",)), PaperHit(P2, 0.02, 0.
 
 
 def _answer(**kw: object) -> Answer:
-    base: dict[str, object] = dict(question="Which paper sorts socks?", sentences=(AnswerSentence("We sort socks.", (1,), 0.9),),
+    base: dict[str, object] = dict(question="Which paper sorts socks?",
+                                   sentences=(AnswerSentence("We sort socks.", (1,), 0.9),),
                                    citations=(Citation(1, P1, ("We sort socks.",)),), sources=HITS, mode="generated",
-                                   model="smollm2", timings_ms={"retrieve": 12.3, "first_token": 40.0, "generate": 80.5, "total": 99.9},
+                                   model="smollm2",
+                                   timings_ms={"retrieve": 12.3, "first_token": 40.0, "generate": 80.5, "total": 99.9},
                                    model_used=True)
     base.update(kw)
     return Answer(**base)  # type: ignore[arg-type]
@@ -34,7 +36,8 @@ def test_generated_answer_has_every_timing() -> None:
 
 
 def test_abstained_answer_has_null_model_timings_not_zero() -> None:
-    data = answer_to_dict(_answer(sentences=(), citations=(), mode="abstained", notice="The indexed abstracts don't cover this question.",
+    data = answer_to_dict(_answer(sentences=(), citations=(), mode="abstained",
+                                  notice="The indexed abstracts don't cover this question.",
                                   timings_ms={"retrieve": 5.0, "total": 6.0}, model_used=False))
     assert data["timings_ms"] == {"retrieve": 5.0, "first_token": None, "generate": None, "total": 6.0}
     assert data["abstained"] is True and data["citations"] == [] and data["comparison"] is None
@@ -66,7 +69,8 @@ def test_schema_file_says_which_fields_are_nullable() -> None:
 
 def test_footer_names_the_model_only_when_its_sentences_are_shown() -> None:
     assert answer_to_text(_answer()).endswith("answered by smollm2 in 0.1 s")
-    failed = _answer(mode="extractive", notice="Cannot reach the LLM. Showing the most relevant passages instead, each cited.")
+    failed = _answer(mode="extractive",
+                     notice="Cannot reach the LLM. Showing the most relevant passages instead, each cited.")
     assert "answered by retrieval and code alone (smollm2's answer was not used)" in answer_to_text(failed)
     assert "no language model" in answer_to_text(_answer(model_used=False, mode="extractive"))
 

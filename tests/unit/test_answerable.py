@@ -45,7 +45,8 @@ def _verdict(question: str, hit: PaperHit):  # type: ignore[no-untyped-def]
 
 
 def test_detail_words_leave_out_the_title_and_the_frame_of_the_question() -> None:
-    assert detail_words("what simulator did the grasping one run in?", "Universal Dexterous Grasping") == {"simul", "run"}
+    assert detail_words("what simulator did the grasping one run in?", "Universal Dexterous Grasping") == {"simul",
+                                                                                                           "run"}
     assert detail_words("Which LMMs scored best on it?", "A-Bench: Are LMMs Masters?") == {"score", "best"}
     assert detail_words("Which models did it beat?", "LiMAC") == {"rel:beats"}  # a verifier relation, any wording
 

@@ -19,7 +19,8 @@ B = Paper("a.txt#2", "ICLR", "Beta", (), "", "Beta text.", "a.txt", 2)
 
 
 def answer(sentences: tuple[AnswerSentence, ...], comparison: Comparison | None = None, notice: str = "") -> Answer:
-    cited = sorted({n for s in sentences for n in s.citations} | ({r.n for r in comparison.rows} if comparison else set()))
+    cited = sorted({n for s in sentences for n in s.citations}
+                   | ({r.n for r in comparison.rows} if comparison else set()))
     papers = {1: A, 2: B}
     return Answer("q?", sentences, tuple(Citation(n, papers[n], ()) for n in cited), (), "generated", "m",
                   notice=notice, comparison=comparison)

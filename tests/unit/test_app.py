@@ -13,11 +13,13 @@ from assistant.answer.answerer import AnswerEvent
 from assistant.service import EmptyQuestionError
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 
-PAPER = Paper("f.txt#1", "ICLR 2025 Papers", "XNet & co", ("Ada Lovelace",), "https://example.org/x", "XNet is fast.", "f.txt", 1)
+PAPER = Paper("f.txt#1", "ICLR 2025 Papers", "XNet & co", ("Ada Lovelace",), "https://example.org/x", "XNet is fast.",
+              "f.txt", 1)
 
 
 HIT = PaperHit(PAPER, 0.03, 0.7, (), ("XNet is fast.",))
-SEARCH = Paper("f.txt#2", "ICLR 2025 Papers", "YNet", (), "https://openreview.net/search?term=YNet", "YNet is slow.", "f.txt", 2)
+SEARCH = Paper("f.txt#2", "ICLR 2025 Papers", "YNet", (), "https://openreview.net/search?term=YNet", "YNet is slow.",
+               "f.txt", 2)
 
 
 class StubSession:
@@ -34,7 +36,8 @@ class StubSession:
             raise EmptyQuestionError("Please type a question about the indexed papers.")
         hits = (HIT, PaperHit(SEARCH, 0.02, 0.6, (), ("YNet is slow.",)))
         yield AnswerEvent("status", "Found 2 candidate papers; checking them.", hits=hits)
-        answer = Answer(question, (AnswerSentence("XNet is fast.", (1,), 0.9),), (Citation(1, PAPER, ("XNet is fast.",)),), hits,
+        answer = Answer(question, (AnswerSentence("XNet is fast.", (1,), 0.9),),
+                        (Citation(1, PAPER, ("XNet is fast.",)),), hits,
                         "generated", "stub", intent=intent or "lookup", resolved_query=question, model_used=True)
         yield AnswerEvent("partial", answer=answer, hits=hits)
         if "crash" in question:
@@ -74,7 +77,8 @@ def test_respond_is_a_named_endpoint_sharing_one_concurrency_limit(app) -> None:
 
     responders = [f for f in app.values() if f.name == "respond"]
     assert "respond" in app and len(responders) == 3  # typed question, example click, "Show more" (private)
-    assert {f.concurrency_id for f in responders} == {"respond"} and {f.concurrency_limit for f in responders} == {CONCURRENCY_LIMIT}
+    assert ({f.concurrency_id for f in responders} == {"respond"}
+            and {f.concurrency_limit for f in responders} == {CONCURRENCY_LIMIT})
     assert [type(c).__name__ for c in app["respond"].inputs] == ["Textbox", "Dropdown", "Chatbot", "State"]
     assert not app["respond"].inputs[0].visible  # the hidden "asked" box, filled from the question box at Send
 
@@ -87,7 +91,8 @@ def test_first_yield_says_searching_before_the_core_is_called(app) -> None:  # t
     assert session.calls == [("What is XNet?", None)]  # "auto" -> the core detects the intent
     status, partial, final = shown
     # the papers found, with links, as soon as retrieval is done; a search link says it is one
-    assert "Found 2 candidate papers" in status and 'href="https://example.org/x"' in status and "XNet &amp; co" in status
+    assert ("Found 2 candidate papers" in status and 'href="https://example.org/x"' in status
+            and "XNet &amp; co" in status)
     assert "(search on OpenReview)" in status and "answered by" not in status
     # verified sentences as they come, with their cards, before the end
     assert "XNet is fast.<sup class='cite'><a href='#m2-ref-1'>[1]</a></sup>" in partial and "id='m2-ref-1'" in partial
@@ -140,7 +145,8 @@ def test_side_panel_and_exports_follow_the_session(app) -> None:  # type: ignore
     html, md_btn, bib_btn = app["side_panel"].fn(session)
     assert "[1]</span>" in html and "https://example.org/x" in html
     md, bib = Path(md_btn["value"]), Path(bib_btn["value"])
-    assert md.name == "conversation.md" and "What is XNet?" in md.read_text() and "https://example.org/x" in md.read_text()
+    assert (md.name == "conversation.md" and "What is XNet?" in md.read_text()
+            and "https://example.org/x" in md.read_text())
     assert bib.name == "references.bib" and r"XNet \& co" in bib.read_text()
     chat, state, html, md_btn, _, busy, send, note = app["new_chat"].fn(session)
     assert chat == [] and state is None and "No papers cited yet" in html and md_btn["interactive"] is False
@@ -154,7 +160,8 @@ def test_a_question_is_taken_from_the_box_once_and_send_waits_for_the_answer(app
 
     take = app[next(k for k, f in app.items() if f.name == "take_question")].fn
     box, asked, busy, send = take("What is XNet?", False)
-    assert (box, asked, busy) == ("", "What is XNet?", True) and send == {"__type__": "update", "value": ANSWERING, "interactive": False}
+    assert (box, asked, busy) == ("", "What is XNet?", True) and send == {"__type__": "update", "value": ANSWERING,
+                                                                          "interactive": False}
     with pytest.raises(gr.Error) as busy_error:  # sent while answering: not taken, the text stays in the box
         take("And YNet?", True)
     assert busy_error.value.message == BUSY  # shown under the box by BUSY_NOTE_JS
@@ -173,7 +180,8 @@ def test_a_long_message_is_collapsed_in_the_chat(app) -> None:  # type: ignore[n
     note = "Notes on graph transformers. " * 800
     *_, (_, history, _) = app["respond"].fn(note, "auto", [], None)
     shown = history[0]["content"]
-    assert shown.startswith("<details class='long-message'><summary>Notes on graph transformers.") and f"{len(note.strip()):,} characters" in shown
+    assert (shown.startswith("<details class='long-message'><summary>Notes on graph transformers.")
+            and f"{len(note.strip()):,} characters" in shown)
     short = "What is XNet?"
     *_, (_, history, _) = app["respond"].fn(short, "auto", [], None)
     assert history[0]["content"] == short and len(short) < COLLAPSE_CHARS

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from assistant.verify.attribution import Attributor, unmatched_facts
-from assistant.llm.prompts import is_refusal, strip_citations
 from assistant.ingest.chunking import split_sentences
 from assistant.ingest.corpus import read_papers
+from assistant.llm.prompts import is_refusal, strip_citations
 from assistant.types import PaperHit
+from assistant.verify.attribution import Attributor, unmatched_facts
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -30,10 +30,13 @@ def test_strip_citations() -> None:
     assert strip_citations("DUALFormer is fast [1][2].") == ("DUALFormer is fast.", (1, 2))
     assert strip_citations("X uses Y [1, 3] and Z.") == ("X uses Y and Z.", (1, 3))
     # a small model's lead-in goes; a name keeps its case, a plain word is capitalised
-    assert strip_citations("The answer to this question is: EM-LLM uses Bayesian surprise. [1]") == ("EM-LLM uses Bayesian surprise.", (1,))
-    assert strip_citations("The source of the question was: EM-LLM uses Bayesian surprise. [1]") == ("EM-LLM uses Bayesian surprise.", (1,))
+    assert strip_citations("The answer to this question is: EM-LLM uses Bayesian surprise. [1]") == (
+        "EM-LLM uses Bayesian surprise.", (1,))
+    assert strip_citations("The source of the question was: EM-LLM uses Bayesian surprise. [1]") == (
+        "EM-LLM uses Bayesian surprise.", (1,))
     assert strip_citations("Based on the sources, the answer is: it works [2]") == ("It works", (2,))
-    assert strip_citations("The source code is public. [1]") == ("The source code is public.", (1,))  # no colon: a sentence
+    assert strip_citations("The source code is public. [1]") == ("The source code is public.",
+                                                                 (1,))  # no colon: a sentence
     assert strip_citations("The source: qNBO uses BFGS. [1]") == ("qNBO uses BFGS.", (1,))
     assert strip_citations("Answer: it uses BFGS [1].") == ("It uses BFGS.", (1,))
     assert strip_citations("The answers are 29% and 17% [1].") == ("The answers are 29% and 17%.", (1,))
@@ -87,7 +90,8 @@ def test_numbers_need_context_and_echoes_are_dropped(embed_model) -> None:  # ty
     papers = {p.id: p for p in read_papers([REPO_SEEDS])}
     a_bench = papers["000_43469673d6f8aaa0.txt#8"]
     hit = PaperHit(a_bench, 1.0, 0.5, (), tuple(split_sentences(a_bench.text)))
-    att = Attributor([hit], embed_model.get_text_embedding_batch, 0.55, question="How many AIGIs were sampled for A-Bench?")
+    att = Attributor([hit], embed_model.get_text_embedding_batch, 0.55,
+                     question="How many AIGIs were sampled for A-Bench?")
     kept = att.attribute("A-Bench has 2864 AIGIs from 16 text-to-image models.")
     assert kept is not None and "2,864" in kept[1]  # thousands comma normalised when matching
     assert att.attribute("The answer is 2864.") is None  # a bare number: nothing ties it to the question

@@ -12,14 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from assistant.verify.attribution import Attributor, hard_mismatches, mismatches, name_occurs, proper_nouns, words
 from assistant.ingest.chunking import split_sentences
 from assistant.ingest.corpus import read_papers
 from assistant.types import PaperHit
+from assistant.verify.attribution import Attributor, hard_mismatches, mismatches, name_occurs, proper_nouns, words
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
-EM_LLM, LIMAC, DATA_SELECTION = "004_c45bebc30e22eceb.txt#17", "004_c45bebc30e22eceb.txt#15", "000_43469673d6f8aaa0.txt#14"
-GROK, SENSITIVITY, LIGHT_DECODER = "000_43469673d6f8aaa0.txt#5", "000_43469673d6f8aaa0.txt#11", "000_43469673d6f8aaa0.txt#6"
+EM_LLM, LIMAC, DATA_SELECTION = ("004_c45bebc30e22eceb.txt#17", "004_c45bebc30e22eceb.txt#15",
+                                 "000_43469673d6f8aaa0.txt#14")
+GROK, SENSITIVITY, LIGHT_DECODER = ("000_43469673d6f8aaa0.txt#5", "000_43469673d6f8aaa0.txt#11",
+                                    "000_43469673d6f8aaa0.txt#6")
 ORDER = (EM_LLM, LIMAC, DATA_SELECTION, GROK, SENSITIVITY, LIGHT_DECODER)
 
 
@@ -37,11 +39,14 @@ def cited(attributor: Attributor, sentence: str) -> tuple[str, ...] | None:
 
 @pytest.mark.parametrize(("sentence", "paper"), [
     # verbatim and near-verbatim copies of abstract sentences (what the small bundled model writes)
-    ("EM-LLM outperforms its popular counterpart, RAG, in a wide range of tasks, while requiring similar resources.", EM_LLM),
-    ("The authors show that LiMAC increases the overall action accuracy by up to 19% compared to fine-tuned VLMs.", LIMAC),
+    ("EM-LLM outperforms its popular counterpart, RAG, in a wide range of tasks, while requiring similar resources.",
+     EM_LLM),
+    ("The authors show that LiMAC increases the overall action accuracy by up to 19% compared to fine-tuned VLMs.",
+     LIMAC),
     ("For compute-optimal training, perplexity and gradient data selection require training-to-selection model size "
      "ratios of 5x and 10x, respectively.", DATA_SELECTION),
-    ("EM-LLM integrates key aspects of human episodic memory and event cognition into LLMs with no fine-tuning.", EM_LLM),
+    ("EM-LLM integrates key aspects of human episodic memory and event cognition into LLMs with no fine-tuning.",
+     EM_LLM),
     ("The method significantly enhances the OOD generalization of light decoder-based approaches, narrowing the gap "
      "with the heavy decoder paradigm.", LIGHT_DECODER),
 ])
@@ -86,7 +91,8 @@ def test_two_paper_sentence_cites_both(attributor: Attributor) -> None:
 
 def test_overclaim_is_dropped(attributor: Attributor) -> None:
     assert cited(attributor, "Notably, EM-LLM's performance surpasses full-context models in every task.") is None
-    assert cited(attributor, "Notably, EM-LLM's performance even surpasses full-context models in most tasks.") == (EM_LLM,)
+    assert cited(attributor,
+                 "Notably, EM-LLM's performance even surpasses full-context models in most tasks.") == (EM_LLM,)
 
 
 def test_mismatch_reasons_name_the_check() -> None:
@@ -100,7 +106,8 @@ def test_names_match_whole_tokens_and_numbers_are_normalised() -> None:
     assert not name_occurs("GPT-4", "baselines like GPT-4o.")
     assert name_occurs("GPT-4o", "baselines like GPT-4o.")
     assert name_occurs("LoRAs", "composing LoRA modules")
-    assert words("sixteen models, 2,864 images: 29\\% better") == ["16", "models", ",", "2864", "images", ":", "29", "%", "better"]
+    assert words("sixteen models, 2,864 images: 29\\% better") == ["16", "models", ",", "2864", "images", ":", "29",
+                                                                   "%", "better"]
 
 
 def test_invented_affiliation_or_place_is_dropped(attributor: Attributor) -> None:
@@ -114,7 +121,8 @@ def test_hard_mismatches_name_the_constraint() -> None:
     ev = ["Our method sustains over 90% performance with an average compression rate of 60%."]
     paper = "MatryoshkaKV. " + ev[0]
     assert hard_mismatches("The method sustains over 90% performance with a compression rate of 70%.", ev, paper)
-    assert hard_mismatches("The method sustains over 90% performance with an average compression rate of 60%.", ev, paper) == []
+    assert hard_mismatches("The method sustains over 90% performance with an average compression rate of 60%.", ev,
+                           paper) == []
     assert any("Stanford" in r for r in hard_mismatches("The method, from Stanford, keeps 90% performance.", ev, paper))
 
 

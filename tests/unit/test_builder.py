@@ -57,7 +57,8 @@ def test_a_sentence_that_stands_alone_is_quoted_alone() -> None:
 
 def test_a_model_sentence_loses_a_glued_title_and_gets_its_context() -> None:
     b = _builder()
-    fused = "DualFormer: Dual Graph Transformer To address these limitations, this paper introduces a novel GT architecture, dubbed DualFormer."
+    fused = ("DualFormer: Dual Graph Transformer To address these limitations, this paper introduces a novel GT "
+             "architecture, dubbed DualFormer.")
     b.add(AnswerSentence(fused, (1,), 0.8), SENTENCES[2])
     texts = [s.text for s in b.build("generated").sentences]
     assert texts == [

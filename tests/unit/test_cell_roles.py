@@ -17,8 +17,8 @@ import json
 from pathlib import Path
 
 from assistant.ingest.corpus import read_papers
-from assistant.understand.intents import sentence_roles
 from assistant.lang.text import split_sentences
+from assistant.understand.intents import sentence_roles
 
 REPO = Path(__file__).resolve().parents[2]
 

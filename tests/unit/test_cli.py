@@ -59,7 +59,8 @@ def test_ingest_summary_counts_skipped_rows_with_file_and_line(tmp_path: Path) -
     papers = read_papers([export], skipped=skipped)
     assert len(papers) == 2
     assert skipped == ["export.jsonl:1: no abstract (fields abstract/text/summary)",
-                       "export.jsonl:3: not valid JSON (Expecting value)", "export.jsonl:5: duplicate id 'a' (first on line 4)"]
+                       "export.jsonl:3: not valid JSON (Expecting value)",
+                       "export.jsonl:5: duplicate id 'a' (first on line 4)"]
     text = ingest_summary(IngestReport(2, 4, 4, 0, 0, 0, "c", 1.0, skipped_rows=tuple(skipped)))
     assert "Skipped 3 rows (not indexed):\n  export.jsonl:1: no abstract" in text
 
@@ -79,7 +80,8 @@ def test_ingest_summary_says_many_rows_without_an_abstract_once_per_file() -> No
     from assistant.cli import ingest_summary
 
     skipped = [f"big.jsonl:{n}: no abstract (fields abstract/text/summary)" for n in range(2, 1002)]
-    skipped += ["big.jsonl:1500: not valid JSON (Expecting value)", "small.jsonl:3: no abstract (fields abstract/text/summary)"]
+    skipped += ["big.jsonl:1500: not valid JSON (Expecting value)",
+                "small.jsonl:3: no abstract (fields abstract/text/summary)"]
     text = ingest_summary(IngestReport(2, 4, 4, 0, 0, 0, "c", 1.0, skipped_rows=tuple(skipped)))
     assert "Skipped 1002 rows (not indexed):" in text
     assert ("  big.jsonl: 1,000 rows: no abstract (fields abstract/text/summary) - lines 2, 3, 4, 5, 6, 7, 8, 9, 10, 11"

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from assistant.ingest.corpus import derive_title, parse_seed_text, read_papers
 from assistant.errors import CorpusFormatError
+from assistant.ingest.corpus import derive_title, parse_seed_text, read_papers
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
@@ -44,7 +44,8 @@ def test_paper_without_metadata_gets_derived_title() -> None:
 
 def test_mismatched_metadata_row_is_ignored(tmp_path: Path) -> None:
     (tmp_path / "a.txt").write_text("Venue\n\nAlpha beta gamma delta epsilon zeta eta theta iota.")
-    (tmp_path / "papers.jsonl").write_text(json.dumps({"seed_file": "a.txt", "position": 1, "title": "Wrong", "first_words": "Something else entirely"}) + "\nnot json\n")
+    (tmp_path / "papers.jsonl").write_text(json.dumps({"seed_file": "a.txt", "position": 1, "title": "Wrong",
+                                                       "first_words": "Something else entirely"}) + "\nnot json\n")
     (paper,) = read_papers([tmp_path])
     assert paper.title_derived
 
@@ -53,7 +54,8 @@ def test_mismatched_metadata_row_is_ignored(tmp_path: Path) -> None:
     ("content", "message"),
     [
         (b"", "empty"),
-        (b"This first line is a long abstract without any header line before it, which is wrong.\nmore text", "missing header"),
+        (b"This first line is a long abstract without any header line before it, which is wrong.\nmore text",
+         "missing header"),
         (b"Header only\n\n", "no abstracts"),
         (b"\x00\x01binary", "binary"),
         (b"Venue\n\nCaf\xe9 au lait", "not valid UTF-8"),

@@ -1,5 +1,6 @@
-"""Docs stay in sync with the code: every setting is in the README table, every ``ASSISTANT_*`` name the
-docs mention exists, the ``--json`` schema file is the typed model's, the CLIs document their commands."""
+"""Docs stay in sync with the code: every setting is in the settings table (docs/configuration.md), every
+``ASSISTANT_*`` name the docs mention exists, the ``--json`` schema file is the typed model's and docs/usage.md
+names its every field, the CLIs document their commands, the README stays a five-minute read."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from importlib import import_module
 from pathlib import Path
 
 import pytest
+from pydantic_settings import BaseSettings
 
 from assistant.cli import main
 from assistant.config import OTHER_VARIABLES, Settings, env_names
@@ -17,15 +19,20 @@ from ui.settings import UISettings
 
 REPO = Path(__file__).resolve().parents[2]
 README = (REPO / "README.md").read_text()
-DOCS = {p.relative_to(REPO).as_posix(): p.read_text() for p in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]}
+#: The settings table (moved out of the README by issue 31).
+CONFIGURATION = (REPO / "docs" / "configuration.md").read_text()
+#: The command reference: the ``--json`` fields, every command (moved out of the README by issue 31).
+USAGE = (REPO / "docs" / "usage.md").read_text()
+DOCS = {p.relative_to(REPO).as_posix(): p.read_text() for p in [REPO / "README.md",
+                                                                *sorted((REPO / "docs").glob("*.md"))]}
 
 
 @pytest.mark.parametrize("name", sorted(env_names(Settings) | env_names(UISettings)))
-def test_every_setting_is_in_the_readme_table(name: str) -> None:
-    assert f"| `{name}` |" in README
+def test_every_setting_is_in_the_settings_table(name: str) -> None:
+    assert f"| `{name}` |" in CONFIGURATION
 
 
-#: Misspellings the README shows on purpose (what the start-up warning says about them).
+#: Misspellings the docs show on purpose (what the start-up warning says about them).
 TYPO_EXAMPLES = {"ASSISTANT_TOPK"}
 
 
@@ -47,6 +54,21 @@ def test_readme_has_the_two_commands() -> None:
     assert "./scripts/run.sh" in README and "./scripts/test.sh" in README
     ci = (REPO / ".ci" / "run").read_text()
     assert "./scripts/test.sh" in ci
+
+
+def test_readme_is_a_five_minute_read() -> None:
+    """At most 1,500 words (``wc -w``), and it says where each kind of change goes (issue 31)."""
+    assert len(README.split()) <= 1500, f"README.md has {len(README.split())} words: move detail to docs/"
+    table = README[README.index("## Where a change goes"):]
+    for change in ("an intent", "a ranker", "a verifier", "an input format", "a UI element"):
+        assert f"\n| {change}" in table, change
+
+
+def test_readme_names_docs_that_exist() -> None:
+    named = set(re.findall(r"`((?:docs|eval)/[\w./-]+)`", README))
+    assert "docs/usage.md" in named and "docs/configuration.md" in named
+    missing = sorted(p for p in named if not (REPO / p).exists())
+    assert missing == [], missing
 
 
 def test_cli_help_lists_commands(capsys: pytest.CaptureFixture[str]) -> None:
@@ -77,7 +99,8 @@ def test_console_scripts_point_at_the_entry_points() -> None:
         assert callable(getattr(import_module(module), func))
 
 
-def test_bad_setting_names_field_and_env_var(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_bad_setting_names_field_and_env_var(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
     monkeypatch.setenv("ASSISTANT_TOP_K", "zero")
     assert main(["ask", "hello"]) == 1
     err = capsys.readouterr().err
@@ -88,14 +111,15 @@ def test_answer_schema_file_is_generated_from_the_model() -> None:
     from assistant.answer.render import answer_schema
 
     assert json.loads((REPO / "docs" / "answer.schema.json").read_text()) == answer_schema(), \
-        "regenerate: python -c 'import json; from assistant.answer.render import answer_schema; print(json.dumps(answer_schema(), indent=2))' > docs/answer.schema.json"
+        ("regenerate: python -c 'import json; from assistant.answer.render import answer_schema; "
+         "print(json.dumps(answer_schema(), indent=2))' > docs/answer.schema.json")
 
 
-def test_readme_lists_every_json_field() -> None:
+def test_usage_doc_lists_every_json_field() -> None:
     from assistant.answer.render import AnswerJSON, TimingsJSON
 
-    start = README.index("`ask --json` prints one object")
-    described = README[start:README.index("Intents are decided by a", start)]
+    start = USAGE.index("`ask --json` prints one object")
+    described = USAGE[start:USAGE.index("Intents are decided by a", start)]
     for name in [*AnswerJSON.model_fields, *TimingsJSON.model_fields]:
         assert re.search(rf"\b{name}\b", described), name
 
@@ -115,8 +139,8 @@ def _documented_command_lines() -> list[tuple[str, list[str]]]:
 
 
 def test_every_documented_command_line_parses() -> None:
-    """Each command shown in a code block is accepted by its parser as written (the README block is also
-    run, by tests/integration/test_readme_commands.py)."""
+    """Each command shown in a code block is accepted by its parser as written (docs/usage.md's "Using it"
+    block, which holds the README's, is also run, by tests/e2e/test_readme_commands.py)."""
     from assistant.cli import _parser, parse
     from ui.cli import _parser as ui_parser
 
@@ -133,7 +157,7 @@ def test_every_documented_command_line_parses() -> None:
 # --- quoted defaults (issue 26.5): a doc that states a default the code no longer has fails here ----------------
 
 def _doc_value_matches(doc: str, default: object) -> bool:
-    """``doc`` (a README table cell, backticks stripped) states ``default``: numbers compare as numbers, paths
+    """``doc`` (a settings table cell, backticks stripped) states ``default``: numbers compare as numbers, paths
     relative to the repository, secrets by value, booleans as ``true``/``false``, ``unset`` as None."""
     from pydantic import SecretStr
 
@@ -161,12 +185,13 @@ _TABLE_ROW = re.compile(r"^\| `(ASSISTANT_[A-Z0-9_]+)` \| `?([^`|]*?)`? \|", re.
     [(cls, name) for cls in (Settings, UISettings) for name in cls.model_fields],
     ids=lambda v: v if isinstance(v, str) else v.__name__,
 )
-def test_readme_settings_table_quotes_the_code_defaults(settings_class: type, name: str) -> None:
-    rows = dict(_TABLE_ROW.findall(README))
+def test_settings_table_quotes_the_code_defaults(settings_class: type[BaseSettings], name: str) -> None:
+    rows = dict(_TABLE_ROW.findall(CONFIGURATION))
     env = f"{settings_class.model_config['env_prefix']}{name}".upper()
     default = settings_class.model_fields[name].default
     assert env in rows, env
-    assert _doc_value_matches(rows[env], default), f"README says {env} defaults to {rows[env]!r}; the code: {default!r}"
+    assert _doc_value_matches(rows[env], default), \
+        f"docs/configuration.md says {env} defaults to {rows[env]!r}; the code: {default!r}"
 
 
 def test_ablation_doc_labels_the_current_defaults() -> None:
@@ -184,7 +209,8 @@ def test_ablation_doc_labels_the_current_defaults() -> None:
     checked = 0
     for name, value in {**stated, **kept}.items():
         if name in defaults:
-            assert float(value) == float(defaults[name].default), f"docs/ablation.md: {name} {value}, code {defaults[name].default}"
+            assert float(value) == float(defaults[name].default), \
+                f"docs/ablation.md: {name} {value}, code {defaults[name].default}"
             checked += 1
     assert checked >= 2  # min_similarity and candidate_k at least
 

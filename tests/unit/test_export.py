@@ -28,11 +28,13 @@ from ui.export import (
 )
 
 A = Paper("000.txt#8", "ICLR 2025 Papers", "A-Bench: Are LMMs Masters at Evaluating AI-generated Images?",
-          ("Zicheng Zhang", "Haoning Wu"), "https://proceedings.iclr.cc/paper/a.html", "A-Bench is a benchmark.", "000.txt", 8)
+          ("Zicheng Zhang", "Haoning Wu"), "https://proceedings.iclr.cc/paper/a.html", "A-Bench is a benchmark.",
+          "000.txt", 8)
 B = Paper("004.txt#6", "ICLR 2025 Papers", "Number Cookbook: {Braces} & 100% of #1_x ~ ^ \\ $",
           ("Haotong Yang", "Muhan Zhang"), "https://arxiv.org/abs/2411.03766?a=1&b=%20", "Numbers.", "004.txt", 6)
 C = Paper("004.txt#7", "Workshop", "Zhang's twin paper", ("Zoë Zhang",), "", "Twin.", "004.txt", 7)  # no url, no year
-D = Paper("004.txt#9", "ICLR 2025 Papers", "A-Bench again", ("Zicheng Zhang",), "https://x.example/d", "D.", "004.txt", 9)
+D = Paper("004.txt#9", "ICLR 2025 Papers", "A-Bench again", ("Zicheng Zhang",), "https://x.example/d", "D.", "004.txt",
+          9)
 E = Paper("004.txt#10", "ICLR 2025 Papers", "—", (), "https://x.example/e", "E.", "004.txt", 10)  # nothing for a key
 
 
@@ -47,7 +49,8 @@ def _turns() -> list[T]:
     a1 = Answer("Which paper introduces A-Bench?", (AnswerSentence("A-Bench is a benchmark.", (1,), 0.9),),
                 (Citation(1, A, ("A-Bench is a benchmark.",)),), (), "generated", "smollm2", intent="lookup",
                 resolved_query="Which paper introduces A-Bench?")
-    comp = Comparison(("approach", "key result"), (ComparisonRow(1, (AnswerSentence("A-Bench | pipes.", (1,), 0.5), None)),
+    comp = Comparison(("approach", "key result"), (ComparisonRow(1,
+                                                                 (AnswerSentence("A-Bench | pipes.", (1,), 0.5), None)),
                                                     ComparisonRow(2, (AnswerSentence("Numbers.", (2,), 0.5), None))))
     a2 = Answer("Compare it with the Number Cookbook paper.", (AnswerSentence("Numbers.", (2,), 0.9),),
                 (Citation(1, A, ()), Citation(2, B, ("Numbers.",))), (), "generated", "smollm2", intent="compare",
@@ -80,7 +83,8 @@ def test_markdown_neutralises_corpus_markdown_and_keeps_math() -> None:
     evil = Paper("x.txt#1", "V", "*Bold* [link](http://evil.example) <b>x</b> $\\ell_1$ for $5 and $10", ("Ann_Lee",),
                  "https://x.example/p", "t", "x.txt", 1)
     md = conversation_markdown([], [(1, evil)])
-    assert r"Bold \[link\](http://evil.example) \<b\>x\</b\> $\ell_1$ for \$5 and \$10" in md  # emphasis shown as its text
+    # emphasis shown as its text
+    assert r"Bold \[link\](http://evil.example) \<b\>x\</b\> $\ell_1$ for \$5 and \$10" in md
     assert r"Ann\_Lee" in md
 
 
@@ -191,7 +195,8 @@ def test_markdown_keeps_a_topic_list_as_a_list_with_titles() -> None:
 def test_bibtex_escapes_special_characters() -> None:
     b = _entries(bibtex([(2, B)]))[0]
     title = re.search(r"title = \{\{(.*)\}\},", b).group(1)  # type: ignore[union-attr]
-    assert title == r"Number Cookbook: \{Braces\} \& 100\% of \#1\_x \textasciitilde{} \textasciicircum{} \textbackslash{} \$"
+    assert title == (r"Number Cookbook: \{Braces\} \& 100\% of \#1\_x \textasciitilde{} \textasciicircum{} "
+                     r"\textbackslash{} \$")
     assert latex_escape("a\n b") == "a b"
     assert venue_year("NeurIPS 2024 Papers") == "2024" and venue_year("Workshop") == ""
 

@@ -202,7 +202,8 @@ def test_importing_every_core_module_has_no_side_effects(tmp_path: Path) -> None
         "import os\nassert not os.listdir('.'), os.listdir('.')\nprint('ok')\n"
     )
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True,
+                         timeout=120)
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip() == "ok"
     assert list(tmp_path.iterdir()) == []

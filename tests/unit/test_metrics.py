@@ -37,7 +37,8 @@ def answer(sentences: list[tuple[str, tuple[int, ...], float]], cited: list[str]
 
 def test_normalize_rules() -> None:
     assert M.normalize("The Model\u2019s  ACCURACY\n is 93.5 \\%") == "the model's accuracy is 93.5%"
-    assert M.normalize("costs $\\{12\\}$ and 2,864 items, 12,345,678 total") == "costs 12 and 2864 items, 12345678 total"
+    assert M.normalize("costs $\\{12\\}$ and 2,864 items, 12,345,678 total") == \
+        "costs 12 and 2864 items, 12345678 total"
     assert M.normalize("layers 1,2 and 3") == "layers 1,2 and 3"  # not a thousands separator
 
 
@@ -161,8 +162,10 @@ def write_lines(tmp_path: Path, lines: list[str]) -> Path:
 
 def test_load_items_valid(tmp_path: Path) -> None:
     rows = [{"id": "q1", "type": "lookup", "question": "Which?", "gold_ids": ["a#1"], "answer_facts": []},
-            {"id": "q2", "type": "followup", "turns": ["Which?", "And it?"], "gold_ids": ["a#1"], "answer_facts": ["x"]},
-            {"id": "q3", "type": "unanswerable", "question": "Who won?", "gold_ids": [], "answer_facts": [], "notes": "n"}]
+            {"id": "q2", "type": "followup", "turns": ["Which?", "And it?"], "gold_ids": ["a#1"],
+             "answer_facts": ["x"]},
+            {"id": "q3", "type": "unanswerable", "question": "Who won?", "gold_ids": [], "answer_facts": [],
+             "notes": "n"}]
     items = load_items(write_lines(tmp_path, [json.dumps(r) for r in rows[:2]] + ["", json.dumps(rows[2])]))
     assert [i.id for i in items] == ["q1", "q2", "q3"]
     assert items[1].question == "And it?" and retrieval_only_query(items[1]) == "And it? (Which?)"
@@ -218,7 +221,7 @@ class FakeRanker:
 def test_evaluate_retrieval_report() -> None:
     ranker = FakeRanker(["b#2", "a#1", "c#3"])
     items = [FACT, UNANSWERABLE, EvalItem("q4", "followup", ("Which?", "And it?"), ("c#3",), ())]
-    report = evaluate_retrieval(ranker, items, (1, 3))
+    report = evaluate_retrieval(ranker, items, (1, 3))  # type: ignore[arg-type]
     assert ranker.calls[2] == ("And it? (Which?)", 3)
     assert report["overall"] == {"n": 3, "recall@1": 0.0, "recall@3": 1.0}
     assert report["by_type"]["unanswerable"]["recall@3"] is None

@@ -15,11 +15,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from assistant.ingest.chunking import split_sentences
 from assistant.config import Settings
-from assistant.ingest.corpus import read_papers
-from assistant.index.embeddings import BUNDLED_MINILM, build_embed_model, resolve_model_path
 from assistant.errors import ConfigError
+from assistant.index.embeddings import BUNDLED_MINILM, build_embed_model, resolve_model_path
 from assistant.index.onnx_embedding import (
     MANIFEST_FILE,
     ONNX_FILE,
@@ -29,6 +27,8 @@ from assistant.index.onnx_embedding import (
     export_onnx,
     read_valid_export,
 )
+from assistant.ingest.chunking import split_sentences
+from assistant.ingest.corpus import read_papers
 
 REPO = Path(__file__).resolve().parents[2]
 MODEL_DIR = resolve_model_path(BUNDLED_MINILM)
@@ -132,7 +132,8 @@ def test_building_the_onnx_model_imports_no_torch(cache_dir: Path) -> None:
         f"print(json.dumps([type(m).__name__, len(v), [h for h in {HEAVY!r} if h in sys.modules]]))\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")])}
-    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, env=env, timeout=120, cwd=REPO)
+    out = subprocess.run([sys.executable, "-c", code], check=False, capture_output=True, text=True, env=env,
+                         timeout=120, cwd=REPO)
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.strip().splitlines()[-1]) == ["OnnxEmbedding", 768, []]
 
@@ -154,8 +155,8 @@ def test_touched_but_identical_weights_keep_the_export(cache_dir: Path, tmp_path
 
 
 @pytest.mark.parametrize("damage", ["other weights", "other max_seq_length", "truncated onnx"])
-def test_a_stale_or_damaged_export_is_redone_not_used(damage: str, cache_dir: Path, tmp_path: Path,
-                                                     onnx_model, caplog) -> None:  # type: ignore[no-untyped-def]
+def test_a_stale_or_damaged_export_is_redone_not_used(damage: str, cache_dir: Path,  # type: ignore[no-untyped-def]
+                                                     tmp_path: Path, onnx_model, caplog) -> None:
     folder = _copy_export(cache_dir, tmp_path)
     manifest = json.loads((folder / MANIFEST_FILE).read_text())
     if damage == "other weights":
@@ -176,7 +177,8 @@ def test_a_stale_or_damaged_export_is_redone_not_used(damage: str, cache_dir: Pa
     assert not list(folder.parent.glob(".*")), "temporary export folders are left behind"
 
 
-def test_a_corrupt_onnx_file_of_the_right_size_is_a_config_error_naming_the_folder(cache_dir: Path, tmp_path: Path) -> None:
+def test_a_corrupt_onnx_file_of_the_right_size_is_a_config_error_naming_the_folder(cache_dir: Path,
+                                                                                   tmp_path: Path) -> None:
     folder = _copy_export(cache_dir, tmp_path)
     size = (folder / ONNX_FILE).stat().st_size
     (folder / ONNX_FILE).write_bytes(b"\0" * size)
@@ -194,7 +196,8 @@ def test_missing_or_unusable_model_folders_are_config_errors(tmp_path: Path) -> 
     broken = tmp_path / "broken-model"
     shutil.copytree(MODEL_DIR, broken, ignore=shutil.ignore_patterns("model.safetensors"))
     (broken / "model.safetensors").write_bytes(b"not a safetensors file")
-    with pytest.raises(ConfigError, match=f"Exporting {re.escape(str(broken))} to ONNX .* failed.*ASSISTANT_EMBED_RUNTIME=torch"):
+    with pytest.raises(ConfigError,
+                       match=f"Exporting {re.escape(str(broken))} to ONNX .* failed.*ASSISTANT_EMBED_RUNTIME=torch"):
         export_onnx(broken, tmp_path / "cache")
     assert read_valid_export(broken, tmp_path / "cache") is None
     assert not [p for p in (tmp_path / "cache" / "onnx").iterdir()], "a failed export leaves files behind"

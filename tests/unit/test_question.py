@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from assistant.answer.extractive import answers_request, pick_sentences, refocus
-from assistant.understand.question import analyze, premise_facts, premises, states_quantity
 from assistant.types import Paper, PaperHit
+from assistant.understand.question import analyze, premise_facts, premises, states_quantity
 
 
 def _hit(pid: str, title: str, sentences: list[str]) -> PaperHit:
@@ -40,7 +40,8 @@ def test_a_number_must_sit_next_to_the_measured_noun() -> None:
 
 
 def test_a_false_premise_is_answered_with_the_sentence_that_negates_it() -> None:
-    em = _hit("e", "EM-LLM", ["We introduce EM-LLM, which handles long contexts with no fine-tuning.", "It runs on 10 million tokens."])
+    em = _hit("e", "EM-LLM", ["We introduce EM-LLM, which handles long contexts with no fine-tuning.",
+                              "It runs on 10 million tokens."])
     q = "How long does it take to fine-tune EM-LLM on episodic data?"
     assert "no fine-tuning" in pick_sentences(em, analyze(q), q, 1)[0].text
 
@@ -59,7 +60,8 @@ def test_picks_the_sentence_with_the_requested_figure() -> None:
 
 
 def test_premises_are_checkable_claims_only() -> None:
-    assert premises("Since ControlAR is a diffusion model, how does it attach spatial controls?") == ["ControlAR is a diffusion model."]
+    assert premises("Since ControlAR is a diffusion model, how does it attach spatial controls?") == [
+        "ControlAR is a diffusion model."]
     assert premises("LeReT reportedly improved retrieval accuracy by 42%. What drove such a big jump?") == [
         "LeReT improved retrieval accuracy by 42%."]
     assert premises("I am new to this field. Which paper proposes DUALFormer?") == []
@@ -96,7 +98,8 @@ def test_detail_query_drops_the_words_that_name_the_paper() -> None:
     from assistant.answer.extractive import detail_query
 
     title = "qNBO: quasi-Newton Meets Bilevel Optimization"
-    assert detail_query("On which real-world tasks is the quasi-Newton bilevel optimization framework evaluated?", title) == \
+    assert detail_query("On which real-world tasks is the quasi-Newton bilevel optimization framework evaluated?",
+                        title) == \
         "On which real-world tasks is the framework evaluated?"
     assert detail_query("What is qNBO?", title) == "What is qNBO?"  # nothing would be left to ask
     assert detail_query("How fast is it?", title) == "How fast is it?"  # no title word in it
@@ -119,5 +122,7 @@ def test_question_parts_split_a_second_ask() -> None:
         "What success rate does ResDex reach", "how long does its training take?"]
     assert question_parts("Which benchmarks is EM-LLM evaluated on, and over how many tokens?") == [
         "Which benchmarks is EM-LLM evaluated on", "over how many tokens?"]
-    assert question_parts("Which paper introduces A-Bench? How big is it?") == ["Which paper introduces A-Bench?", "How big is it?"]
-    assert question_parts("Which paper uses graphs and images for MOCO?") == ["Which paper uses graphs and images for MOCO?"]
+    assert question_parts("Which paper introduces A-Bench? How big is it?") == ["Which paper introduces A-Bench?",
+                                                                                "How big is it?"]
+    assert question_parts("Which paper uses graphs and images for MOCO?") == ["Which paper uses graphs and images for "
+                                                                              "MOCO?"]

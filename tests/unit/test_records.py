@@ -16,9 +16,11 @@ from assistant.types import Paper
 
 def test_jsonl_export(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     rows = [
-        {"id": "abc123", "title": "Sock Sorter", "abstract": "We sort socks  by colour.", "authors": ["Ann Lee", "Bo Chen"],
+        {"id": "abc123", "title": "Sock Sorter", "abstract": "We sort socks  by colour.",
+         "authors": ["Ann Lee", "Bo Chen"],
          "url": "https://openreview.net/forum?id=abc123", "venue": "ICLR 2026"},
-        {"summary": "A paper with only a summary field about rivers.", "authors": "Cy Dee; Eve Fox", "url": "javascript:x"},
+        {"summary": "A paper with only a summary field about rivers.", "authors": "Cy Dee; Eve Fox",
+         "url": "javascript:x"},
         {"title": "No abstract here"},
         {"id": "abc123", "abstract": "Duplicate id."},
     ]
@@ -28,15 +30,19 @@ def test_jsonl_export(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
         first, second = read_papers([f])
     assert (first.id, first.title, first.text, first.authors, first.venue) == (
         "abc123", "Sock Sorter", "We sort socks by colour.", ("Ann Lee", "Bo Chen"), "ICLR 2026")
-    assert first.url == "https://openreview.net/forum?id=abc123" and (first.source_file, first.position) == ("export.jsonl", 1)
+    assert first.url == "https://openreview.net/forum?id=abc123" and (first.source_file,
+                                                                      first.position) == ("export.jsonl", 1)
     assert second.id == abstract_key("a paper with only a summary field about rivers.") and second.title_derived
-    assert second.venue == ""  # not guessed from the file name, which changes when an export is renamed and second.authors == ("Cy Dee", "Eve Fox") and second.url == ""
+    # not guessed from the file name, which changes when an export is renamed
+    # and second.authors == ("Cy Dee", "Eve Fox") and second.url == ""
+    assert second.venue == ""
     for line in (3, 4, 5):
         assert f"export.jsonl:{line}: skipped" in caplog.text
 
 
 def test_csv_export_and_directory_mix(tmp_path: Path) -> None:
-    (tmp_path / "a.csv").write_text('id,Title,Abstract,Authors,URL\n7,Fish,"Fish swim, mostly.",Ann Lee and Bo Chen,http://x.org/7\n')
+    (tmp_path / "a.csv").write_text('id,Title,Abstract,Authors,URL\n7,Fish,"Fish swim, mostly.",Ann Lee and Bo '
+                                    'Chen,http://x.org/7\n')
     (tmp_path / "s.txt").write_text("Venue\n\nA seed abstract about birds.")
     (tmp_path / "papers.jsonl").write_text("")  # metadata file: not an input
     papers = read_papers([tmp_path])
@@ -65,7 +71,8 @@ def test_export_ids_do_not_depend_on_the_file_name(tmp_path: Path, row: dict[str
 
 def test_an_id_of_the_file_based_form_is_refused(tmp_path: Path) -> None:
     f = tmp_path / "e.jsonl"
-    f.write_text(json.dumps({"id": "x.txt#1", "abstract": "A."}) + "\n" + json.dumps({"id": "ok", "abstract": "B."}) + "\n")
+    f.write_text(json.dumps({"id": "x.txt#1", "abstract": "A."}) + "\n" + json.dumps({"id": "ok",
+                                                                                      "abstract": "B."}) + "\n")
     skipped: list[str] = []
     assert [p.id for p in read_papers([f], skipped)] == ["ok"]
     assert skipped == ["e.jsonl:1: id 'x.txt#1' has the form of a file-based id (<file>#<n>); give the row another id"]
@@ -75,7 +82,8 @@ def test_the_same_id_in_two_exports_keeps_the_newer_file_and_names_both(tmp_path
     import os
 
     old, new = tmp_path / "monthly-1.jsonl", tmp_path / "monthly-2.jsonl"
-    old.write_text(json.dumps({"id": "bat-001", "abstract": "Old text."}) + "\n" + json.dumps({"id": "bat-002", "abstract": "Two."}) + "\n")
+    old.write_text(json.dumps({"id": "bat-001", "abstract": "Old text."}) + "\n"
+                   + json.dumps({"id": "bat-002", "abstract": "Two."}) + "\n")
     new.write_text("\n" + json.dumps({"id": "bat-001", "abstract": "New text."}) + "\n")
     os.utime(old, ns=(1_000_000_000, 1_000_000_000))
     skipped: list[str] = []
@@ -100,7 +108,8 @@ def test_resolve_ids_finds_what_the_user_knows_and_suggests_close_ids() -> None:
         _paper("000_43469673d6f8aaa0.txt#1", "000_43469673d6f8aaa0.txt"),
         _paper("old.jsonl#bat-009", "old.jsonl"),  # an index built before ids stopped naming the file
     ]}
-    r = resolve_ids(["bat-002", "https://doi.org/10.5555/ABC", "000_43469673d6f8aaa0.txt#1", "bat-009", "BAT-02", "zzz"], stored)
+    r = resolve_ids(["bat-002", "https://doi.org/10.5555/ABC", "000_43469673d6f8aaa0.txt#1", "bat-009", "BAT-02",
+                     "zzz"], stored)
     assert r.ids == ["bat-002", "doi:10.5555/abc", "000_43469673d6f8aaa0.txt#1", "old.jsonl#bat-009"]
     assert resolve_ids(["2401.01234v3"], stored).ids == ["bat-002"]  # by the arXiv link of the paper
     assert r.missing == {"BAT-02": [], "zzz": []} and not r.ambiguous  # never suggests what it removes
@@ -130,8 +139,10 @@ def test_plan_sync_migrates_old_scheme_ids(caplog: pytest.LogCaptureFixture) -> 
     ]}
     with caplog.at_level(logging.WARNING):
         plan = plan_sync(stored, [_paper("bat-001", "export-v2.jsonl", "One."),
-                                  _paper(abstract_key("Row seven without id."), "export-v2.jsonl", "Row seven without  id."),
+                                  _paper(abstract_key("Row seven without id."), "export-v2.jsonl",
+                                         "Row seven without  id."),
                                   _paper("3", "numbers.csv", "Another paper.")])
     assert sorted(plan.gone) == ["export.jsonl#7", "export.jsonl#bat-001"]
     assert plan.legacy_left == ["other.csv#x1", "rows.csv#3"]
-    assert "from other.csv, rows.csv still have ids of the old" in caplog.text and "ingest those files again" in caplog.text
+    assert ("from other.csv, rows.csv still have ids of the old" in caplog.text
+            and "ingest those files again" in caplog.text)

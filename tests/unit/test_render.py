@@ -13,7 +13,8 @@ EVIL = Paper("f.txt#2", "V", "Evil ![img](http://evil.example/x.png)", (), "java
 
 def _answer(paper: Paper = PAPER, text: str = "XNet is fast.") -> Answer:
     hit = PaperHit(paper, 0.03, 0.7, (), (text,))
-    return Answer("q?", (AnswerSentence(text, (1,), 0.9),), (Citation(1, paper, (text,)),), (hit,), "generated", "smollm2",
+    return Answer("q?", (AnswerSentence(text, (1,), 0.9),), (Citation(1, paper, (text,)),), (hit,), "generated",
+                  "smollm2",
                   timings_ms={"retrieve": 10.0, "total": 1234.0}, model_used=True)
 
 
@@ -21,7 +22,8 @@ def test_markdown_has_marker_link_authors_and_evidence() -> None:
     md = answer_markdown(_answer())
     assert "XNet is fast.<sup class='cite'><a href='#a-ref-1'>[1]</a></sup>" in md  # marker jumps to its card
     assert "<li value='1' class='card' id='a-ref-1'>" in md
-    assert '<a href="https://openreview.net/forum?id=x" target="_blank" rel="noopener noreferrer" class=\'title\'>' in md
+    assert ('<a href="https://openreview.net/forum?id=x" target="_blank" rel="noopener noreferrer" '
+            "class='title'>") in md
     assert "&lt;b&gt;bold&lt;/b&gt;" in md  # title HTML escaped
     assert "Ada Lovelace" in md and "<mark>XNet is fast.</mark>" in md
     assert md.count("XNet is fast.") == 2  # once in the answer, once (highlighted in the abstract) on the card
@@ -48,12 +50,16 @@ def test_json_shape() -> None:
 
 def test_a_topic_list_in_the_terminal_is_one_titled_paper_per_line() -> None:
     other = Paper("f.txt#3", "V", "YNet for graphs", (), "", "YNet works on graphs.", "f.txt", 3)
-    hits = (PaperHit(PAPER, 0.03, 0.7, (), ("XNet is fast.",)), PaperHit(other, 0.02, 0.6, (), ("YNet works on graphs.",)))
-    answer = Answer("Which papers are fast?", (AnswerSentence("XNet is fast.", (1,), 0.9), AnswerSentence("YNet works on graphs.", (2,), 0.6)),
-                    (Citation(1, PAPER, ("XNet is fast.",)), Citation(2, other, ("YNet works on graphs.",))), hits, "extractive",
+    hits = (PaperHit(PAPER, 0.03, 0.7, (), ("XNet is fast.",)),
+            PaperHit(other, 0.02, 0.6, (), ("YNet works on graphs.",)))
+    answer = Answer("Which papers are fast?", (AnswerSentence("XNet is fast.", (1,), 0.9),
+                                               AnswerSentence("YNet works on graphs.", (2,), 0.6)),
+                    (Citation(1, PAPER, ("XNet is fast.",)), Citation(2, other, ("YNet works on graphs.",))), hits,
+                    "extractive",
                     "m", intent="topic")
     text = answer_to_text(answer)
-    assert text.startswith("[1] XNet <b>bold</b>\n    XNet is fast. [1]\n[2] YNet for graphs\n    YNet works on graphs. [2]\n")
+    assert text.startswith("[1] XNet <b>bold</b>\n    XNet is fast. [1]\n[2] YNet for graphs\n    YNet works on "
+                           "graphs. [2]\n")
 
 
 # --- conversation rendering: meta line, comparison table, cards, references panel -------------------
@@ -64,7 +70,8 @@ from pathlib import Path  # noqa: E402
 from assistant.types import Comparison, ComparisonRow  # noqa: E402
 from ui.render import comparison_html, highlight, paper_card, references_panel  # noqa: E402
 
-OTHER = Paper("g.txt#3", "ICLR 2025 Papers", "YNet & <i>friends</i>", ("Bo", "Cy"), "https://arxiv.org/abs/1", "YNet is small. YNet <script>x</script> wins.",
+OTHER = Paper("g.txt#3", "ICLR 2025 Papers", "YNet & <i>friends</i>", ("Bo", "Cy"), "https://arxiv.org/abs/1",
+              "YNet is small. YNet <script>x</script> wins.",
               "g.txt", 3)
 
 
@@ -92,12 +99,18 @@ def test_comparison_table_rows_columns_links_and_markers_above_the_paragraph() -
     assert table and md.index("<table class='compare'>") < md.index("<p class='answer'>XNet is fast.<sup")
     assert "<th>approach</th><th>key result</th>" in table
     assert table.count("<tr data-n=") == 2
-    assert "<tr data-n='1'><th scope='row'><a href='#a-ref-1' class='ref-n'>[1]</a> <a href=\"https://openreview.net/forum?id=x\"" in table
-    assert "[2]</a> <a href=\"https://arxiv.org/abs/1\" target=\"_blank\" rel=\"noopener noreferrer\" class='title'>YNet &amp; &lt;i&gt;friends&lt;/i&gt;</a>" in table
+    assert ("<tr data-n='1'><th scope='row'><a href='#a-ref-1' class='ref-n'>[1]</a> "
+            "<a href=\"https://openreview.net/forum?id=x\"") in table
+    assert ("[2]</a> <a href=\"https://arxiv.org/abs/1\" target=\"_blank\" rel=\"noopener noreferrer\" "
+            "class='title'>YNet &amp; &lt;i&gt;friends&lt;/i&gt;</a>") in table
     # each cell carries its column's name, shown only when a phone lays the table out as cards
-    assert "<td><span class='col-label'>approach: </span>YNet &lt;script&gt;x&lt;/script&gt; wins.<sup class='cite'><a href='#a-ref-2'>[2]</a></sup></td>" in table
-    assert "<td class='not-stated'><span class='col-label'>key result: </span><em>not stated in the abstract</em></td>" in table  # missing cell
-    assert table.startswith("<div class='table-scroll'><table") and table.endswith("</table></div>")  # scrolls in its bubble
+    assert ("<td><span class='col-label'>approach: </span>YNet &lt;script&gt;x&lt;/script&gt; wins."
+            "<sup class='cite'><a href='#a-ref-2'>[2]</a></sup></td>") in table
+    # a missing cell
+    assert ("<td class='not-stated'><span class='col-label'>key result: </span>"
+            "<em>not stated in the abstract</em></td>") in table
+    # scrolls in its bubble
+    assert table.startswith("<div class='table-scroll'><table") and table.endswith("</table></div>")
     assert "<script>" not in md
     assert comparison_html(_answer()) == ""
     assert "\n\n" not in table  # one HTML block for the Markdown renderer
@@ -158,11 +171,13 @@ from ui.text import html_text, markdown_text, plain_text, split_math  # noqa: E4
 def test_apostrophes_and_markup_are_escaped_exactly_once() -> None:
     assert html_text("don't") == "don&#39;t" and "&amp;#" not in html_text("Ryan D'Orazio & co #1")
     assert html_text("EM-LLM's <b>") == "EM-LLM&#39;s &lt;b&gt;"
-    assert html_text("a_b *c* [d](e) `f` | g ~ h \\ i") == "a&#95;b c &#91;d&#93;(e) &#96;f&#96; &#124; g &#126; h &#92; i"
+    assert html_text("a_b *c* [d](e) `f` | g ~ h \\ i") == \
+        "a&#95;b c &#91;d&#93;(e) &#96;f&#96; &#124; g &#126; h &#92; i"
 
 
 def test_math_is_found_by_pandoc_rules_and_dollar_amounts_stay_text() -> None:
-    assert [(s.text, s.math) for s in split_math("$\\underline{Le}$arning")] == [("\\underline{Le}", True), ("arning", False)]
+    assert [(s.text, s.math) for s in split_math("$\\underline{Le}$arning")] == [("\\underline{Le}", True),
+                                                                                 ("arning", False)]
     assert [s.math for s in split_math("costs $5 and $10 per run")] == [False]
     assert [s.math for s in split_math("from $5 to $ 10")] == [False]
     assert [s.math for s in split_math("a \\$5 and \\$6 b")] == [False]  # escaped dollars
@@ -178,8 +193,10 @@ def test_math_goes_to_katex_with_its_own_delimiters_and_text_dollars_never_do() 
     assert plain_text("**A-Bench** uses \\emph{x}, 10\\% and $\\alpha$") == "A-Bench uses x, 10% and α"
     # the terminal's plain text (issue 25): markup removed, formulas typed out when they can be
     assert plain_text("up to 377\\%, we introduce $\\underline{Le}$arning") == "up to 377%, we introduce Learning"
-    assert plain_text("**S**elective **A**ttention **D**rift **R**estriction(**SADR**)") == "Selective Attention Drift Restriction(SADR)"
-    assert plain_text("$\\pm 3$ min, $O(n^{2})$, $\\frac{1}{2}$, $11.25%$, $5 and $10") == "± 3 min, O(n^2), 1/2, 11.25%, $5 and $10"
+    assert plain_text("**S**elective **A**ttention **D**rift **R**estriction(**SADR**)") == \
+        "Selective Attention Drift Restriction(SADR)"
+    assert plain_text("$\\pm 3$ min, $O(n^{2})$, $\\frac{1}{2}$, $11.25%$, $5 and $10") == \
+        "± 3 min, O(n^2), 1/2, 11.25%, $5 and $10"
     assert plain_text("an unknown $\\foo{x}$ stays") == "an unknown $\\foo{x}$ stays"  # its source, not a guess
     assert html_text("**S**elective **A**ttention") == "Selective Attention"  # the chat drops the same markup
 
@@ -201,8 +218,10 @@ def test_search_links_say_so_and_topic_lists_one_line_per_paper() -> None:
     link = paper_link("Horizon", url)
     assert "(search on OpenReview)</a>" in link and "<span class='title'>Horizon</span>" in link
     a, b = replace(PAPER, id="p1"), replace(OTHER, id="p2")
-    topic = Answer("Which papers are about nets?", (AnswerSentence("XNet is fast.", (1,), 0.9), AnswerSentence("YNet is small.", (2,), 0.8)),
-                   (Citation(1, a, ("XNet is fast.",)), Citation(2, b, ("YNet is small.",))), (), "extractive", "m", intent="topic")
+    topic = Answer("Which papers are about nets?",
+                   (AnswerSentence("XNet is fast.", (1,), 0.9), AnswerSentence("YNet is small.", (2,), 0.8)),
+                   (Citation(1, a, ("XNet is fast.",)), Citation(2, b, ("YNet is small.",))), (), "extractive", "m",
+                   intent="topic")
     md = answer_markdown(topic)
     items = md[md.index("<ol class='topic-list'>"):md.index("</ol>")].split("<li>")[1:]
     assert len(items) == 2
@@ -224,8 +243,8 @@ def test_a_topic_list_shows_its_count_and_how_to_see_more() -> None:
     assert "showing 11–12" in answer_markdown(last) and "Show more" not in answer_markdown(last)
     assert "papers match" not in answer_markdown(_answer())  # only listings have a count
     session = SimpleNamespace(turns=[SimpleNamespace(answer=page)])
-    assert has_more(session) and not has_more(SimpleNamespace(turns=[SimpleNamespace(answer=last)]))
-    assert not has_more(None) and not has_more(SimpleNamespace(turns=[]))
+    assert has_more(session) and not has_more(SimpleNamespace(turns=[SimpleNamespace(answer=last)]))  # type: ignore[arg-type]
+    assert not has_more(None) and not has_more(SimpleNamespace(turns=[]))  # type: ignore[arg-type]
     from assistant.session import _MORE
 
     assert _MORE.match(SHOW_MORE_TEXT) and _MORE.match("next page") and not _MORE.match("tell me more about it")

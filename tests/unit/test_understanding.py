@@ -34,7 +34,7 @@ def held_out(key: str) -> bool:
     return int(hashlib.md5(key.encode()).hexdigest(), 16) % 5 == 0
 
 
-def rows(name: str) -> list[dict]:
+def rows(name: str) -> list[dict]:  # type: ignore[type-arg]
     return [json.loads(line) for line in (DATA / name).read_text().splitlines() if line.strip()]
 
 
