@@ -14,11 +14,14 @@ A sentence of the model's answer is shown only if the abstracts support it. Thre
    must be an author of the cited paper, and a named organisation, place or dataset (a capitalised word
    inside the sentence: "Stanford University", "Sydney") must occur in the cited paper. The citation is the
    supporting paper's number, whatever ``[n]`` the model wrote.
-3. **Support model** (:mod:`assistant.verify.support_model`): a cross-encoder trained on external labelled
-   claims and synthetic pairs made from real abstracts reads the sentence with each candidate's evidence
-   and gives ``P(supported)``. Paraphrase, negation, who-beats-whom, cause and effect, scope words and
+3. **The verifier decides** (:mod:`assistant.verify.verifiers`, built once per answer by ``build_verifier``):
+   ``rules`` (alignment threshold, the hard constraints and :mod:`assistant.verify.rules`' meaning checks) or
+   ``model``, the **support model** (:mod:`assistant.verify.support_model`): a cross-encoder trained on external
+   labelled claims and synthetic pairs made from real abstracts reads the sentence with each candidate's
+   evidence and gives ``P(supported)``. Paraphrase, negation, who-beats-whom, cause and effect, scope words and
    invented additions are its decision, not a word list's. The best candidate is kept when its probability
-   reaches the threshold (chosen on validation data, ``assistant/verify/model/MODEL_CARD.md``).
+   reaches the threshold (chosen on validation data, ``assistant/verify/model/MODEL_CARD.md``). Either may be
+   wrapped by the model judge (``ASSISTANT_LLM_JUDGE``), which can only drop a kept sentence.
 """
 
 from __future__ import annotations
