@@ -39,6 +39,7 @@ from assistant.types import Answer, AnswerMode, Intent, Page, PaperHit
 from assistant.understand.intents import detect_intent
 from assistant.understand.question import analyze
 from assistant.verify.attribution import Attributor, Embedder
+from assistant.verify.verifiers import build_verifier
 
 if TYPE_CHECKING:
     from assistant.config import Settings
@@ -334,20 +335,9 @@ class Answerer:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
             # the bundled model's loose paraphrases must also be near-restatements (tuning.py)
             min_alignment = SMALL_MODEL_MIN_SUPPORT if self._tools.small_model else VERIFY_MIN_ALIGNMENT
-            judge = None
-            if self.settings.llm_judge and not self._tools.small_model:
-                from assistant.verify.judge import LLMJudge
-
-                judge = LLMJudge(self._backend)
+            verifier = build_verifier(self.settings, backend=self._backend, small_model=self._tools.small_model)
             attributor = Attributor(
-                plan.context,
-                self._tools.embed,
-                self.settings.support_threshold,
-                req.question,
-                min_alignment=min_alignment,
-                judge=judge,
-                verifier=self.settings.verifier,
-                min_probability=self.settings.support_probability,
+                plan.context, self._tools.embed, verifier, req.question, min_alignment=min_alignment
             )
 
             def verify(raw: str) -> bool:

@@ -579,15 +579,9 @@ class SummaryStrategy(IntentStrategy):
 def _attributor(tools: Tools, hit: PaperHit) -> Attributor:
     """The citation verifier over ``hit`` alone, configured as the answer's verifier is (settings)."""
     from assistant.verify.attribution import Attributor
+    from assistant.verify.verifiers import build_verifier
 
-    settings = tools.settings
-    return Attributor(
-        [hit],
-        tools.embed,
-        settings.support_threshold,
-        verifier=settings.verifier,
-        min_probability=settings.support_probability,
-    )
+    return Attributor([hit], tools.embed, build_verifier(tools.settings))
 
 
 def _asks_for_a_role(question: str, scope: Sequence[PaperHit]) -> bool:

@@ -153,6 +153,16 @@ def claim_context(retriever: ClaimRetriever, item: ClaimItem, distractors: int =
     return [*own, *others]
 
 
+@dataclass(frozen=True, slots=True)
+class _VerifierChoice:
+    """The verifier settings of one run (:class:`assistant.verify.verifiers.VerifierSettings`); no judge model."""
+
+    verifier: str
+    support_threshold: float
+    support_probability: float
+    llm_judge: bool = False
+
+
 def check_claim(
     item: ClaimItem,
     context: Sequence[PaperHit],
@@ -165,6 +175,7 @@ def check_claim(
     """Run ``item.claim`` through the answerer's verifier against ``context``; one report item (module docstring).
     ``verifier`` / ``min_probability`` as ``Settings.verifier`` / ``Settings.support_probability``."""
     from assistant.verify.attribution import Attributor
+    from assistant.verify.verifiers import build_verifier
 
     embed_ms = [0.0]
 
@@ -176,9 +187,8 @@ def check_claim(
             embed_ms[0] += (time.perf_counter() - t) * 1000
 
     t0 = time.perf_counter()
-    attributor = Attributor(  # as in Answerer._generate
-        context, timed_embed, threshold, item.question, verifier=verifier, min_probability=min_probability
-    )
+    choice = _VerifierChoice(verifier, threshold, min_probability)
+    attributor = Attributor(context, timed_embed, build_verifier(choice), item.question)  # as in Answerer._generate
     t1 = time.perf_counter()
     embed_ms[0] = 0.0
     alignment, verdict = attributor.check(item.claim)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import json
 import logging
-import re
 import sqlite3
 import threading
 import time
@@ -35,8 +34,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from assistant.errors import StoreNotReadyError
-from assistant.lang.text import content_tokens, split_sentences, states_contribution
-from assistant.tuning import TITLE_FRAGMENT_WORDS
+from assistant.index.catalog_keys import author_key, fts_query, like_pattern, paper_terms, query_words, title_grams
+from assistant.lang.text import split_sentences, states_contribution
 from assistant.types import Paper
 
 if TYPE_CHECKING:
@@ -71,7 +70,6 @@ CREATE INDEX IF NOT EXISTS terms_paper ON terms(paper);
 CREATE VIRTUAL TABLE IF NOT EXISTS titles USING fts5(title, tokenize='porter unicode61');
 CREATE VIRTUAL TABLE IF NOT EXISTS contributions USING fts5(sentence, tokenize='porter unicode61');
 """
-_FTS_WORD = re.compile(r"\w+")
 #: Every table of a catalog, and the columns :meth:`Catalog.replace_with` copies (FTS5 tables by rowid).
 _TABLES = ("papers", "windows", "terms", "authors", "title_grams", "titles", "contributions", "meta")
 _COPY = {
@@ -84,40 +82,6 @@ _COPY = {
     "contributions": "rowid, sentence",
     "meta": "key, value",
 }
-
-
-def title_grams(title: str) -> set[str]:
-    """Every run of ``TITLE_FRAGMENT_WORDS`` consecutive lower-cased words of ``title``."""
-    words = re.findall(r"[\w\-]+", title.lower())
-    return {" ".join(words[i : i + TITLE_FRAGMENT_WORDS]) for i in range(len(words) - TITLE_FRAGMENT_WORDS + 1)}
-
-
-def paper_terms(paper: Paper) -> set[str]:
-    """Content tokens of title + abstract, plus each part of a hyphenated token ("combinatorial" of
-    "combinatorial-optimization"): the keys of the ``terms`` table."""
-    tokens = content_tokens(f"{paper.title} {paper.text}")
-    return tokens | {part for t in tokens if "-" in t for part in t.split("-") if part}
-
-
-def author_key(name: str) -> str:
-    """An author name as looked up: lower-cased, single-spaced, without surrounding dots/commas."""
-    return " ".join(name.lower().strip(" .,").split())
-
-
-def fts_query(text: str, *, phrase: bool = False) -> str:
-    """An FTS5 MATCH expression for ``text``: its words quoted (so no word is read as FTS syntax), joined by
-    OR, or as one phrase when ``phrase``; "" when ``text`` has no word."""
-    words = _FTS_WORD.findall(text.lower())
-    if not words:
-        return ""
-    if phrase:
-        return '"' + " ".join(words) + '"'
-    return " OR ".join(f'"{w}"' for w in dict.fromkeys(words))
-
-
-def _like(text: str) -> str:
-    """``text`` with LIKE's wildcards (and the escape character) escaped by a backslash."""
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def catalog_path(storage_dir: Path, collection: str) -> Path:
@@ -460,10 +424,10 @@ class Catalog:
         where, args = [], []
         if author.strip():
             where.append("rowid IN (SELECT paper FROM authors WHERE name LIKE ? ESCAPE '\\')")
-            args.append(f"%{_like(author_key(author))}%")
+            args.append(f"%{like_pattern(author_key(author))}%")
         if venue.strip():
             where.append("lower(venue) LIKE ? ESCAPE '\\'")
-            args.append(f"%{_like(' '.join(venue.lower().split()))}%")
+            args.append(f"%{like_pattern(' '.join(venue.lower().split()))}%")
         clause = f" WHERE {' AND '.join(where)}" if where else ""
         con = self._conn()
         total = int(con.execute(f"SELECT count(*) FROM papers{clause}", args).fetchone()[0])
@@ -527,7 +491,7 @@ class Catalog:
         """
         from assistant.tuning import BM25_MAX_DF_SHARE, BM25_MAX_POSTINGS, BM25_MAX_TERMS, BM25_MIN_DF_CUTOFF
 
-        words = {w for t in content_tokens(query) for w in _FTS_WORD.findall(t)}
+        words = query_words(query)
         df = {w: self.document_frequency(w) for w in words}
         known = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
         cutoff = max(BM25_MAX_DF_SHARE * self.paper_count(), BM25_MIN_DF_CUTOFF)
@@ -631,7 +595,7 @@ class Catalog:
             for part in parts
             for r in con.execute(
                 "SELECT DISTINCT name FROM authors WHERE last = ? OR name LIKE ? ESCAPE '\\' LIMIT 200",
-                (part, f"{_like(part)} %"),
+                (part, f"{like_pattern(part)} %"),
             )
         }
         pool = shared or {r[0] for r in con.execute("SELECT DISTINCT name FROM authors")}

@@ -18,8 +18,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 BUNDLED_MINILM = "bundled:all-MiniLM-L6-v2"
-#: all-MiniLM-L6-v2 output size (sentence-transformers model card).
-MINILM_DIMENSIONS = 384
 
 
 def resolve_model_path(name: str) -> Path:

@@ -32,8 +32,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-#: Prefix of :meth:`assistant.config.Settings.embed_identity` for vectors made by a server.
-REMOTE_PREFIX = "remote:"
 _RETRYABLE_HINT = (
     "Check that the server is running and serves /v1/embeddings (ASSISTANT_EMBED_BASE_URL), then run the "
     "command again (an interrupted ingest resumes where it stopped); or unset ASSISTANT_EMBED_BASE_URL "

@@ -10,12 +10,13 @@ from __future__ import annotations
 import json
 import logging
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from assistant.errors import CorpusFormatError
 from assistant.ingest.paper_fields import derive_title, parse_authors, safe_url
-from assistant.ingest.records import RECORD_SUFFIXES, note_skip, read_records
+from assistant.ingest.records import ROW_READERS, note_skip, read_records
 from assistant.tuning import METADATA_MATCH_PREFIX_CHARS
 from assistant.types import Paper
 
@@ -39,14 +40,16 @@ def discover_seed_files(paths: Sequence[Path]) -> list[Path]:
     for p in paths:
         if p.is_dir():
             found = sorted(
-                x
-                for x in p.iterdir()
-                if x.is_file() and x.name != METADATA_FILE and x.suffix in (".txt", *RECORD_SUFFIXES)
+                x for x in p.iterdir() if x.is_file() and x.name != METADATA_FILE and x.suffix in INPUT_READERS
             )
             if not found:
-                raise CorpusFormatError(f"{p}: no seed .txt, .jsonl or .csv files in this directory.")
+                raise CorpusFormatError(f"{p}: no {supported_formats()} files in this directory.")
             files.extend(found)
         elif p.is_file():
+            if p.suffix not in INPUT_READERS:
+                raise CorpusFormatError(
+                    f"{p}: not an input format ({p.suffix or 'no suffix'}); supported: {supported_formats()} files."
+                )
             files.append(p)
         else:
             raise CorpusFormatError(f"{p}: no such file or directory. Pass seed .txt files or a directory of them.")
@@ -168,32 +171,44 @@ def _add_export_papers(
         )
 
 
-def _read_file(
-    path: Path,
-    papers: list[Paper],
-    kept: dict[str, tuple[int, Path]],
-    metadata_cache: dict[Path, dict[tuple[str, int], dict[str, object]]],
-    skipped: list[str] | None,
-) -> None:
-    """Append the papers of one input file to ``papers`` (see :func:`read_papers`); nothing is appended when
-    it raises.
+@dataclass
+class _Reading:
+    """What one :func:`read_papers` call has read so far: the ``papers``, export paper id -> (index in papers,
+    its file) in ``kept``, each directory's metadata rows, and the ``skipped`` notes (None: log them)."""
+
+    papers: list[Paper]
+    kept: dict[str, tuple[int, Path]]
+    metadata_cache: dict[Path, dict[tuple[str, int], dict[str, object]]]
+    skipped: list[str] | None
+
+
+def _read_export(path: Path, r: _Reading) -> None:
+    """Append the papers of one JSONL/CSV export (:mod:`assistant.ingest.records`).
 
     Raises:
-        CorpusFormatError: the file is unreadable, binary, not UTF-8, malformed, or yields no paper.
+        CorpusFormatError: the file is unreadable, binary, not UTF-8, or yields no paper.
     """
-    if path.suffix in RECORD_SUFFIXES:
-        rows: list[str] = []
-        found = read_records(path, _read_text(path), rows)
-        if not found:
-            first = f" Every row was skipped, e.g. {rows[0]}." if rows else " The file has no rows."
-            raise CorpusFormatError(
-                f"{path}: no abstract to index.{first} Each record needs an abstract "
-                "(field 'abstract', 'text' or 'summary')."
-            )
-        for skipped_row in rows:
-            note_skip(skipped, *skipped_row.split(": ", 1))
-        _add_export_papers(papers, found, path, kept, skipped)
-        return
+    papers, kept, skipped = r.papers, r.kept, r.skipped
+    rows: list[str] = []
+    found = read_records(path, _read_text(path), rows)
+    if not found:
+        first = f" Every row was skipped, e.g. {rows[0]}." if rows else " The file has no rows."
+        raise CorpusFormatError(
+            f"{path}: no abstract to index.{first} Each record needs an abstract "
+            "(field 'abstract', 'text' or 'summary')."
+        )
+    for skipped_row in rows:
+        note_skip(skipped, *skipped_row.split(": ", 1))
+    _add_export_papers(papers, found, path, kept, skipped)
+
+
+def _read_seed_file(path: Path, r: _Reading) -> None:
+    """Append the abstracts of one seed ``.txt`` file, with its directory's ``papers.jsonl`` metadata.
+
+    Raises:
+        CorpusFormatError: the file is unreadable, binary, not UTF-8, or malformed (no header, no abstract).
+    """
+    papers, metadata_cache, skipped = r.papers, r.metadata_cache, r.skipped
     meta_path = path.parent / METADATA_FILE
     if meta_path not in metadata_cache:
         metadata_cache[meta_path] = load_metadata(meta_path, skipped)
@@ -234,6 +249,36 @@ def _read_file(
     logger.info("read %s: %d abstracts (%s)", path.name, len(abstracts), venue)
 
 
+#: Every input format: file suffix -> its reader (appends the file's papers; nothing when it raises) and how
+#: messages name it. A new format is one row here (an export format: one row of ``records.ROW_READERS``).
+INPUT_READERS: dict[str, tuple[Callable[[Path, _Reading], None], str]] = {
+    ".txt": (_read_seed_file, "seed .txt"),
+    **{suffix: (_read_export, suffix) for suffix in ROW_READERS},
+}
+
+
+def supported_formats() -> str:
+    """The input formats in words, for messages: ``"seed .txt, .jsonl or .csv"``."""
+    names = [name for _, name in INPUT_READERS.values()]
+    return f"{', '.join(names[:-1])} or {names[-1]}" if len(names) > 1 else names[0]
+
+
+def _read_file(path: Path, r: _Reading) -> None:
+    """Append the papers of one input file to ``r.papers`` with the reader of its format (see :func:`read_papers`);
+    nothing is appended when it raises.
+
+    Raises:
+        CorpusFormatError: an unknown format, or the file is unreadable, binary, not UTF-8, malformed, or yields
+            no paper.
+    """
+    entry = INPUT_READERS.get(path.suffix)
+    if entry is None:
+        raise CorpusFormatError(
+            f"{path}: not an input format ({path.suffix or 'no suffix'}); supported: {supported_formats()} files."
+        )
+    entry[0](path, r)
+
+
 def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list[Paper]:
     """Parse seed files (with each directory's ``papers.jsonl``) and JSONL/CSV exports into papers, in file
     then position order.
@@ -253,15 +298,14 @@ def read_papers(paths: Iterable[Path], skipped: list[str] | None = None) -> list
             yields no paper at all (message names the file and line, and the first skipped row), or no file
             of a directory could be read.
     """
-    papers: list[Paper] = []
-    kept: dict[str, tuple[int, Path]] = {}  # export paper id -> (index in papers, its file)
-    metadata_cache: dict[Path, dict[tuple[str, int], dict[str, object]]] = {}
+    reading = _Reading([], {}, {}, skipped)
+    papers = reading.papers
     paths = list(paths)
     named = {p.resolve() for p in paths if p.is_file()}  # files the user named: a bad one stays an error
     bad_files: list[str] = []
     for path in discover_seed_files(paths):
         try:
-            _read_file(path, papers, kept, metadata_cache, skipped)
+            _read_file(path, reading)
         except CorpusFormatError as e:
             if path in named:
                 raise

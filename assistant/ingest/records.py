@@ -17,6 +17,7 @@ import io
 import json
 import logging
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 from assistant.ingest.identity import export_paper_id
@@ -25,7 +26,6 @@ from assistant.types import Paper
 
 logger = logging.getLogger(__name__)
 
-RECORD_SUFFIXES = (".jsonl", ".csv")
 _ABSTRACT_KEYS = ("abstract", "text", "summary")
 _WS = re.compile(r"\s+")
 
@@ -47,10 +47,14 @@ def note_skip(skipped: list[str] | None, where: str, reason: str) -> None:
         skipped.append(f"{where}: {reason}")
 
 
-def _rows(path: Path, text: str, skipped: list[str] | None = None) -> list[tuple[int, dict[str, object]]]:
-    if path.suffix == ".csv":
-        reader = csv.DictReader(io.StringIO(text))
-        return [(i + 2, {k.strip().lower(): v for k, v in row.items() if k}) for i, row in enumerate(reader)]
+def _csv_rows(path: Path, text: str, skipped: list[str] | None = None) -> list[tuple[int, dict[str, object]]]:
+    """``(line, record)`` per CSV row (header = line 1), column names stripped and lower-cased."""
+    reader = csv.DictReader(io.StringIO(text))
+    return [(i + 2, {k.strip().lower(): v for k, v in row.items() if k}) for i, row in enumerate(reader)]
+
+
+def _jsonl_rows(path: Path, text: str, skipped: list[str] | None = None) -> list[tuple[int, dict[str, object]]]:
+    """``(line, record)`` per JSON object line, keys lower-cased; a bad line is noted in ``skipped``."""
     rows = []
     for n, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
@@ -65,6 +69,20 @@ def _rows(path: Path, text: str, skipped: list[str] | None = None) -> list[tuple
             continue
         rows.append((n, {str(k).lower(): v for k, v in record.items()}))
     return rows
+
+
+RowReader = Callable[[Path, str, "list[str] | None"], list[tuple[int, dict[str, object]]]]
+#: The export formats: file suffix -> the reader of its rows. ``assistant.ingest.corpus.INPUT_READERS`` (every
+#: input format) reads these suffixes with :func:`read_records`.
+ROW_READERS: dict[str, RowReader] = {".jsonl": _jsonl_rows, ".csv": _csv_rows}
+
+
+def _rows(path: Path, text: str, skipped: list[str] | None = None) -> list[tuple[int, dict[str, object]]]:
+    return ROW_READERS.get(path.suffix, _jsonl_rows)(path, text, skipped)
+
+
+#: The suffixes of the export formats (:data:`ROW_READERS`).
+RECORD_SUFFIXES = tuple(ROW_READERS)
 
 
 def read_records(path: Path, text: str, skipped: list[str] | None = None) -> list[Paper]:

@@ -22,13 +22,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from assistant.errors import ConfigError
+from assistant.lang.classifier import hashed_ngrams
 from assistant.llm.prompts import PROMPT_DELIMITER_AS_WRITTEN
+from assistant.models import artifact, read_npz, unreadable
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
 
-MODEL_PATH = Path(__file__).with_name("steering_model.npz")
+_ARTIFACT = artifact("steering")
+MODEL_PATH = _ARTIFACT.file
 #: Hashed feature space of :func:`featurize` (character and word n-grams share it).
 N_FEATURES = 1 << 20
 
@@ -59,14 +61,10 @@ def sentences_of(text: str) -> list[str]:
 
 
 def featurize(texts: list[str]) -> csr_matrix:
-    """Texts -> sparse matrix (len(texts) x :data:`N_FEATURES`): hashed character 2-5-grams within word
-    boundaries plus word 1-2-grams, lower-cased, L2-normalised per block (scikit-learn's HashingVectorizer)."""
-    from scipy.sparse import hstack
-    from sklearn.feature_extraction.text import HashingVectorizer
-
-    chars = HashingVectorizer(analyzer="char_wb", ngram_range=(2, 5), n_features=N_FEATURES, alternate_sign=False)
-    words = HashingVectorizer(analyzer="word", ngram_range=(1, 2), n_features=N_FEATURES, alternate_sign=False)
-    return hstack([chars.transform(texts), words.transform(texts)]).tocsr()
+    """Texts -> sparse matrix (len(texts) x ``2 *`` :data:`N_FEATURES`): hashed character 2-5-grams within word
+    boundaries plus word 1-2-grams, lower-cased, L2-normalised per block
+    (:func:`assistant.lang.classifier.hashed_ngrams`, the classifiers' own features)."""
+    return hashed_ngrams(texts, N_FEATURES)
 
 
 @dataclass(frozen=True)
@@ -105,14 +103,11 @@ class SteeringModel:
         Raises:
             ConfigError: the file is missing or unreadable (names the file and how to recreate it).
         """
+        data = read_npz(path, what=_ARTIFACT.what, trained_by=_ARTIFACT.trained_by)
         try:
-            with np.load(path) as data:
-                return cls(data["indices"], data["weights"], float(data["intercept"]), float(data["threshold"]))
-        except (OSError, KeyError, ValueError) as e:
-            raise ConfigError(
-                f"{path}: the steering detector's model could not be read ({e}); it ships with the repository "
-                "(git checkout it, or rebuild it with scripts/train_steering.py)."
-            ) from e
+            return cls(data["indices"], data["weights"], float(data["intercept"]), float(data["threshold"]))
+        except (KeyError, ValueError) as e:
+            raise unreadable(path, what=_ARTIFACT.what, trained_by=_ARTIFACT.trained_by, error=e) from e
 
     def save(self, path: Path) -> None:
         """Write the model as a compressed ``.npz`` file."""

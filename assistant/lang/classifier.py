@@ -20,10 +20,11 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from assistant.errors import ConfigError
-
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
+
+_WHAT = "a trained classifier"
+_TRAINED_BY = "scripts/train_understanding.py"
 
 
 def hashed_ngrams(texts: list[str], n_features: int) -> csr_matrix:
@@ -108,26 +109,25 @@ class TextClassifier:
         Raises:
             ConfigError: the file is missing or unreadable; the message names it and how to recreate it.
         """
+        from assistant.models import read_npz, unreadable
+
+        data = read_npz(path, what=_WHAT, trained_by=_TRAINED_BY)
         try:
-            with np.load(path, allow_pickle=False) as data:
-                meta_keys = [str(k) for k in data["meta_keys"]]
-                meta_values = [str(v) for v in data["meta_values"]]
-                return cls(
-                    tuple(str(c) for c in data["classes"]),
-                    int(data["n_features"]),
-                    int(data["dense_dim"]),
-                    float(data["dense_scale"]),
-                    data["indices"],
-                    data["sparse_weights"],
-                    data["dense_weights"],
-                    data["intercepts"],
-                    dict(zip(meta_keys, meta_values)),
-                )
-        except (OSError, KeyError, ValueError) as e:
-            raise ConfigError(
-                f"{path}: a trained classifier could not be read ({e}); it ships with the repository "
-                "(git checkout it, or rebuild it with scripts/train_understanding.py)."
-            ) from e
+            meta_keys = [str(k) for k in data["meta_keys"]]
+            meta_values = [str(v) for v in data["meta_values"]]
+            return cls(
+                tuple(str(c) for c in data["classes"]),
+                int(data["n_features"]),
+                int(data["dense_dim"]),
+                float(data["dense_scale"]),
+                data["indices"],
+                data["sparse_weights"],
+                data["dense_weights"],
+                data["intercepts"],
+                dict(zip(meta_keys, meta_values)),
+            )
+        except (KeyError, ValueError) as e:
+            raise unreadable(path, what=_WHAT, trained_by=_TRAINED_BY, error=e) from e
 
     def save(self, path: Path) -> None:
         """Write the model as a compressed ``.npz`` file (float16 weights are not used: sizes are small)."""

@@ -39,8 +39,6 @@ USER_TEMPLATE = "Sources:\n{sources}\n\nQuestion: {question}"
 
 #: Our delimiter around quoted abstract text, any spacing or case.
 SOURCE_DELIMITER = re.compile(r"</?\s*source\s*>", re.IGNORECASE)
-#: Everything of our prompt's markup a model might echo or an abstract might imitate.
-PROMPT_MARKUP = re.compile(r"</?\s*source\s*>|\bSources:|\bQuestion:", re.IGNORECASE)
 #: Our delimiters as a planted attack would write them: a ``<source>`` tag, or a ``Question:``/``Sources:``
 #: label where the prompt puts one (after a tag, at the start of a line or of the text) — not prose such as
 #: "we ask the question: …", which real abstracts use (ingest's steering flag, ``ingest.corpus``).

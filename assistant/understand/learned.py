@@ -16,17 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from functools import lru_cache
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from assistant.lang.classifier import TextClassifier
+from assistant.models import artifact
 
 if TYPE_CHECKING:
     from assistant.types import PaperHit
 
-MODEL_DIR = Path(__file__).with_name("models")
 #: Hashed columns per n-gram block of each model (training and inference must agree).
 INTENT_HASH_FEATURES = 1 << 18
 ROLE_HASH_FEATURES = 1 << 18
@@ -39,8 +38,9 @@ ROLE_POSITION_BINS = 5
 
 @lru_cache(maxsize=None)
 def load_model(name: str) -> TextClassifier:
-    """The model ``models/<name>.npz`` (read once per process). Raises ConfigError when it is missing."""
-    return TextClassifier.load(MODEL_DIR / f"{name}.npz")
+    """The trained classifier ``name`` of the model registry (``models/<name>.npz``; read once per process).
+    Raises ConfigError when it is missing."""
+    return TextClassifier.load(artifact(name).file)
 
 
 def intent_text(question: str) -> str:

@@ -14,19 +14,20 @@ A sentence of the model's answer is shown only if the abstracts support it. Thre
    must be an author of the cited paper, and a named organisation, place or dataset (a capitalised word
    inside the sentence: "Stanford University", "Sydney") must occur in the cited paper. The citation is the
    supporting paper's number, whatever ``[n]`` the model wrote.
-3. **Support model** (:mod:`assistant.verify.support_model`): a cross-encoder trained on external labelled
-   claims and synthetic pairs made from real abstracts reads the sentence with each candidate's evidence
-   and gives ``P(supported)``. Paraphrase, negation, who-beats-whom, cause and effect, scope words and
+3. **The verifier decides** (:mod:`assistant.verify.verifiers`, built once per answer by ``build_verifier``):
+   ``rules`` (alignment threshold, the hard constraints and :mod:`assistant.verify.rules`' meaning checks) or
+   ``model``, the **support model** (:mod:`assistant.verify.support_model`): a cross-encoder trained on external
+   labelled claims and synthetic pairs made from real abstracts reads the sentence with each candidate's
+   evidence and gives ``P(supported)``. Paraphrase, negation, who-beats-whom, cause and effect, scope words and
    invented additions are its decision, not a word list's. The best candidate is kept when its probability
-   reaches the threshold (chosen on validation data, ``assistant/verify/model/MODEL_CARD.md``).
+   reaches the threshold (chosen on validation data, ``assistant/verify/model/MODEL_CARD.md``). Either may be
+   wrapped by the model judge (``ASSISTANT_LLM_JUDGE``), which can only drop a kept sentence.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -48,23 +49,24 @@ from assistant.tuning import (
 )
 from assistant.types import AnswerSentence, PaperHit
 from assistant.understand.question import analyze
+from assistant.verify.constraints import hard_mismatches, proper_nouns
 from assistant.verify.rules import (
-    _REFERS_TO_TWO,
     TITLE_FRAME_WORDS,
     Embedder,
-    _check_numbers,
-    _Text,
     mismatches,
     name_occurs,
     names_in,
+    refers_to_two,
     unmatched_facts,
     words,
 )
+from assistant.verify.verifiers import Alignment, Evidence, Verifier
 
 __all__ = [
     "Alignment",
     "Attributor",
     "Embedder",
+    "Verifier",
     "hard_mismatches",
     "mismatches",
     "name_occurs",
@@ -74,80 +76,12 @@ __all__ = [
     "words",
 ]
 
-if TYPE_CHECKING:
-    from assistant.verify.judge import LLMJudge
-    from assistant.verify.support_model import SupportModel
-
-
-#: A capitalised word inside a sentence (not its first word, nor the first after ``. : ; ( " “``): a
-#: proper noun - an organisation, place, dataset or person ("Stanford University", "Sydney", "ImageNet").
-_PROPER = re.compile(r"(?<=[A-Za-z0-9,\-] )([A-Z][a-z]+(?:['’]s)?)\b")
-#: Capitalised words that are not names (function words after a colon or in a title).
-_NOT_PROPER = frozenset(
-    {"The", "This", "These", "That", "Their", "Its", "It", "A", "An", "In", "On", "And", "Both", "I"}
-)
-
-
-def proper_nouns(sentence: str) -> list[str]:
-    """Capitalised words inside ``sentence`` (see :data:`_PROPER`), in order: candidate organisation, place,
-    dataset or person names; the first word of the sentence or of a clause after ``: ; (`` is skipped."""
-    out = []
-    for m in _PROPER.finditer(sentence):
-        word = re.sub(r"['’]s$", "", m.group(1))
-        before = sentence[: m.start()].rstrip()
-        if word in _NOT_PROPER or (before and before[-1] in ".:;(\"“"):
-            continue
-        out.append(word)
-    return out
-
-
-def hard_mismatches(sentence: str, aligned: Sequence[str], paper_text: str, people: Iterable[str] = ()) -> list[str]:
-    """Exact constraints of ``sentence`` against its ``aligned`` evidence sentence(s) and the cited paper(s)'
-    ``paper_text`` (title + abstract); empty when all hold.
-
-    * a number absent from the aligned evidence, or measuring another thing there (``number``);
-    * a number or name-like token absent from the paper (:func:`unmatched_facts`);
-    * a proper noun (:func:`proper_nouns`: "Stanford University", "Sydney") absent from the paper, except the
-      words of ``people`` (credited authors, checked against the author list by :class:`Attributor`).
-    """
-    own = {w for p in people for w in p.lower().split()}
-    reasons = [f"'{f}' is not in the paper" for f in unmatched_facts(sentence, paper_text)]
-    reasons += [
-        f"'{w}' is not in the paper"
-        for w in proper_nouns(sentence)
-        if w.lower() not in own and not name_occurs(w, paper_text)
-    ]
-    number = _check_numbers(_Text.of(sentence), _Text.of(" ".join(aligned)))
-    if number:
-        reasons.append(number)
-    return reasons
-
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     n: int
     text: str
     tokens: frozenset[str]
-
-
-@dataclass(frozen=True, slots=True)
-class Alignment:
-    """An answer sentence's best evidence: ``citations`` (source numbers, one or two), the evidence
-    ``sentences`` (one per citation for a two-paper alignment; one or two for one paper), the support
-    probability ``score`` in [0, 1] (0.0 when nothing was eligible), the ``reasons`` it is not supported (a
-    failed hard constraint, or the probability under the threshold; empty when supported) and the
-    ``alignment`` score (cosine + overlap) that picked the evidence."""
-
-    citations: tuple[int, ...]
-    sentences: tuple[str, ...]
-    score: float
-    reasons: tuple[str, ...] = ()
-    alignment: float = 0.0
-
-    @property
-    def supported(self) -> bool:
-        """True when there is evidence and no check failed."""
-        return bool(self.citations) and not self.reasons
 
 
 class Attributor:
@@ -157,47 +91,30 @@ class Attributor:
         sources: papers in citation order (source ``n`` is ``sources[n-1]``); every sentence of each
             abstract is candidate evidence, and a sentence that only names a paper's title is supported.
         embed: batch text -> unit vectors (the retrieval embedding model), used to align.
-        threshold: minimum alignment in [0, 1] to keep a sentence in the ``rules`` verifier
-            (``Settings.support_threshold``).
+        verifier: decides among a sentence's candidate evidence (:mod:`assistant.verify.verifiers`; built once
+            per answer by :func:`assistant.verify.verifiers.build_verifier` from ``Settings.verifier``,
+            ``support_threshold``, ``support_probability`` and ``llm_judge``).
         question: the user's question; a sentence adding fewer than :data:`MIN_NEW_WORDS` content
             words to it only echoes the question and is dropped.
-        verifier: ``rules`` (the default: alignment >= ``threshold``, then the hard constraints and the hand-written
-            meaning checks of :mod:`assistant.verify.rules`) or ``model`` (the hard constraints, then the support
-            model decides: P(supported) >= ``min_probability``); ``Settings.verifier``.
-        min_probability: the support model's threshold (``Settings.support_probability``).
-        model: the support model (default: the shipped one, :func:`assistant.verify.support_model.load_support_model`).
-            The ``rules`` verifier also asks it, once per kept sentence, for the probability it reports.
         min_alignment: evidence aligned below this (cosine + overlap scale) is not considered (the ``small``
             profile asks near-restatements: ``tuning.SMALL_MODEL_MIN_SUPPORT``).
-        judge: a capable model asked about each sentence the local verifier keeps (``ASSISTANT_LLM_JUDGE``,
-            :mod:`assistant.verify.judge`): its "not supported" drops the sentence, no verdict leaves it kept.
 
     Raises:
-        ConfigError: the support model cannot be loaded.
+        ConfigError: the support model cannot be loaded (at the first sentence that needs it).
     """
 
     def __init__(
         self,
         sources: Sequence[PaperHit],
         embed: Embedder,
-        threshold: float,
+        verifier: Verifier,
         question: str = "",
         *,
-        model: SupportModel | None = None,
         min_alignment: float = VERIFY_MIN_ALIGNMENT,
-        judge: LLMJudge | None = None,
-        verifier: str = "rules",
-        min_probability: float = 0.2,
     ) -> None:
-        if verifier not in ("rules", "model"):
-            raise ValueError(f"verifier must be 'rules' or 'model', got {verifier!r}")
-        self._given_model = model  # loaded at the first sentence that needs it (start-up stays model-free)
         self._verifier = verifier
-        self._min_probability = min_probability
-        self._judge = judge
         self._sources = list(sources)
         self._embed = embed
-        self._threshold = threshold
         self._min_alignment = min_alignment
         self._question_tokens = content_tokens(question)
         # a sentence that only restates a title answers "which paper ...?" and nothing else
@@ -212,14 +129,6 @@ class Attributor:
             n: {" ".join(a.lower().split()) for a in h.paper.authors} for n, h in enumerate(self._sources, start=1)
         }
         self._all_authors = set().union(*self._authors.values()) if self._authors else set()
-
-    @property
-    def _model(self) -> SupportModel:
-        if self._given_model is None:
-            from assistant.verify.support_model import load_support_model
-
-            self._given_model = load_support_model()
-        return self._given_model
 
     def _people(self, sentence: str) -> set[str]:
         """Authors a sentence attributes something to: any source author's full name in it, and the name in
@@ -262,7 +171,7 @@ class Attributor:
         pool = list(
             dict.fromkeys([*order[:PAIR_CANDIDATES], *(i for ids in per_paper.values() for i in ids[:PAIR_PER_PAPER])])
         )
-        two_works = bool(_REFERS_TO_TWO.search(sentence))
+        two_works = refers_to_two(sentence)
         for a_pos, a in enumerate(pool):
             for b in pool[a_pos + 1 :]:
                 ca, cb = self._candidates[a], self._candidates[b]
@@ -288,8 +197,8 @@ class Attributor:
         return sorted(sets, key=lambda c: -c[0]), eligible
 
     def align(self, sentence: str) -> Alignment:
-        """Align ``sentence`` (markers removed) to its candidate evidence, apply the hard constraints and ask
-        the support model; the best-supported candidate wins.
+        """Align ``sentence`` (markers removed) to its candidate evidence and let the verifier decide (the hard
+        constraints, then the rules or the support model; :mod:`assistant.verify.verifiers`).
 
         Returns:
             an :class:`Alignment`; ``citations`` is empty when no candidate evidence exists among the papers
@@ -310,66 +219,13 @@ class Attributor:
         people = self._people(sentence)
         if not sets:
             return Alignment((), (), 0.0, ("no evidence in a paper holding its numbers, names and people",))
-        if self._verifier == "rules":
-            return self._align_rules(sentence, sets, people)
-        checked = []
+        candidates = []
         for align_score, picked in sets:
             cands = [self._candidates[i] for i in picked]
             citations = tuple(sorted({c.n for c in cands}))
-            texts = tuple(c.text for c in cands)
-            hard_reasons = hard_mismatches(sentence, texts, " ".join(self._paper_text[n] for n in citations), people)
-            checked.append((citations, texts, align_score, tuple(hard_reasons)))
-        passing = [c for c in checked if not c[3]]
-        if not passing:
-            citations, texts, align_score, hard = checked[0]
-            return Alignment(citations, texts, 0.0, hard, align_score)
-        probs = self._model.probabilities([(sentence, texts) for _, texts, _, _ in passing])
-        k = int(np.argmax(probs))
-        citations, texts, align_score, _ = passing[k]
-        p = float(probs[k])
-        if p < self._min_probability:
-            reason = f"support probability {p:.2f} < {self._min_probability:.2f}"
-            return Alignment(citations, texts, p, (reason,), align_score)
-        if self._judge is not None:
-            verdict = self._judge.judge(sentence, texts)
-            if verdict is not None and not verdict.supported:
-                return Alignment(
-                    citations, texts, p, (f"the judge model: {verdict.reason or 'not supported'}",), align_score
-                )
-        return Alignment(citations, texts, p, (), align_score)
-
-    def _align_rules(self, sentence: str, sets: list[tuple[float, tuple[int, ...]]], people: set[str]) -> Alignment:
-        """The ``rules`` verifier: the best-aligned candidate must reach the threshold (and ``min_alignment``),
-        then pass the hard constraints and :func:`assistant.verify.rules.mismatches`; the support model only
-        reports its probability for a kept sentence (``Alignment.score``)."""
-        align_score, picked = sets[0]
-        cands = [self._candidates[i] for i in picked]
-        citations = tuple(sorted({c.n for c in cands}))
-        texts = tuple(c.text for c in cands)
-        if align_score < max(self._threshold, self._min_alignment):
-            return Alignment((), texts, 0.0, (f"alignment {align_score:.2f} under the threshold",), align_score)
-        papers = [self._paper_text[n] for n in citations]
-        reasons = hard_mismatches(sentence, texts, " ".join(papers), people)
-        reasons += [r for r in mismatches(sentence, texts, papers) if r not in reasons]
-        if reasons:
-            return Alignment(citations, texts, 0.0, tuple(reasons), align_score)
-        p = float(self._model.probabilities([(sentence, texts)])[0])
-        if self._judge is not None:
-            verdict = self._judge.judge(sentence, texts)
-            if verdict is not None and not verdict.supported:
-                reason = f"the judge model: {verdict.reason or 'not supported'}"
-                return Alignment(citations, texts, p, (reason,), align_score)
-        return Alignment(citations, texts, p, (), align_score)
-
-    def support(self, sentence: str) -> tuple[int | None, float, str]:
-        """Best-supported source for ``sentence`` (markers already removed).
-
-        Returns:
-            ``(n or None, probability in [0, 1], evidence)``: ``n`` is the first cited source, None when the
-            sentence is not supported (see :meth:`align`); the evidence sentences are joined by ``" ... "``.
-        """
-        a = self.align(sentence)
-        return (a.citations[0] if a.supported else None), a.score, " ... ".join(a.sentences)
+            papers = tuple(self._paper_text[n] for n in citations)
+            candidates.append(Evidence(citations, tuple(c.text for c in cands), papers, align_score))
+        return self._verifier.decide(sentence, candidates, people)
 
     def check(self, raw_sentence: str) -> tuple[Alignment, tuple[AnswerSentence, str] | None]:
         """The full verdict on a raw answer sentence: its :class:`Alignment` (probability, evidence, reasons;
@@ -388,7 +244,7 @@ class Attributor:
             AnswerSentence(
                 text=clean,
                 citations=a.citations,
-                support=round(a.score if self._verifier == "model" else a.alignment, 3),
+                support=round(self._verifier.shown_support(a), 3),
                 probability=round(a.score, 3),
             ),
             " ... ".join(a.sentences),

@@ -279,6 +279,13 @@ _REFERS_TO_TWO = re.compile(
     r"\b(?:both|two|former|latter|respectively|while|whereas|papers|likewise|similarly)\b", re.I
 )
 
+
+def refers_to_two(sentence: str) -> bool:
+    """True when ``sentence`` speaks of two works ("both", "the former", "while", "respectively"): it may be
+    aligned to one fact from each of two papers."""
+    return _REFERS_TO_TWO.search(sentence) is not None
+
+
 Embedder = Callable[[list[str]], list[list[float]]]
 
 
@@ -425,6 +432,13 @@ def _check_numbers(claim: _Text, ev: _Text) -> str:
         if len(set(order)) >= 2 and order != ev_order[: len(order)] and sorted(order) == sorted(ev_order[: len(order)]):
             return "numbers in another order (respectively)"
     return ""
+
+
+def number_mismatch(claim: str, evidence: Sequence[str]) -> str:
+    """Why the numbers of ``claim`` are not those of its ``evidence`` sentence(s) (joined): a number absent from
+    them, measuring another word there (``12 hours`` vs ``24 hours``) or, for "respectively", in another order;
+    ``""`` when they match (the ``number`` check of :func:`mismatches`)."""
+    return _check_numbers(_Text.of(claim), _Text.of(" ".join(evidence)))
 
 
 def _polarity(t: _Text, other: _Text) -> tuple[set[str], set[str]]:

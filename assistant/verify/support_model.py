@@ -13,7 +13,6 @@ the training script imports it, so training and inference read pairs the same wa
 
 from __future__ import annotations
 
-import json
 import threading
 from collections.abc import Sequence
 from functools import lru_cache
@@ -23,10 +22,12 @@ from typing import Any
 import numpy as np
 
 from assistant.errors import ConfigError
+from assistant.models import artifact, open_onnx, read_json
 
-MODEL_DIR = Path(__file__).with_name("model")
-ONNX_FILE = "support-minilm-int8.onnx"
-META_FILE = "support-minilm.json"
+_ARTIFACT = artifact("support")
+MODEL_DIR = _ARTIFACT.file.parent
+ONNX_FILE = _ARTIFACT.file.name
+META_FILE = _ARTIFACT.meta.name if _ARTIFACT.meta else "support-minilm.json"
 #: Word pieces per (claim, evidence) pair; the evidence is cut first when longer.
 MAX_LENGTH = 160
 
@@ -54,7 +55,6 @@ class SupportModel:
     """
 
     def __init__(self, model_path: Path, tokenizer_path: Path, threads: int = 1) -> None:
-        import onnxruntime as ort
         from tokenizers import Tokenizer
 
         for p in (model_path, tokenizer_path):
@@ -64,11 +64,7 @@ class SupportModel:
             tok = Tokenizer.from_file(str(tokenizer_path))
             tok.no_padding()
             tok.enable_truncation(max_length=MAX_LENGTH, strategy="longest_first")
-            options = ort.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            session = ort.InferenceSession(str(model_path), options, providers=["CPUExecutionProvider"])
+            session = open_onnx(model_path, threads)
         except Exception as e:  # noqa: BLE001 - onnxruntime/tokenizers raise their own types
             raise ConfigError(f"Cannot load the support model {model_path}: {e}") from e
         self._tok = tok
@@ -101,11 +97,7 @@ def model_meta(model_dir: Path = MODEL_DIR) -> dict[str, Any]:
     Raises:
         ConfigError: the metadata file is missing or not JSON.
     """
-    path = model_dir / META_FILE
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ConfigError(f"Cannot read the support model metadata {path}: {e}. Reinstall the package.") from e
+    return read_json(model_dir / META_FILE, what=_ARTIFACT.what)
 
 
 @lru_cache(maxsize=2)

@@ -12,6 +12,7 @@ from assistant.ingest.corpus import read_papers
 from assistant.llm.prompts import is_refusal, strip_citations
 from assistant.types import PaperHit
 from assistant.verify.attribution import Attributor, unmatched_facts
+from assistant.verify.verifiers import RulesVerifier
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -23,7 +24,7 @@ def attributor(embed_model) -> Attributor:  # type: ignore[no-untyped-def]
         PaperHit(papers[pid], 1.0, 0.5, (), tuple(split_sentences(papers[pid].text)))
         for pid in ("000_43469673d6f8aaa0.txt#1", "000_43469673d6f8aaa0.txt#8")
     ]
-    return Attributor(hits, embed_model.get_text_embedding_batch, threshold=0.55)
+    return Attributor(hits, embed_model.get_text_embedding_batch, RulesVerifier(0.55))
 
 
 def test_strip_citations() -> None:
@@ -90,7 +91,7 @@ def test_numbers_need_context_and_echoes_are_dropped(embed_model) -> None:  # ty
     papers = {p.id: p for p in read_papers([REPO_SEEDS])}
     a_bench = papers["000_43469673d6f8aaa0.txt#8"]
     hit = PaperHit(a_bench, 1.0, 0.5, (), tuple(split_sentences(a_bench.text)))
-    att = Attributor([hit], embed_model.get_text_embedding_batch, 0.55,
+    att = Attributor([hit], embed_model.get_text_embedding_batch, RulesVerifier(0.55),
                      question="How many AIGIs were sampled for A-Bench?")
     kept = att.attribute("A-Bench has 2864 AIGIs from 16 text-to-image models.")
     assert kept is not None and "2,864" in kept[1]  # thousands comma normalised when matching

@@ -16,6 +16,7 @@ from assistant.ingest.chunking import split_sentences
 from assistant.ingest.corpus import read_papers
 from assistant.types import PaperHit
 from assistant.verify.attribution import Attributor, hard_mismatches, mismatches, name_occurs, proper_nouns, words
+from assistant.verify.verifiers import RulesVerifier
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 EM_LLM, LIMAC, DATA_SELECTION = ("004_c45bebc30e22eceb.txt#17", "004_c45bebc30e22eceb.txt#15",
@@ -29,7 +30,7 @@ ORDER = (EM_LLM, LIMAC, DATA_SELECTION, GROK, SENSITIVITY, LIGHT_DECODER)
 def attributor(embed_model) -> Attributor:  # type: ignore[no-untyped-def]
     papers = {p.id: p for p in read_papers([REPO_SEEDS])}
     hits = [PaperHit(papers[pid], 1.0, 0.5, (), tuple(split_sentences(papers[pid].text))) for pid in ORDER]
-    return Attributor(hits, embed_model.get_text_embedding_batch, threshold=0.55)
+    return Attributor(hits, embed_model.get_text_embedding_batch, RulesVerifier(0.55))
 
 
 def cited(attributor: Attributor, sentence: str) -> tuple[str, ...] | None:

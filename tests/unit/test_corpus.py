@@ -80,3 +80,13 @@ def test_bom_and_crlf_are_accepted(tmp_path: Path) -> None:
 def test_missing_path_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(CorpusFormatError, match="no such file"):
         read_papers([tmp_path / "nope"])
+
+
+def test_a_named_file_of_an_unknown_format_names_it_and_the_formats(tmp_path: Path) -> None:
+    notes = tmp_path / "notes.md"
+    notes.write_text("Venue\n\nAn abstract here.", encoding="utf-8")
+    with pytest.raises(CorpusFormatError, match=r"notes\.md: not an input format \(\.md\); supported: seed \.txt, "
+                       r"\.jsonl or \.csv files"):
+        read_papers([notes])
+    (tmp_path / "a.txt").write_text("Venue\n\nAn abstract here.", encoding="utf-8")
+    assert [p.source_file for p in read_papers([tmp_path])] == ["a.txt"]  # a directory's other files are not inputs
