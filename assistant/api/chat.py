@@ -18,8 +18,8 @@ from assistant.errors import AssistantError
 from assistant.lang.citations import format_citations
 
 if TYPE_CHECKING:
+    from assistant.conversation.session import ChatSession
     from assistant.service import Assistant
-    from assistant.session import ChatSession
     from assistant.types import Answer, Paper
 
 logger = logging.getLogger(__name__)

@@ -24,4 +24,4 @@ class TurnCache:
         slot = (kind, key)
         if slot not in self._memo:
             self._memo[slot] = compute()
-        return self._memo[slot]  # type: ignore[no-any-return]
+        return self._memo[slot]

@@ -75,6 +75,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from assistant.understand.parse import Question
     from assistant.verify.judge import LLMJudge
     from assistant.verify.support_model import SupportModel
 
@@ -159,8 +160,9 @@ class Attributor:
         embed: batch text -> unit vectors (the retrieval embedding model), used to align.
         threshold: minimum alignment in [0, 1] to keep a sentence in the ``rules`` verifier
             (``Settings.support_threshold``).
-        question: the user's question; a sentence adding fewer than :data:`MIN_NEW_WORDS` content
-            words to it only echoes the question and is dropped.
+        question: the user's question (a text, or the turn's reading: ``understand.parse.Question``, then it is
+            not read again); a sentence adding fewer than :data:`MIN_NEW_WORDS` content words to it only echoes
+            the question and is dropped.
         verifier: ``rules`` (the default: alignment >= ``threshold``, then the hard constraints and the hand-written
             meaning checks of :mod:`assistant.verify.rules`) or ``model`` (the hard constraints, then the support
             model decides: P(supported) >= ``min_probability``); ``Settings.verifier``.
@@ -181,7 +183,7 @@ class Attributor:
         sources: Sequence[PaperHit],
         embed: Embedder,
         threshold: float,
-        question: str = "",
+        question: str | Question = "",
         *,
         model: SupportModel | None = None,
         min_alignment: float = VERIFY_MIN_ALIGNMENT,
@@ -199,9 +201,11 @@ class Attributor:
         self._embed = embed
         self._threshold = threshold
         self._min_alignment = min_alignment
-        self._question_tokens = content_tokens(question)
+        text = question if isinstance(question, str) else question.text
+        self._question_tokens = content_tokens(text)
         # a sentence that only restates a title answers "which paper ...?" and nothing else
-        self._title_answers = not question or analyze(question).which_paper
+        facts = analyze(text) if isinstance(question, str) else question.facts
+        self._title_answers = not text or facts.which_paper
         texts = [(n, s) for n, h in enumerate(self._sources, start=1) for s in h.sentences]
         vectors = embed([s for _, s in texts]) if texts else []
         self._candidates = [_Candidate(n, s, frozenset(content_tokens(s))) for n, s in texts]
