@@ -240,7 +240,7 @@ class TopicStrategy(IntentStrategy):
         searched with more candidate windows and filtered."""
         if req.focus_ids:
             return super().candidates(tools, req)
-        nar = narrowing(tools.retriever, req.question, topic_query(req.query))
+        nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
         topic = req.search(tools, nar.query)
         if nar.ids is None:
             return tools.retriever.retrieve(topic, top_k=TOPIC_CANDIDATES, candidate_k=TOPIC_CANDIDATE_WINDOWS)
@@ -255,7 +255,7 @@ class TopicStrategy(IntentStrategy):
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         if req.focus_ids:
             return Plan(hits, use_model=False, sources=hits)
-        nar = narrowing(tools.retriever, req.question, topic_query(req.query))
+        nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
         allowed = hits if nar.ids is None else [h for h in hits if h.paper.id in nar.ids]
         members = topic_members(nar.query, allowed, tools.settings.topic_min_evidence)
         page = members[req.page.offset : req.page.offset + req.page.limit]
