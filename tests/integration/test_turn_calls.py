@@ -20,10 +20,11 @@ FOLLOW_UP = "And how many images does its benchmark hold in this collection?"
 
 
 @pytest.fixture
-def scripted(scripted_assistant):  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 20) as server, scripted_assistant(
-        server
-    ) as assistant:
+def scripted(scripted_assistant: Any) -> Iterator[Any]:
+    with (
+        FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 20) as server,
+        scripted_assistant(server) as assistant,
+    ):
         yield assistant
 
 
