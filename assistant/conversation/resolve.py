@@ -61,6 +61,15 @@ _MORE = re.compile(
 )
 
 
+def inherits_query(question: str) -> bool:
+    """True when ``question`` is elliptic: at most ``ELLIPTIC_MAX_WORDS`` words, or "and ...", "what about ...",
+    "how about ...". With nothing in focus (and not a topic list) it searches the previous turn's query too; no
+    other question reads that query."""
+    return len(question.split()) <= ELLIPTIC_MAX_WORDS or question.lower().startswith(
+        ("and ", "what about", "how about")
+    )
+
+
 def asks_more(question: str) -> bool:
     """True for "show more", "more", "next page" ...: the next page of the last listing (exact words)."""
     return bool(_MORE.match(question))
@@ -159,10 +168,7 @@ class Resolver:
         elif (
             turns
             and detected != "topic"  # "papers on video?" names its own topic: a new search, not the last one's
-            and (
-                len(question_text.split()) <= ELLIPTIC_MAX_WORDS
-                or question_text.lower().startswith(("and ", "what about", "how about"))
-            )
+            and inherits_query(question_text)
         ):
             query = f"{question_text} ({turns[-1].resolved_query})"
         return Resolution(query, tuple(focus), switched_from=switched_from, referents=referents)
