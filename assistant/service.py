@@ -9,9 +9,9 @@ from types import TracebackType
 from typing import TYPE_CHECKING
 
 from assistant.answer.answerer import Answerer, AnswerEvent
+from assistant.conversation.session import ChatSession
 from assistant.errors import AssistantError, LLMUnavailableError
 from assistant.llm.client import ChatBackend, Message, OpenAIChatBackend
-from assistant.session import ChatSession
 from assistant.types import Answer, Intent, Page
 from assistant.understand.question import MAX_QUESTION_CHARS, EmptyQuestionError, QuestionTooLongError, clean_question
 

@@ -45,7 +45,7 @@ def main() -> int:
     args = ap.parse_args()
     enforce_offline()
     logging.basicConfig(level=logging.WARNING)
-    from assistant.answer.answerer import Answerer
+    from assistant.answer.answerer import abstains
     from assistant.config import load_settings
     from assistant.eval.evaluation import load_items, retrieval_only_query
     from assistant.eval.metrics import recall_at_k
@@ -63,14 +63,13 @@ def main() -> int:
         ingest(settings, [settings.seeds_dir], embed, progress=False)
         embedder = CachedEmbedder(embed)
         retriever = PaperRetriever.open(settings, embed, sentence_embedder=embedder)
-        answerer = Answerer(retriever, None, embedder, settings)  # type: ignore[arg-type]  # no LLM needed
         recalls: dict[int, list[float | None]] = {k: [] for k in (1, 3, 5, 10)}
         abstain_ok, false_abstain = [], []
         for item in items:
             query = retrieval_only_query(item)
             hits = retriever.retrieve(query, top_k=10)
             ids = [h.paper.id for h in hits]
-            abstained = answerer.abstains(query, hits[: settings.top_k])
+            abstained = abstains(retriever, settings.min_similarity, query, hits[: settings.top_k])
             if item.gold_ids:
                 for k in recalls:
                     recalls[k].append(recall_at_k(item.gold_ids, ids, k))

@@ -37,13 +37,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     enforce_offline()
-    import assistant.answer.strategies as strategies
+    import assistant.answer.lookup as lookup
     from assistant.answer.strategies import lookup_kind
     from assistant.service import build_assistant
     from assistant.understand.question import analyze
 
     if args.ask_all:
-        strategies.SMALL_MODEL_LOOKUP_KINDS = None  # type: ignore[assignment]
+        lookup.SMALL_MODEL_LOOKUP_KINDS = None  # type: ignore[assignment]
     items = [json.loads(line) for p in args.questions for line in Path(p).read_text().splitlines() if line.strip()]
     if args.split != "all":
         odd = args.split == "test"

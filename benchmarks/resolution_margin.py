@@ -47,10 +47,10 @@ def main() -> None:
         move: list[tuple[float, bool]] = []
         for item in items:
             question, gold = item["question"], item["gold_ids"][0]
-            sims = assistant.answerer.describes(question, [gold])
+            sims = assistant.retriever.describes(question, [gold])
             stay.append(session.description_strength(sims, [gold])[1])
             for other in rng.sample([p for p in papers if p != gold], args.others):
-                sims = assistant.answerer.describes(question, [other, gold])
+                sims = assistant.retriever.describes(question, [other, gold])
                 best, strength = session.description_strength(sims, [other])
                 move.append((strength, best == gold))
     print(f"{len(items)} questions, {len(move)} asked with another paper in focus (current margin {DESCRIBED_MARGIN})")

@@ -1,6 +1,6 @@
 """Gradio chat UI: layout and event wiring only. Depends on ``assistant``; never the reverse.
 
-One :class:`assistant.session.ChatSession` per browser session, kept in ``gr.State``. HTML comes from
+One :class:`assistant.conversation.session.ChatSession` per browser session, kept in ``gr.State``. HTML comes from
 ``ui.render``, export files from ``ui.export`` (content) and ``ui.downloads`` (files).
 """
 
@@ -30,8 +30,8 @@ from ui.render import (
 from ui.text import LATEX_DELIMITERS
 
 if TYPE_CHECKING:
+    from assistant.conversation.session import ChatSession
     from assistant.service import Assistant
-    from assistant.session import ChatSession
     from ui.settings import UISettings
 
 logger = logging.getLogger(__name__)

@@ -67,7 +67,7 @@ _KEY_STOPWORDS = frozenset(
 
 
 class TurnLike(Protocol):
-    """What the Markdown export reads of a turn (``assistant.session.Turn`` fits)."""
+    """What the Markdown export reads of a turn (``assistant.conversation.state.Turn`` fits)."""
 
     @property
     def question(self) -> str: ...

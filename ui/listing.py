@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 import gradio as gr
 
 if TYPE_CHECKING:
-    from assistant.session import ChatSession
+    from assistant.conversation.session import ChatSession
 
 #: What the button sends as the user's message (session._MORE reads it as "the next page").
 SHOW_MORE_TEXT = "show more"

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from assistant.answer.builder import AnswerBuilder
+from assistant.answer.route import Referents, decide_intent
 from assistant.answer.strategies import (
     STRATEGIES,
     IntentStrategy,
@@ -29,22 +30,22 @@ from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
 from assistant.llm.prompts import build_messages, strip_citations
-from assistant.retrieve.references import References, author_phrase, find_references
 from assistant.tuning import (
     ABSTAIN_TOP_PAPERS,
     SMALL_MODEL_MIN_SUPPORT,
     VERIFY_MIN_ALIGNMENT,
 )
 from assistant.types import Answer, AnswerMode, Intent, Page, PaperHit
-from assistant.understand.intents import detect_intent
-from assistant.understand.question import analyze
+from assistant.understand.parse import Question, parse_question
 from assistant.verify.attribution import Attributor, Embedder
 from assistant.verify.verifiers import build_verifier
 
 if TYPE_CHECKING:
     from assistant.config import Settings
     from assistant.llm.client import ChatBackend
+    from assistant.retrieve.query import Query
     from assistant.retrieve.retrieval import PaperRetriever
+    from assistant.understand.turn import TurnCache
 
 logger = logging.getLogger(__name__)
 
@@ -121,6 +122,29 @@ def final_answer(events: Iterator[AnswerEvent]) -> Answer:
     return final
 
 
+def abstains(
+    retriever: PaperRetriever,
+    min_similarity: float,
+    query: str | Query,
+    hits: Sequence[PaperHit],
+    cache: TurnCache | None = None,
+) -> bool:
+    """True when the indexed abstracts do not cover ``query``: the best dense similarity among the top
+    :data:`~assistant.tuning.ABSTAIN_TOP_PAPERS` papers is below ``min_similarity``, none of them is named
+    by the query (an author, a title's name or words) and no rare query term occurs in them."""
+    text = query if isinstance(query, str) else query.text
+    best = max((h.dense_similarity for h in hits[:ABSTAIN_TOP_PAPERS]), default=0.0)
+    if best >= min_similarity:
+        return False
+    named = set(retriever.metadata.matches(text, cache))
+    if named & {h.paper.id for h in hits[:ABSTAIN_TOP_PAPERS]}:  # "the paper by <author>", a title's name
+        return False
+    if retriever.rare_terms_matched(text, list(hits[:ABSTAIN_TOP_PAPERS])):
+        return False
+    logger.info("abstain: best similarity %.3f < %.3f and no rare query term matched", best, min_similarity)
+    return True
+
+
 class Answerer:
     """Answers one question at a time; stateless between calls (safe to share across chats).
 
@@ -144,85 +168,50 @@ class Answerer:
         small_model: bool = False,
         strategies: Mapping[str, IntentStrategy] | None = None,
     ) -> None:
-        self._retriever = retriever
+        #: The retriever answers are searched with (the conversation's resolver reads it too).
+        self.retriever = retriever
         self._backend = backend
         self._tools = Tools(retriever, embed, settings, small_model)
         self._strategies = dict(strategies or STRATEGIES)
         self.settings = settings
-
-    def references(self, question: str) -> References:
-        """The papers ``question`` names or describes (references.find_references)."""
-        return find_references(question, self._retriever, self.settings.min_similarity)
-
-    def papers_named(self, name: str) -> list[str]:
-        """Ids of the papers that have the name ``name`` (``DUALFormer``) in their title or introduce it
-        (references.MetadataIndex.by_name); [] when none, or when too many share it to be a paper's name."""
-        return self._retriever.metadata.by_name(name)
-
-    def describes(self, question: str, paper_ids: Sequence[str]) -> dict[str, float]:
-        """``{paper_id: cosine}``: how well ``question`` describes each of ``paper_ids`` and of the best papers
-        of a search for it, as whole papers (title and abstract; retrieval.PaperRetriever.describes)."""
-        return self._retriever.describes(question, list(paper_ids))
-
-    def clarification(self, question: str, notice: str, intent: Intent | str | None = None) -> Iterator[AnswerEvent]:
-        """The events of an answer that asks back (mode ``clarify``): no search result, no citation."""
-        yield AnswerEvent("status", "Asking which paper is meant.")
-        answer = AnswerBuilder(question, [], [], self._backend.model, intent or detect_intent(question), question)
-        yield AnswerEvent("final", answer=answer.build("clarify", notice, {"total": 0.0}))
-
-    def asks_records(self, question: str) -> bool:
-        """True when ``question`` asks for paper records and nothing else (authors, venue, year, link, "papers
-        by X": strategies.read_records) and this answerer has the ``metadata`` intent."""
-        if "metadata" not in self._strategies:
-            return False
-        records = read_records(self._tools, question)
-        return records is not None and records.applies
 
     @property
     def intents(self) -> tuple[str, ...]:
         """The intents this answerer knows (its strategy registry)."""
         return tuple(self._strategies)
 
-    def answer(self, question: str, **kwargs: object) -> Answer:
+    def answer(self, question: str | Question, **kwargs: object) -> Answer:
         """Run :meth:`stream` to the end and return the final answer (same keyword arguments)."""
         return final_answer(self.stream(question, **kwargs))  # type: ignore[arg-type]
 
-    def abstains(self, query: str, hits: Sequence[PaperHit]) -> bool:
-        """True when the indexed abstracts do not cover ``query``: the best dense similarity among the top
-        :data:`~assistant.tuning.ABSTAIN_TOP_PAPERS` papers is below ``min_similarity``, none of them is named
-        by the query (an author, a title's name or words) and no rare query term occurs in them."""
-        best = max((h.dense_similarity for h in hits[:ABSTAIN_TOP_PAPERS]), default=0.0)
-        if best >= self.settings.min_similarity:
-            return False
-        named = set(self._retriever.metadata.matches(query))
-        if named & {h.paper.id for h in hits[:ABSTAIN_TOP_PAPERS]}:  # "the paper by <author>", a title's name
-            return False
-        if self._retriever.rare_terms_matched(query, list(hits[:ABSTAIN_TOP_PAPERS])):
-            return False
-        logger.info(
-            "abstain: best similarity %.3f < %.3f and no rare query term matched", best, self.settings.min_similarity
-        )
-        return True
+    def _abstains(self, query: str | Query, hits: Sequence[PaperHit], cache: TurnCache | None = None) -> bool:
+        return abstains(self.retriever, self.settings.min_similarity, query, hits, cache)
 
     def stream(
         self,
-        question: str,
+        question: str | Question,
         *,
         query: str | None = None,
         intent: Intent | str | None = None,
         focus_ids: Sequence[str] = (),
         page: Page | None = None,
+        referents: Referents | None = None,
+        clarify: str = "",
     ) -> Iterator[AnswerEvent]:
         """Answer ``question``: a ``status`` event with the papers found (always first), partial answers
         (the comparison table once built, then sentences as they are verified), then the ``final`` one.
 
         Args:
-            question: what the user asked (goes into the prompt).
-            query: what to search for (follow-ups resolved); defaults to ``question``.
-            intent: a registered intent name; detected from the question when None.
+            question: what the user asked (goes into the prompt): the turn's reading
+                (:func:`~assistant.understand.parse.parse_question`), or a text, read here.
+            query: what to search for (follow-ups resolved); defaults to the question.
+            intent: a registered intent name (the user's choice); decided by the router when None
+                (:func:`~assistant.answer.route.decide_intent`).
             focus_ids: papers the question refers to (e.g. "those two"); they become the sources and
                 the abstention test is skipped.
             page: which page of a topic listing to show (default: the first 10 papers).
+            referents: what a conversation's resolver found the question refers to (the router's input).
+            clarify: a question to ask back instead of answering (mode ``clarify``: no search, no citation).
 
         Raises:
             AssistantError: ``intent`` is not registered (before any search).
@@ -232,37 +221,37 @@ class Answerer:
         retrieval, the citation verifier or the answer builder) propagates unchanged: it is an internal
         error, never reported as a model failure.
         """
+        q = question if isinstance(question, Question) else parse_question(question)
+        if clarify:
+            yield from self._clarification(q, clarify, intent)
+            return
         t0 = time.perf_counter()
         timings: dict[str, float] = {}
         if intent is not None and intent not in self._strategies:
             raise AssistantError(f"Unknown intent {intent!r}: use one of {', '.join(self._strategies)}.")
-        records = read_records(self._tools, question) if intent in (None, "metadata") else None
-        if intent is None:
-            intent = detect_intent(question)  # the trained intent classifier
-            # the classifier's "metadata" alone also fires on "What do the authors of X propose?": the records
-            # are read only when the question asks for a record field or a person's papers and nothing else
-            readable = records is not None and records.applies
-            if readable and intent in ("lookup", "topic", "metadata") and "metadata" in self._strategies:
-                intent = "metadata"  # authors, venue, link, "papers by X": answered from the records
-            elif intent == "metadata" or intent not in self._strategies:
-                intent = "lookup"  # asks about a paper's records but names no field or person the records hold
-        strategy = self._strategies.get(intent)
-        if strategy is None:  # a registry without the detected intent
-            raise AssistantError(f"Unknown intent {intent!r}: use one of {', '.join(self._strategies)}.")
-        req = Request(question, query or question, intent, tuple(focus_ids), analyze(question), page or Page(), records)
+        route = decide_intent(
+            q, self._strategies, lambda: read_records(self._tools, q), forced=intent, referents=referents
+        )
+        strategy = self._strategies.get(route.intent)
+        if strategy is None:  # a registry without the implied intent
+            raise AssistantError(f"Unknown intent {route.intent!r}: use one of {', '.join(self._strategies)}.")
+        records = route.records
+        if records is None and route.intent == "metadata":  # the user chose it: what the records are asked for
+            records = read_records(self._tools, q)
+        req = Request(q.text, query or q.text, route.intent, tuple(focus_ids), q.facts, page or Page(), records, q)
         hits = strategy.candidates(self._tools, req)
         timings["retrieve"] = (time.perf_counter() - t0) * 1000
         yield AnswerEvent(
             "status", f"Found {len(hits)} candidate papers; checking them against the question.", hits=tuple(hits)
         )
 
-        author = author_phrase(question)
-        if author and not req.focus_ids and not self._retriever.metadata.by_author(author):
+        author = q.author
+        if author and not req.focus_ids and not self.retriever.metadata.by_author(author):
             notice = f"{unknown_author_notice(self._tools, author)} The closest papers below do not match it."
             yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
             return
-        if not hits or (not req.focus_ids and self.abstains(req.query, hits)):
-            unknown = [e for e in req.facts.entities if not self._retriever.mentions_anywhere(e)]
+        if not hits or (not req.focus_ids and self._abstains(req.query, hits, q.cache)):
+            unknown = [e for e in req.facts.entities if not self.retriever.mentions_anywhere(e)]
             notice = (
                 f"No indexed paper mentions {' or '.join(unknown)}, so the abstracts don't cover this question."
                 if unknown
@@ -277,11 +266,11 @@ class Answerer:
 
         plan = strategy.plan(self._tools, req, hits)
         builder = AnswerBuilder(
-            question,
+            q.text,
             plan.context,
             plan.sources if plan.sources is not None else hits,
             self._backend.model,
-            intent,
+            req.intent,
             req.query,
         )
         builder.listing = plan.listing
@@ -291,6 +280,12 @@ class Answerer:
                 builder.cite(row.n)
             yield AnswerEvent("partial", answer=builder.build("extractive", timings=timings), hits=tuple(hits))
         yield from self._generate(strategy, req, plan, builder, tuple(hits), timings, t0)
+
+    def _clarification(self, q: Question, notice: str, intent: Intent | str | None) -> Iterator[AnswerEvent]:
+        """The events of an answer that asks back (mode ``clarify``): no search result, no citation."""
+        yield AnswerEvent("status", "Asking which paper is meant.")
+        answer = AnswerBuilder(q.text, [], [], self._backend.model, intent or q.intent, q.text)
+        yield AnswerEvent("final", answer=answer.build("clarify", notice, {"total": 0.0}))
 
     def _settled(
         self, req: Request, hits: Sequence[PaperHit], settled: Settled, timings: dict[str, float], t0: float
@@ -337,7 +332,7 @@ class Answerer:
             min_alignment = SMALL_MODEL_MIN_SUPPORT if self._tools.small_model else VERIFY_MIN_ALIGNMENT
             verifier = build_verifier(self.settings, backend=self._backend, small_model=self._tools.small_model)
             attributor = Attributor(
-                plan.context, self._tools.embed, verifier, req.question, min_alignment=min_alignment
+                plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment
             )
 
             def verify(raw: str) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -42,6 +43,9 @@ from assistant.understand.question import (
     states_quantity,
 )
 from assistant.verify.answerable import Answerability
+
+if TYPE_CHECKING:
+    from assistant.understand.turn import TurnCache
 
 
 def _introduces(hit: PaperHit, entity: str) -> bool:
@@ -165,7 +169,7 @@ ANSWER_FEATURES = (
 )
 
 
-def answer_features(hit: PaperHit, facts: QuestionFacts, question: str) -> np.ndarray:
+def answer_features(hit: PaperHit, facts: QuestionFacts, question: str, cache: TurnCache | None = None) -> np.ndarray:
     """``(len(hit.sentences), len(ANSWER_FEATURES))``: for each sentence, its evidence score for the question
     (and how far below the abstract's best), the exact checks of :func:`score_sentences` as 0/1 (a number of the
     measured noun, a number at all for a how-many question, names of the question, an acronym expanded, a
@@ -176,7 +180,7 @@ def answer_features(hit: PaperHit, facts: QuestionFacts, question: str) -> np.nd
     "what/which <thing>" question asks for and of the noun a "how many" question counts that it contains, its
     rank by evidence score (1 / (1 + rank)) and whether it has a digit."""
     from assistant.lang.text import stems
-    from assistant.understand.learned import role_probabilities
+    from assistant.understand.intents import role_table
     from assistant.understand.question import asked_thing, counted_words
 
     n = len(hit.sentences)
@@ -187,7 +191,7 @@ def answer_features(hit: PaperHit, facts: QuestionFacts, question: str) -> np.nd
     top = max(scores)
     q_tokens = content_tokens(question)
     q_stems = stems(detail_query(question, hit.paper.title))  # what it asks, not how it names the paper
-    classes, roles = role_probabilities(hit.sentences)
+    classes, roles = role_table(hit.sentences, cache)
     order = [classes.index(r) for r in ("problem", "approach", "data", "result", "other")]
     thing, counted = stems(" ".join(asked_thing(question))), stems(" ".join(counted_words(question)))
     rank = {i: r for r, i in enumerate(sorted(range(n), key=lambda i: -scores[i]))}
@@ -217,13 +221,16 @@ def answer_features(hit: PaperHit, facts: QuestionFacts, question: str) -> np.nd
     return out
 
 
-def pick_sentences(hit: PaperHit, facts: QuestionFacts, question: str, k: int) -> list[Evidence]:
+def pick_sentences(
+    hit: PaperHit, facts: QuestionFacts, question: str, k: int, cache: TurnCache | None = None
+) -> list[Evidence]:
     """The ``k`` sentences of ``hit`` that best answer ``question`` (:func:`answer_probabilities`), in abstract
     order; for a "which paper ...?" question the paper's contribution sentence (the one that names what it
-    proposes) is one of them. ``Evidence.score`` stays the plain evidence score (shown as support)."""
+    proposes) is one of them. ``Evidence.score`` stays the plain evidence score (shown as support). ``cache``:
+    the turn's memo (the model's scores for one paper and question are computed once per turn)."""
     if not hit.sentences:
         return []
-    proba = answer_probabilities(hit, facts, question)
+    proba = answer_probabilities(hit, facts, question, cache)
     ranked = sorted(range(len(hit.sentences)), key=lambda i: -proba[i])
     own = next((i for i, s in enumerate(hit.sentences) if states_contribution(s)), None)
     if facts.which_paper and own is not None and k >= 1:  # "which paper ...?" is answered by the one naming it
@@ -233,16 +240,23 @@ def pick_sentences(hit: PaperHit, facts: QuestionFacts, question: str, k: int) -
     return [Evidence(hit.paper.id, i, hit.sentences[i], scores[i]) for i in sorted(best)]
 
 
-def answer_probabilities(hit: PaperHit, facts: QuestionFacts, question: str) -> np.ndarray:
+def answer_probabilities(
+    hit: PaperHit, facts: QuestionFacts, question: str, cache: TurnCache | None = None
+) -> np.ndarray:
     """P(the sentence answers ``question``) for each sentence of ``hit``: the trained answer-sentence selector
     (``models/answer.npz``, scripts/train_understanding.py: 600 questions written about 150 real abstracts by
     annotators who never saw the code, + Check-COVID claims; top-1 on held-out papers 0.714 where the
     hand-weighted :func:`score_sentences` gets 0.670; docs/models/understanding.md) over :func:`answer_features`."""
     from assistant.understand.learned import load_model
 
-    model = load_model("answer")
-    proba = model.proba([""] * len(hit.sentences), answer_features(hit, facts, question))
-    return proba[:, model.classes.index("1")]
+    def compute() -> np.ndarray:
+        model = load_model("answer")
+        proba = model.proba([""] * len(hit.sentences), answer_features(hit, facts, question, cache))
+        return proba[:, model.classes.index("1")]
+
+    if cache is None:
+        return compute()
+    return cache.get("answer", (question, facts, hit.paper.id, hit.sentences, hit.sentence_scores), compute)
 
 
 #: The roles a summary's sentences take, in order of preference, by how many sentences it has room for: the
@@ -250,7 +264,7 @@ def answer_probabilities(hit: PaperHit, facts: QuestionFacts, question: str) -> 
 SUMMARY_ROLES = {1: ("approach",), 2: ("approach", "result"), 3: ("problem", "approach", "result")}
 
 
-def summary_sentences(hit: PaperHit, k: int) -> list[Evidence]:
+def summary_sentences(hit: PaperHit, k: int, cache: TurnCache | None = None) -> list[Evidence]:
     """``k`` sentences that summarise ``hit``: for each role of :data:`SUMMARY_ROLES` (intents.sentence_roles)
     the sentence of that role that scores best for the question, then the best-scoring others; in abstract
     order. Without per-sentence scores, its evidence sentences are used as they are."""
@@ -259,7 +273,7 @@ def summary_sentences(hit: PaperHit, k: int) -> list[Evidence]:
     if not hit.sentence_scores:
         best = sorted(hit.evidence, key=lambda e: e.score, reverse=True)[:k]
         return sorted(best, key=lambda e: e.sentence_index)
-    scores, roles = hit.sentence_scores, sentence_roles(hit.sentences)
+    scores, roles = hit.sentence_scores, sentence_roles(hit.sentences, cache)
     chosen: list[int] = []
     for role in SUMMARY_ROLES.get(k, SUMMARY_ROLES[3]):
         of_role = [i for i, r in enumerate(roles) if r == role]
@@ -297,7 +311,11 @@ STATED_FEATURES = (
 
 
 def stated_features(
-    question: str, facts: QuestionFacts, hits: Sequence[PaperHit], verdict: Answerability
+    question: str,
+    facts: QuestionFacts,
+    hits: Sequence[PaperHit],
+    verdict: Answerability,
+    cache: TurnCache | None = None,
 ) -> np.ndarray:
     """``(len(STATED_FEATURES),)`` evidence that the abstracts of ``hits`` state what ``question`` asks: the exact
     verdict of :func:`assistant.verify.answerable.answerability` (0/1), the best alignment of any sentence and of
@@ -308,7 +326,9 @@ def stated_features(
 
     fits = verdict.fits
     n_detail = max(1, len(verdict.detail))
-    best_p = max((float(answer_probabilities(h, facts, question).max()) for h in hits if h.sentences), default=0.0)
+    best_p = max(
+        (float(answer_probabilities(h, facts, question, cache).max()) for h in hits if h.sentences), default=0.0
+    )
     return np.asarray(
         [
             float(verdict.stated),
@@ -324,12 +344,18 @@ def stated_features(
     )
 
 
-def stated_probability(question: str, facts: QuestionFacts, hits: Sequence[PaperHit], verdict: Answerability) -> float:
+def stated_probability(
+    question: str,
+    facts: QuestionFacts,
+    hits: Sequence[PaperHit],
+    verdict: Answerability,
+    cache: TurnCache | None = None,
+) -> float:
     """P(the abstracts of ``hits`` state what ``question`` asks): the trained "stated" model (``models/stated.npz``:
     the question's word n-grams, which learn the details abstracts rarely give — hardware, learning rates — and
     :func:`stated_features`; data and held-out accuracy: docs/models/understanding.md)."""
     from assistant.understand.learned import load_model
 
     model = load_model("stated")
-    dense = stated_features(question, facts, hits, verdict)[None, :]
+    dense = stated_features(question, facts, hits, verdict, cache)[None, :]
     return float(model.proba([question], dense)[0, model.classes.index("1")])

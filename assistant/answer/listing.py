@@ -52,13 +52,14 @@ def _singular(word: str) -> str:
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
 
 
-def narrowing(retriever: PaperRetriever, question: str, topic: str) -> Narrowing:
+def narrowing(retriever: PaperRetriever, question: str, topic: str, author: str | None = None) -> Narrowing:
     """Read the venue words and the author a listing question narrows to.
 
     Args:
         retriever: gives the catalog (distinct venues, papers per venue) and the author index.
         question: the question as asked (the author phrase is read from it).
         topic: the topic part of the question (intents.topic_query), from which the narrowing words are removed.
+        author: the author phrase when the caller read it already (``understand.parse.Question.author``).
 
     Returns:
         a :class:`Narrowing`; ``ids`` is None when the question names no venue word and no author.
@@ -80,7 +81,7 @@ def narrowing(retriever: PaperRetriever, question: str, topic: str) -> Narrowing
                 {w for w in asked if _singular(w.lower()) in wanted}, key=lambda w: order.get(_singular(w.lower()), 9)
             )
         )
-    author = author_phrase(question)
+    author = author_phrase(question) if author is None else author
     if author:
         by_author = set(retriever.metadata.by_author(author))
         ids = by_author if ids is None else ids & by_author

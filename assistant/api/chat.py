@@ -18,14 +18,15 @@ from assistant.errors import AssistantError
 from assistant.lang.citations import format_citations
 
 if TYPE_CHECKING:
+    from assistant.conversation.session import ChatSession
     from assistant.service import Assistant
-    from assistant.session import ChatSession
     from assistant.types import Answer, Paper
 
 logger = logging.getLogger(__name__)
 
-#: Follow-up resolution is redone for this many of the latest earlier turns when a conversation is rebuilt
-#: (only the latest one's search query is ever reused; each costs a retrieval).
+#: Follow-up resolution is redone for at most this many of the latest earlier turns when a conversation is
+#: rebuilt (only the latest one's search query is ever reused; each costs a retrieval), and not for a turn whose
+#: next turn is not elliptic (``conversation.resolve.inherits_query``: then nothing reads its resolution).
 RESOLVE_LAST_TURNS = 2
 REFERENCES_HEADING = "References:"
 #: A references line: ``- [n] [Title](url) — authors `id: <paper id>```.
@@ -191,7 +192,14 @@ def rebuild_session(assistant: Assistant, turns: Sequence[PriorTurn]) -> ChatSes
     Raises:
         StoreNotReadyError: the index cannot be read.
     """
+    from assistant.conversation.resolve import inherits_query
     from assistant.understand.question import EmptyQuestionError, clean_question
+
+    def cleaned(text: str) -> str | None:
+        try:
+            return clean_question(text)
+        except (EmptyQuestionError, AssistantError):
+            return None
 
     session = assistant.new_session()
     known = assistant.retriever.papers
@@ -200,14 +208,18 @@ def rebuild_session(assistant: Assistant, turns: Sequence[PriorTurn]) -> ChatSes
     by_url = catalog.ids_by_url(urls) if urls else {}
     labels: dict[str, int] = {}
     data: dict[str, Any] = {"labels": labels, "turns": []}
+    questions = [cleaned(t.question) for t in turns]
     for i, turn in enumerate(turns):
-        try:
-            question = clean_question(turn.question)
-        except (EmptyQuestionError, AssistantError):
+        question = questions[i]
+        if question is None:
             continue
         resolved = question
         focus: tuple[str, ...] = ()
-        if i >= len(turns) - RESOLVE_LAST_TURNS and data["turns"]:
+        # a turn's resolution is read only by the last turn's (when that one is elliptic) and by the next
+        # question: when the next turn is kept and not elliptic, this one's is never read (not resolved)
+        following = questions[i + 1] if i + 1 < len(turns) else None
+        unread = following is not None and not inherits_query(following)
+        if i >= len(turns) - RESOLVE_LAST_TURNS and data["turns"] and not (i < len(turns) - 1 and unread):
             session.restore(data)
             res = session.resolve(question)
             resolved, focus = res.query, res.focus_ids

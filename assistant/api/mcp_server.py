@@ -24,8 +24,8 @@ from assistant.types import Intent
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
+    from assistant.conversation.session import ChatSession
     from assistant.service import Assistant
-    from assistant.session import ChatSession
 
 SERVER_NAME = "paper-assistant"
 #: Conversations of ``ask`` kept at once; the least recently used is forgotten first.

@@ -3,7 +3,7 @@
 the ``openai`` SDK, ``llm``).
 
 * The conversation is the request's ``messages``: earlier user/assistant turns rebuild a
-  :class:`~assistant.session.ChatSession` per request (``chat.rebuild_session``), so "it" and "the second
+  :class:`~assistant.conversation.session.ChatSession` per request (``chat.rebuild_session``), so "it" and "the second
   one" resolve as in the chat and ``[n]`` stays stable, with no chat state on the server.
 * The reply's ``content`` is the answer with its ``[n]`` markers and a references block; ``annotations``
   holds one ``url_citation`` per marker (the paper's link and title, the marker's character offsets); the

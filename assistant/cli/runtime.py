@@ -140,7 +140,7 @@ def check_session_file(path: Path) -> dict[str, Any] | None:
     Raises:
         AssistantError: the file is not a saved conversation, or its folder does not exist.
     """
-    from assistant.session import read_saved_session
+    from assistant.conversation.store import read_saved_session
 
     if path.is_dir():
         raise ConfigError(f"--session {path}: is a folder; pass a file name such as {path / 'chat.json'}.")

@@ -4,7 +4,7 @@ Two modes (docs/evaluation.md):
 
 * :func:`evaluate_retrieval` ranks papers only (no LLM, seconds): recall@k.
 * :func:`evaluate_answers` runs every item through the same path as the UI (one
-  :class:`~assistant.session.ChatSession` per item, follow-up turns asked in order, the last one
+  :class:`~assistant.conversation.session.ChatSession` per item, follow-up turns asked in order, the last one
   scored) and adds citation precision/recall, fact hits, abstention and latency. (No faithfulness: the
   support score of a shown sentence passed the verifier's own threshold by construction; metrics.py.)
 

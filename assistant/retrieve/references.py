@@ -14,13 +14,16 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from assistant.index.catalog import author_key, title_grams
-from assistant.lang.text import content_tokens
 from assistant.tuning import DESCRIPTION_MIN_SIMILARITY, NAME_MAX_PAPERS
-from assistant.understand.question import analyze, mentions
+from assistant.understand.parse import Question, read_facts
+from assistant.understand.question import BY_AUTHOR, mentions
+from assistant.understand.question import author_phrase as author_phrase  # re-exported: it moved to understand/
 
 if TYPE_CHECKING:
     from assistant.index.catalog import Catalog
+    from assistant.retrieve.query import Query
     from assistant.types import PaperHit
+    from assistant.understand.turn import TurnCache
 
 
 class PaperSearch(Protocol):
@@ -30,43 +33,9 @@ class PaperSearch(Protocol):
     @property
     def metadata(self) -> MetadataIndex: ...
 
-    def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]: ...
+    def retrieve(self, query: str | Query, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]: ...
 
-
-#: "the paper by Yalong Jiang", "work from Smith et al.", "authored by ...": the name after it.
-_BY_AUTHOR = re.compile(
-    r"\b(?:paper|papers|work|works|abstract|study|article|one|written|authored|proposed|published)\s+"
-    r"(?:by|from)\s+((?:[A-Z][\w'.\-]*\s*){1,4}?)(?=\s*(?:et al\.?|and colleagues)?(?:[,.?!;:]|\s+[a-z]|$))"
-)
-#: "the paper about/on/that ... X", "the X one", "the X paper": a description of one paper.
-_DESCRIBED = re.compile(
-    r"\bthe (?:paper|work|abstract|study|one|method|approach|model)\s+(?:about|on|that|which|proposing|"
-    r"introducing|presenting|where|with|for)\s+(.+?)(?=[,;?!]|\.\s|\.$| and (?:what|how|which|the)\b|$)|"
-    r"\bthe ((?:[\w\-]+\s+){0,5}[\w\-]+)\s+(?:one|paper)\b",
-    re.I,
-)
-_NOT_A_DESCRIPTION = frozenset(
-    {
-        "first",
-        "second",
-        "third",
-        "fourth",
-        "last",
-        "other",
-        "same",
-        "former",
-        "latter",
-        "previous",
-        "above",
-        "this",
-        "that",
-        "whole",
-        "two",
-        "three",
-        "both",
-        "next",
-    }
-)
+    def query(self, text: str, cache: TurnCache | None = None) -> Query: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -118,10 +87,11 @@ class MetadataIndex:
         """Papers at least ``TITLE_FRAGMENT_WORDS`` consecutive words of whose title appear in ``text``."""
         return self._catalog.by_title_grams(sorted(title_grams(text)))
 
-    def matches(self, text: str) -> list[str]:
-        """Papers ``text`` names by author, title name or title fragment, in order of mention (no search)."""
+    def matches(self, text: str, cache: TurnCache | None = None) -> list[str]:
+        """Papers ``text`` names by author, title name or title fragment, in order of mention (no search);
+        ``cache``: the turn's memo (``text`` is then read once per turn)."""
         found: list[tuple[int, str]] = []
-        for m in _BY_AUTHOR.finditer(text):
+        for m in BY_AUTHOR.finditer(text):
             found += [(m.start(), pid) for pid in self.by_author(m.group(1))]
         words = [(m.start(), m.group(0)) for m in re.finditer(r"[\w'.\-]+", text.lower())]
         runs = [
@@ -132,49 +102,38 @@ class MetadataIndex:
         known = self._catalog.known_author_keys([key for _, key in runs])
         for at, key in runs:
             found += [(at, pid) for pid in known.get(key, ())]
-        for entity in analyze(text).entities:
+        for entity in read_facts(text, cache).entities:
             at = text.find(entity)
             found += [(at, pid) for pid in self.by_name(entity)]
         found += [(len(text), pid) for pid in self.by_title_fragment(text)]
         return list(dict.fromkeys(pid for _, pid in sorted(found, key=lambda x: x[0])))
 
 
-def author_phrase(question: str) -> str:
-    """The author named by "the paper by <Name>" in ``question``, or ""."""
-    m = _BY_AUTHOR.search(question)
-    return " ".join(m.group(1).split()).strip(" .") if m else ""
-
-
-def descriptions(question: str) -> list[str]:
-    """Descriptions of one paper in ``question`` ("the paper about X" -> "X", "the episodic memory one" ->
-    "episodic memory"), without ordinals and pronoun-like phrases ("the second one", "the same paper")."""
-    out = []
-    for m in _DESCRIBED.finditer(question):
-        text = (m.group(1) or m.group(2) or "").strip()
-        words = text.lower().split()
-        if not words or words[0] in _NOT_A_DESCRIPTION or not content_tokens(text):
-            continue
-        out.append(text)
-    return out
-
-
-def find_references(question: str, retriever: PaperSearch, min_similarity: float) -> References:
-    """The papers ``question`` names or describes (module docstring).
+def find_references(question: Question, retriever: PaperSearch, min_similarity: float) -> References:
+    """The papers ``question`` (the turn's reading) names or describes (module docstring).
 
     A description resolves to the best paper of a search for it when that paper's dense similarity is at
     least ``max(min_similarity, DESCRIPTION_MIN_SIMILARITY)``; else it is ``unresolved``. The best paper
     wins even when it is the one the conversation is about ("how does it differ from the episodic memory
-    one?" when "it" is that paper: the caller then has one paper, not an unrelated second one).
+    one?" when "it" is that paper: the caller then has one paper, not an unrelated second one). Found once per
+    turn (the question's cache).
     """
+    return question.cache.get(
+        "references", (question.text, min_similarity), lambda: _find_references(question, retriever, min_similarity)
+    )
+
+
+def _find_references(question: Question, retriever: PaperSearch, min_similarity: float) -> References:
     index = retriever.metadata
-    named = index.matches(question)
-    author = author_phrase(question)
+    cache = question.cache
+    named = index.matches(question.text, cache)
+    author = question.author
     unknown_author = author if author and not index.by_author(author) else ""
     unresolved: list[str] = []
-    for text in descriptions(question):
-        if index.matches(text):
+    for text in question.descriptions:
+        if index.matches(text, cache):
             continue  # already named ("the DUALFormer paper")
-        hits = retriever.retrieve(text, top_k=3)
+        hits = retriever.retrieve(retriever.query(text, cache), top_k=3)
         good = [h for h in hits if h.dense_similarity >= max(min_similarity, DESCRIPTION_MIN_SIMILARITY)]
         if good:
             named.append(good[0].paper.id)

@@ -5,7 +5,9 @@ vector is the embedding of its centre sentence, computed once at ingest), a BM25
 windows' texts in the catalog's FTS5 index (catalog.py), and ``QueryFusionRetriever`` in reciprocal-rank
 mode (k = 60, Cormack et al. 2009). Window hits are aggregated to papers; then, for the best papers, each
 sentence is scored from the stored vectors: its own cosine with the query and that of the window centred
-on it (the normalised mean of the window's sentence vectors); nothing is embedded but the query.
+on it (the normalised mean of the window's sentence vectors); nothing is embedded but the query. Each ranked
+list is a ranker (rankers.py), fused in one loop (:meth:`PaperRetriever._retrieve`); the query arrives as one
+:class:`~assistant.retrieve.query.Query` holding its embedding.
 
 Score conversion, written down once: the Chroma collections use cosine space, so a stored
 distance ``d = 1 - cos``; dense cosines here are computed directly from stored unit vectors.
@@ -17,7 +19,6 @@ import logging
 import re
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -25,24 +26,19 @@ import numpy as np
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from assistant import tuning
-from assistant.lang.text import clauses, content_tokens, is_boilerplate, states_contribution
+from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
+from assistant.retrieve.query import Query
+from assistant.retrieve.rankers import Pool, Ranker, default_rankers, fuse
 from assistant.retrieve.references import MetadataIndex
 from assistant.tuning import (
-    ASPECT_MAX_CLAUSES,
-    ASPECT_WEIGHT,
     DESCRIBED_CANDIDATES,
     EVIDENCE_BOILERPLATE_PENALTY,
     EVIDENCE_CONTRIBUTION_PRIOR,
     EVIDENCE_LEXICAL_WEIGHT,
-    METADATA_WEIGHT,
     PROFILE_TITLE_WEIGHT,
     RARE_TERM_MAX_DF,
-    RRF_K,
-    SECOND_WINDOW_WEIGHT,
     SENTENCE_WEIGHT,
     WINDOW_RANK_CANDIDATES,
-    WINDOW_RANK_WEIGHT,
     WINDOW_TITLE_WEIGHT,
 )
 from assistant.types import Evidence, Paper, PaperHit
@@ -54,6 +50,7 @@ if TYPE_CHECKING:
     from assistant.index.catalog import Catalog
     from assistant.index.embeddings import CachedEmbedder
     from assistant.index.store import PaperStore
+    from assistant.understand.turn import TurnCache
 
 logger = logging.getLogger(__name__)
 
@@ -169,6 +166,8 @@ class PaperRetriever:
         self.refresh(force=True)
         self.papers: Mapping[str, Paper] = CatalogPapers(catalog)
         self.metadata = MetadataIndex(catalog)
+        #: The ranked lists fused per query, in order (rankers.py); a reranker is one more ``rerank`` entry.
+        self.rankers: list[Ranker] = default_rankers(self.metadata, self._clause_vector)
         logger.info(
             "retriever ready: %d papers (catalog generation %d) in %.2f s",
             len(self.papers),
@@ -415,108 +414,101 @@ class PaperRetriever:
 
         return all(known(t) or all(known(part) for part in t.split("-") if part) for t in tokens)
 
+    def query(self, text: str, cache: TurnCache | None = None) -> Query:
+        """The :class:`~assistant.retrieve.query.Query` for ``text``: its query embedding, computed once per turn
+        when ``cache`` (the turn's memo) is given."""
+        if cache is None:
+            return Query(text, self._embed.get_query_embedding(text))
+        return Query(text, cache.get("query", text, lambda: self._embed.get_query_embedding(text)), cache)
+
+    def _as_query(self, query: str | Query) -> Query:
+        return query if isinstance(query, Query) else self.query(query)
+
+    def _clause_vector(self, query: Query, text: str) -> list[float]:
+        """The query embedding of a clause of ``query`` (shared through the turn's memo when it has one)."""
+        return self.query(text, query.cache).embedding
+
     def retrieve(
-        self, query: str, top_k: int | None = None, *, aspects: bool = False, candidate_k: int | None = None
+        self, query: str | Query, top_k: int | None = None, *, aspects: bool = False, candidate_k: int | None = None
     ) -> list[PaperHit]:
-        """Rank papers for ``query``; ``aspects=True`` for a question that asks for one paper (lookup,
-        summary): the candidates are also ranked by how well each covers every clause of the question
-        (tuning.ASPECT_WEIGHT; costs one query embedding per clause, at most ASPECT_MAX_CLAUSES).
-        ``candidate_k`` overrides ``settings.candidate_k`` (windows fetched per retriever), for a listing
-        that needs more papers than a lookup (a topic over a whole conference).
+        """Rank papers for ``query`` (a text, or a :class:`~assistant.retrieve.query.Query` holding its
+        embedding); ``aspects=True`` for a question that asks for one paper (lookup, summary): the candidates
+        are also ranked by how well each covers every clause of the question (tuning.ASPECT_WEIGHT; costs one
+        query embedding per clause, at most ASPECT_MAX_CLAUSES). ``candidate_k`` overrides
+        ``settings.candidate_k`` (windows fetched per retriever), for a listing that needs more papers than a
+        lookup (a topic over a whole conference).
 
         Returns:
             up to ``top_k`` (default ``settings.top_k``) :class:`PaperHit`, best first; ``score`` is the
-            aggregated RRF score, ``dense_similarity`` the best window cosine in [-1, 1], and
+            fused score of the rankers (rankers.py: window RRF score, then metadata, paper-vector, window-rank
+            and aspect reciprocal ranks), ``dense_similarity`` the best window cosine in [-1, 1], and
             ``evidence`` the ``evidence_sentences`` best sentences of the paper (in abstract order).
             Papers the query names by author, title name or title words (references.MetadataIndex) get
-            a third reciprocal-rank list fused in with weight ``METADATA_WEIGHT``.
+            a reciprocal-rank list fused in with weight ``METADATA_WEIGHT``.
         """
         top_k = top_k or self._settings.top_k
         self.refresh()
-        q_emb = self._embed.get_query_embedding(query)
-        return self._read(
-            lambda view, lenient: self._retrieve(view, query, q_emb, top_k, aspects, lenient, candidate_k)
-        )
+        q = self._as_query(query)
+        return self._read(lambda view, lenient: self._retrieve(view, q, top_k, aspects, lenient, candidate_k))
 
     def _retrieve(
         self,
         view: _View,
-        query: str,
-        q_emb: list[float],
+        query: Query,
         top_k: int,
         aspects: bool,
         lenient: bool,
         candidate_k: int | None = None,
     ) -> list[PaperHit]:
-        from llama_index.core.schema import QueryBundle
-
+        """One fusion loop over :attr:`rankers`: the ``recall`` rankers decide the candidates (the best
+        ``max(top_k, WINDOW_RANK_CANDIDATES)``), whose vectors are then read for the ``rerank`` rankers."""
         fusion = view.fusion
         if candidate_k and candidate_k != self._settings.candidate_k:
             fusion = view.wide.get(candidate_k) or view.wide.setdefault(
                 candidate_k, self._build_fusion(view.store, candidate_k)
             )
-        fused = fusion.retrieve(QueryBundle(query_str=query, embedding=q_emb))
-        per_paper: dict[str, list[float]] = defaultdict(list)
-        for hit in fused:
-            pid = hit.node.metadata.get("paper_id")
-            if pid in self.papers:
-                per_paper[str(pid)].append(float(hit.score or 0.0))
-        scored = {
-            pid: s[0] + SECOND_WINDOW_WEIGHT * (s[1] if len(s) > 1 else 0.0)
-            for pid, s in ((pid, sorted(v, reverse=True)) for pid, v in per_paper.items())
-        }
-        for rank, pid in enumerate(self.metadata.matches(query), start=1):  # authors, title names, title words
-            scored[pid] = scored.get(pid, 0.0) + METADATA_WEIGHT / (RRF_K + rank)
-        if tuning.PAPER_VECTOR_WEIGHT > 0:  # paper-level vectors (titles): one more ranked list (tuning.py)
-            for rank, pid in enumerate(view.store.nearest_papers(q_emb, tuning.PAPER_VECTOR_K), start=1):
-                if pid in self.papers:
-                    scored[pid] = scored.get(pid, 0.0) + tuning.PAPER_VECTOR_WEIGHT / (RRF_K + rank)
+        pool = Pool(fusion, view.store, self.papers, aspects)
+        scored: dict[str, float] = {}
+        for ranker in self.rankers:
+            if ranker.stage == "recall":
+                fuse(scored, ranker(query, pool), ranker.weight)
         candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[: max(top_k, WINDOW_RANK_CANDIDATES)]
-        vectors = self._vectors(view, candidates, lenient)
-        q = np.asarray(q_emb, dtype=np.float32)
-        best_window = {pid: float((v[1] @ q).max()) for pid, v in vectors.items()}
-        for rank, pid in enumerate(sorted(best_window, key=lambda pid: best_window[pid], reverse=True), start=1):
-            scored[pid] += WINDOW_RANK_WEIGHT / (RRF_K + rank)  # whole windows with their title (tuning.py)
-        parts = clauses(query)[:ASPECT_MAX_CLAUSES] if aspects else []
-        if parts and vectors:
-            aspect_q = np.asarray([self._embed.get_query_embedding(p) for p in parts], dtype=np.float32).T
-            coverage = {
-                pid: float(np.maximum((v[0] @ aspect_q).max(axis=0), (v[1] @ aspect_q).max(axis=0)).mean())
-                for pid, v in vectors.items()
-            }
-            for rank, pid in enumerate(sorted(coverage, key=lambda pid: coverage[pid], reverse=True), start=1):
-                scored[pid] += ASPECT_WEIGHT / (RRF_K + rank)  # every aspect of the question (tuning.py)
+        pool.vectors = vectors = self._vectors(view, candidates, lenient)
+        for ranker in self.rankers:
+            if ranker.stage == "rerank":
+                fuse(scored, ranker(query, pool), ranker.weight)
         ranked = sorted(candidates, key=lambda pid: scored[pid], reverse=True)[:top_k]
-        return self._hits(query, q_emb, ranked, scored, vectors)
+        return self._hits(query, ranked, scored, vectors)
 
-    def hits_for(self, query: str, paper_ids: list[str]) -> list[PaperHit]:
+    def hits_for(self, query: str | Query, paper_ids: list[str]) -> list[PaperHit]:
         """:class:`PaperHit` for the given papers (in that order), with evidence for ``query``; unknown ids
         are skipped. Used when a follow-up names the papers ("those two", "the second one")."""
         self.refresh()
         known = [pid for pid in paper_ids if pid in self.papers]
-        q_emb = self._embed.get_query_embedding(query)
-        return self._read(
-            lambda view, lenient: self._hits(query, q_emb, known, {}, self._vectors(view, known, lenient))
-        )
+        q = self._as_query(query)
+        return self._read(lambda view, lenient: self._hits(q, known, {}, self._vectors(view, known, lenient)))
 
-    def describes(self, query: str, paper_ids: list[str], top_k: int = DESCRIBED_CANDIDATES) -> dict[str, float]:
+    def describes(
+        self, query: str | Query, paper_ids: list[str], top_k: int = DESCRIBED_CANDIDATES
+    ) -> dict[str, float]:
         """How well ``query`` describes each paper as a whole: the cosine in [-1, 1] between the query vector and
         the paper's profile vector (the normalised mean of its stored sentence vectors plus its title vector,
-        ``tuning.PROFILE_TITLE_WEIGHT``; nothing is embedded but the query). A description of a paper ("a robot
-        grasping one that uses RL") matches that paper's profile; a question about a detail ("how many
+        ``tuning.PROFILE_TITLE_WEIGHT``; nothing is embedded but the query, once). A description of a paper ("a
+        robot grasping one that uses RL") matches that paper's profile; a question about a detail ("how many
         baselines?") matches many papers' profiles about equally, and none well.
 
         Args:
-            query: the question as asked.
+            query: the question as asked (a text or a :class:`~assistant.retrieve.query.Query`).
             paper_ids: papers always scored (e.g. those a conversation is about); unknown ids are skipped.
             top_k: how many papers of a search for ``query`` are scored besides them.
 
         Returns:
             ``{paper_id: cosine}`` for ``paper_ids`` and the ``top_k`` best papers of :meth:`retrieve`.
         """
+        query = self._as_query(query)
         pids = list(dict.fromkeys([*(h.paper.id for h in self.retrieve(query, top_k=top_k)), *paper_ids]))
         pids = [pid for pid in pids if pid in self.papers]
-        q = np.asarray(self._embed.get_query_embedding(query), dtype=np.float32)
+        q = np.asarray(query.embedding, dtype=np.float32)
 
         def read(view: _View, lenient: bool) -> dict[str, float]:
             vectors = self._vectors(view, pids, lenient)
@@ -593,14 +585,13 @@ class PaperRetriever:
 
     def _hits(
         self,
-        query: str,
-        q_emb: list[float],
+        query: Query,
         ranked: list[str],
         scored: dict[str, float],
         vectors: dict[str, tuple[np.ndarray, np.ndarray, list[str]]],
     ) -> list[PaperHit]:
-        q_tokens = content_tokens(query)
-        q = np.asarray(q_emb, dtype=np.float32)
+        q_tokens = content_tokens(query.text)
+        q = np.asarray(query.embedding, dtype=np.float32)
         hits = []
         for pid in ranked:
             if pid not in vectors:

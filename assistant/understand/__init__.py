@@ -1,1 +1,3 @@
-"""What a question asks, read from its wording: facts asked, names, premises (question) and the intent (intents)."""
+"""What a question asks, read from its wording once per turn (parse: the :class:`~assistant.understand.parse.Question`
+holding facts asked, names, premises from question.py and the intent from intents.py), the trained classifiers
+(learned), and the per-turn memo of model outputs (turn)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from assistant.lang.discourse import readable_start
 from assistant.lang.text import content_tokens
@@ -18,6 +19,11 @@ from assistant.understand.learned import (
     role_probabilities,
     topic_membership,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from assistant.understand.turn import TurnCache
 
 _TOPIC_FRAME = re.compile(
     r"^\s*(?:which|what|are there any|any|list|find|show me)\s+(?:of the\s+)?"
@@ -60,15 +66,29 @@ COLUMN_ROLES = {"problem": "problem", "approach": "approach", "data / setting": 
 NOT_STATED = "not stated in the abstract"
 
 
-def sentence_roles(sentences: Sequence[str]) -> list[str]:
+def role_table(sentences: Sequence[str], cache: TurnCache | None = None) -> tuple[tuple[str, ...], np.ndarray]:
+    """The role model's classes and ``(len(sentences), len(classes))`` probabilities for one abstract
+    (:func:`assistant.understand.learned.role_probabilities`), computed once per turn when ``cache`` is given."""
+    if cache is None:
+        return role_probabilities(sentences)
+    return cache.get("roles", tuple(sentences), lambda: role_probabilities(sentences))
+
+
+def sentence_roles(sentences: Sequence[str], cache: TurnCache | None = None) -> list[str]:
     """The role each sentence of one abstract plays: ``problem``, ``approach``, ``data``, ``result`` or
     ``other`` (background, code links, hopes): the trained role classifier
     (:func:`assistant.understand.learned.classify_roles`, learned from 2,238 sentences of 278 real abstracts
-    of several fields; held-out accuracy in docs/models/understanding.md)."""
-    return classify_roles(sentences)
+    of several fields; held-out accuracy in docs/models/understanding.md). ``cache``: the turn's memo (the
+    classifier's most probable class per sentence, from :func:`role_table`)."""
+    if cache is None:
+        return classify_roles(sentences)
+    if not sentences:
+        return []
+    classes, proba = role_table(sentences, cache)
+    return [classes[j] for j in proba.argmax(axis=1)]
 
 
-def comparison_table(hits: Sequence[PaperHit]) -> Comparison:
+def comparison_table(hits: Sequence[PaperHit], cache: TurnCache | None = None) -> Comparison:
     """Rows = papers (label ``n`` = position in ``hits`` + 1), columns = :data:`COLUMNS`.
 
     A sentence goes only under the column whose role it plays (the trained role classifier,
@@ -81,7 +101,7 @@ def comparison_table(hits: Sequence[PaperHit]) -> Comparison:
     """
     rows = []
     for n, hit in enumerate(hits, start=1):
-        classes, proba = role_probabilities(hit.sentences)
+        classes, proba = role_table(hit.sentences, cache)
         roles = [classes[j] for j in proba.argmax(axis=1)] if len(hit.sentences) else []
         cells: list[AnswerSentence | None] = []
         for name in COLUMNS:

@@ -11,7 +11,9 @@ answers it, and whether the abstracts state the requested detail at all (issue 1
 * ``definition``: it asks what a named thing is or does ("What is HComP-Net?", "What does LiMAC do?").
 * ``papers_wanted``: how many papers it asks about when it says so ("compare the three papers"), else None.
 
-Also here: :func:`clean_question`, the check every entry point runs before anything else.
+Also here: :func:`clean_question`, the check every entry point runs before anything else, and how a question
+names a paper by its author or describes one (:func:`author_phrase`, :func:`descriptions`). The per-turn reading
+that holds all of these at once is :func:`assistant.understand.parse.parse_question`.
 
 All rules are wording rules, written once here; they are tuned on the *kinds* of question in
 eval/dev.jsonl (lookups, facts, false premises, not-stated details), not on its strings.
@@ -23,6 +25,7 @@ import re
 from dataclasses import dataclass
 
 from assistant.errors import AssistantError
+from assistant.lang.text import content_tokens
 from assistant.tuning import QUANTITY_WINDOW_WORDS
 from assistant.types import Paper
 
@@ -327,3 +330,58 @@ def states_quantity(facts: QuestionFacts, sentence: str) -> bool:
 def negates(sentence: str) -> bool:
     """True when the sentence contains a negation word (``without``, ``not``, ``no`` ...)."""
     return bool(_NEGATION.search(sentence))
+
+
+#: "the paper by Yalong Jiang", "work from Smith et al.", "authored by ...": the name after it.
+BY_AUTHOR = re.compile(
+    r"\b(?:paper|papers|work|works|abstract|study|article|one|written|authored|proposed|published)\s+"
+    r"(?:by|from)\s+((?:[A-Z][\w'.\-]*\s*){1,4}?)(?=\s*(?:et al\.?|and colleagues)?(?:[,.?!;:]|\s+[a-z]|$))"
+)
+#: "the paper about/on/that ... X", "the X one", "the X paper": a description of one paper.
+_DESCRIBED = re.compile(
+    r"\bthe (?:paper|work|abstract|study|one|method|approach|model)\s+(?:about|on|that|which|proposing|"
+    r"introducing|presenting|where|with|for)\s+(.+?)(?=[,;?!]|\.\s|\.$| and (?:what|how|which|the)\b|$)|"
+    r"\bthe ((?:[\w\-]+\s+){0,5}[\w\-]+)\s+(?:one|paper)\b",
+    re.I,
+)
+_NOT_A_DESCRIPTION = frozenset(
+    {
+        "first",
+        "second",
+        "third",
+        "fourth",
+        "last",
+        "other",
+        "same",
+        "former",
+        "latter",
+        "previous",
+        "above",
+        "this",
+        "that",
+        "whole",
+        "two",
+        "three",
+        "both",
+        "next",
+    }
+)
+
+
+def author_phrase(question: str) -> str:
+    """The author named by "the paper by <Name>" in ``question``, or ""."""
+    m = BY_AUTHOR.search(question)
+    return " ".join(m.group(1).split()).strip(" .") if m else ""
+
+
+def descriptions(question: str) -> list[str]:
+    """Descriptions of one paper in ``question`` ("the paper about X" -> "X", "the episodic memory one" ->
+    "episodic memory"), without ordinals and pronoun-like phrases ("the second one", "the same paper")."""
+    out = []
+    for m in _DESCRIBED.finditer(question):
+        text = (m.group(1) or m.group(2) or "").strip()
+        words = text.lower().split()
+        if not words or words[0] in _NOT_A_DESCRIPTION or not content_tokens(text):
+            continue
+        out.append(text)
+    return out

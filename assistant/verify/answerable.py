@@ -34,6 +34,7 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -43,6 +44,9 @@ from assistant.tuning import ANSWERABLE_MIN_ALIGNMENT, COSINE_WEIGHT, LEXICAL_WE
 from assistant.types import PaperHit
 from assistant.understand.question import NUMBER_TOKEN, QuestionFacts, asked_thing, counted_words, states_quantity, stem
 from assistant.verify.rules import RELATIONS, Embedder
+
+if TYPE_CHECKING:
+    from assistant.understand.parse import Question
 
 #: Words that frame a question about a paper rather than name what it asks: never detail words.
 FRAME_WORDS = frozenset(
@@ -175,27 +179,38 @@ class Answerability:
 
 
 def sentence_fits(
-    question: str,
+    question: str | Question,
     facts: QuestionFacts,
     hit: PaperHit,
     embed: Embedder,
     min_alignment: float = ANSWERABLE_MIN_ALIGNMENT,
 ) -> list[SentenceFit]:
-    """Every sentence of ``hit``'s abstract scored against ``question`` (module docstring).
+    """Every sentence of ``hit``'s abstract scored against ``question`` (a text, or the turn's reading:
+    ``understand.parse.Question``, whose words and vector are then not read or embedded again; module
+    docstring).
 
-    Shapes: one embedding batch (the question plus the abstract's sentences, cached by the app's embedder);
-    returns one :class:`SentenceFit` per sentence, in abstract order ([] for an empty abstract)."""
+    Shapes: one embedding batch (the question plus the abstract's sentences, cached by the app's embedder;
+    for a parsed question its query vector of this turn when retrieval embedded it already); returns one
+    :class:`SentenceFit` per sentence, in abstract order ([] for an empty abstract)."""
     texts = [plain_text(t) for t in hit.sentences]
     if not texts:
         return []
-    detail = detail_words(question, hit.paper.title)
-    asked_numbers = _numbers(question)
+    text = question if isinstance(question, str) else question.text
+    asked = asked_thing(text) if isinstance(question, str) else question.asked_thing
+    counted_phrase = counted_words(text) if isinstance(question, str) else question.counted
+    detail = detail_words(text, hit.paper.title)
+    asked_numbers = _numbers(text)
     # every word of "how many <male sparrows>" may carry the count ("412 males"), within the same window
-    counted = replace(facts, measured=tuple(stem(w) for w in counted_words(question) if w.lower() not in FRAME_WORDS))
-    thing = {_stem(t) for w in asked_thing(question) for t in content_tokens(w) if t not in FRAME_WORDS} & detail
-    listed = next((_COUNTS.get(w.lower(), 0) or _int(w) for w in asked_thing(question) if NUMBER_TOKEN.fullmatch(w)), 0)
-    vectors = np.asarray(embed([question, *hit.sentences]), dtype=np.float32)
-    cosines = np.clip(vectors[1:] @ vectors[0], 0.0, None)
+    counted = replace(facts, measured=tuple(stem(w) for w in counted_phrase if w.lower() not in FRAME_WORDS))
+    thing = {_stem(t) for w in asked for t in content_tokens(w) if t not in FRAME_WORDS} & detail
+    listed = next((_COUNTS.get(w.lower(), 0) or _int(w) for w in asked if NUMBER_TOKEN.fullmatch(w)), 0)
+    if isinstance(question, str):
+        vectors = np.asarray(embed([question, *hit.sentences]), dtype=np.float32)
+        q_vec, sentence_vecs = vectors[0], vectors[1:]
+    else:  # the question's vector of this turn (the same model's: a query vector equals a text's)
+        q_vec = np.asarray(question.cache.get("query", text, lambda: embed([text])[0]), dtype=np.float32)
+        sentence_vecs = np.asarray(embed(list(hit.sentences)), dtype=np.float32)
+    cosines = np.clip(sentence_vecs @ q_vec, 0.0, None)
     fits = []
     for i, (text, cos) in enumerate(zip(texts, cosines)):
         words = _stems(text)
@@ -216,7 +231,7 @@ def sentence_fits(
 
 
 def answerability(
-    question: str,
+    question: str | Question,
     facts: QuestionFacts,
     hits: Sequence[PaperHit],
     embed: Embedder,
@@ -233,12 +248,11 @@ def answerability(
         an :class:`Answerability`; ``best`` is None only when no paper has a sentence.
     """
     fits = [f for hit in hits for f in sentence_fits(question, facts, hit, embed, min_alignment)]
-    detail = frozenset().union(*(detail_words(question, h.paper.title) for h in hits[:1])) if hits else frozenset()
+    text = question if isinstance(question, str) else question.text
+    detail = frozenset().union(*(detail_words(text, h.paper.title) for h in hits[:1])) if hits else frozenset()
     found = set().union(*(f.shared for f in fits)) if fits else set()
     missing = tuple(
-        dict.fromkeys(
-            t for t in content_tokens(question) if _relation_words().get(_stem(t), _stem(t)) in detail - found
-        )
+        dict.fromkeys(t for t in content_tokens(text) if _relation_words().get(_stem(t), _stem(t)) in detail - found)
     )
     candidates = [f for f in fits if f.form_ok]
     best = max(candidates or fits, key=lambda f: f.alignment, default=None)

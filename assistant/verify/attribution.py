@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -76,6 +77,10 @@ __all__ = [
     "words",
 ]
 
+if TYPE_CHECKING:
+    from assistant.understand.parse import Question
+
+
 
 @dataclass(frozen=True, slots=True)
 class _Candidate:
@@ -94,8 +99,9 @@ class Attributor:
         verifier: decides among a sentence's candidate evidence (:mod:`assistant.verify.verifiers`; built once
             per answer by :func:`assistant.verify.verifiers.build_verifier` from ``Settings.verifier``,
             ``support_threshold``, ``support_probability`` and ``llm_judge``).
-        question: the user's question; a sentence adding fewer than :data:`MIN_NEW_WORDS` content
-            words to it only echoes the question and is dropped.
+        question: the user's question (a text, or the turn's reading: ``understand.parse.Question``, then it is
+            not read again); a sentence adding fewer than :data:`MIN_NEW_WORDS` content words to it only echoes
+            the question and is dropped.
         min_alignment: evidence aligned below this (cosine + overlap scale) is not considered (the ``small``
             profile asks near-restatements: ``tuning.SMALL_MODEL_MIN_SUPPORT``).
 
@@ -108,7 +114,7 @@ class Attributor:
         sources: Sequence[PaperHit],
         embed: Embedder,
         verifier: Verifier,
-        question: str = "",
+        question: str | Question = "",
         *,
         min_alignment: float = VERIFY_MIN_ALIGNMENT,
     ) -> None:
@@ -116,9 +122,11 @@ class Attributor:
         self._sources = list(sources)
         self._embed = embed
         self._min_alignment = min_alignment
-        self._question_tokens = content_tokens(question)
+        text = question if isinstance(question, str) else question.text
+        self._question_tokens = content_tokens(text)
         # a sentence that only restates a title answers "which paper ...?" and nothing else
-        self._title_answers = not question or analyze(question).which_paper
+        facts = analyze(text) if isinstance(question, str) else question.facts
+        self._title_answers = not text or facts.which_paper
         texts = [(n, s) for n, h in enumerate(self._sources, start=1) for s in h.sentences]
         vectors = embed([s for _, s in texts]) if texts else []
         self._candidates = [_Candidate(n, s, frozenset(content_tokens(s))) for n, s in texts]

@@ -165,7 +165,7 @@ def test_a_saved_conversation_keeps_every_answer_as_shown(scripted, tmp_path: Pa
     """Issue 20: a summary built from the abstracts was saved as ``"answer": ""`` once the file was loaded and
     saved again. Every turn's text, citations (with evidence), mode, intent and table survive save -> load ->
     save, and a follow-up after the reload still resolves to the paper cited before."""
-    from assistant.session import answer_record
+    from assistant.conversation.store import answer_record
 
     path = tmp_path / "chat.json"
     s1 = scripted.new_session()

@@ -86,7 +86,7 @@ def test_reading_commands_with_a_full_stdout(argv: list[str], scripted_env, monk
 
 def test_ask_session_prints_the_answer_then_says_the_save_failed(scripted_env, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
                                                                  capsys: pytest.CaptureFixture[str]) -> None:
-    from assistant.session import ChatSession
+    from assistant.conversation.session import ChatSession
 
     assert main(["ask", "--session", "chat.json", Q]) == 0
     saved = Path("chat.json").read_text()

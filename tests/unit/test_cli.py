@@ -66,7 +66,7 @@ def test_ingest_summary_counts_skipped_rows_with_file_and_line(tmp_path: Path) -
 
 
 def test_session_file_written_by_save_reads_back(tmp_path: Path) -> None:
-    from assistant.session import read_saved_session
+    from assistant.conversation.store import read_saved_session
 
     path = tmp_path / "chat.json"
     path.write_text(json.dumps({"version": 1, "labels": {"a#1": 1}, "turns": [{"question": "q", "cited": ["a#1"]}]}))

@@ -115,7 +115,7 @@ LAYERS: list[set[str]] = [
     {"retrieve"},
     {"verify"},
     {"answer"},
-    {"session"},
+    {"conversation"},
     {"service"},
     {"eval"},
     {"api"},

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from assistant.session import shown_order
+from assistant.conversation.state import shown_order
 from assistant.types import Answer, AnswerSentence, Citation, Comparison, ComparisonRow, Paper
 
 

@@ -1,0 +1,262 @@
+"""The seam every intent strategy implements (:class:`IntentStrategy`) and what it is given: the
+:class:`Request` (one question as the answerer runs it, with the turn's reading of it), the :class:`Tools`
+(retriever, embedder, settings), and what it returns (:class:`Settled`, :class:`Plan`). Also the helpers several
+strategies share. The strategies themselves: strategies.py (registry), lookup.py, records.py."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, ClassVar
+
+from assistant.answer.builder import AnswerBuilder, with_evidence
+from assistant.answer.extractive import (
+    detail_query,
+    pick_sentences,
+)
+from assistant.lang.text import word_tokens
+from assistant.llm.prompts import DEFAULT_TASK
+from assistant.retrieve.references import find_references
+from assistant.tuning import (
+    CAPABLE_EVIDENCE_SENTENCES,
+    EXTRACTIVE_SENTENCES,
+)
+from assistant.types import AnswerMode, Comparison, Evidence, Listing, Page, PaperHit
+from assistant.understand.metadata import MetadataRequest, metadata_request
+from assistant.understand.parse import Question
+from assistant.understand.question import (
+    QuestionFacts,
+)
+
+if TYPE_CHECKING:
+    from assistant.config import Settings
+    from assistant.retrieve.query import Query
+    from assistant.retrieve.retrieval import PaperRetriever
+    from assistant.understand.turn import TurnCache
+    from assistant.verify.attribution import Attributor, Embedder
+
+
+@dataclass(frozen=True, slots=True)
+class RecordQuery:
+    """What a question asks of the paper records (``metadata`` intent): ``ask`` the fields and the person
+    (understand.metadata), ``named`` the papers the question names by title, name or description (not only
+    by the person it names), ``applies``: the question asks for records and nothing else (route it to
+    :class:`MetadataStrategy`)."""
+
+    ask: MetadataRequest
+    named: tuple[str, ...] = ()
+    applies: bool = False
+
+    @property
+    def lists_person(self) -> bool:
+        """True for "papers by X": a known author named and no paper named besides theirs."""
+        return bool(self.ask.person_ids) and not self.named
+
+
+def read_records(tools: Tools, question: Question) -> RecordQuery | None:
+    """What ``question`` asks of the paper records, or None when it asks for no record field and names no
+    author (understand.metadata.metadata_request with the index's exact author lookup and the name after
+    "by"). The papers it names come from references.find_references; their title words, the names by which
+    it names them and its descriptions of them are what else it may say and still only ask for records.
+    Read once per turn (the question's cache)."""
+    return question.cache.get("records", question.text, lambda: _read_records(tools, question))
+
+
+def _read_records(tools: Tools, question: Question) -> RecordQuery | None:
+    catalog = tools.retriever.catalog
+    by = question.author
+    ask = metadata_request(question.text, catalog, by, tools.retriever.metadata.by_author(by) if by else [])
+    if ask is None:
+        return None
+    if not ask.only_names(ask.rest):  # asks for no field ("which papers are about X?"): nothing to look up
+        return RecordQuery(ask)
+    refs = find_references(question, tools.retriever, tools.settings.min_similarity)
+    named = tuple(pid for pid in refs.named if pid not in ask.person_ids)
+    words: set[str] = set()  # a person's own papers lend no words: "papers by X about memory" is a topic list
+    if named:
+        papers = tools.retriever.papers
+        for pid in named:
+            if pid in papers:
+                words.update(word_tokens(papers[pid].title))
+        for text in [*question.facts.entities, *question.descriptions]:
+            words.update(word_tokens(text))
+    return RecordQuery(ask, named, ask.only_names(words))
+
+
+@dataclass(frozen=True, slots=True)
+class Request:
+    """One question as the answerer runs it: ``query`` is what is searched (follow-ups resolved),
+    ``focus_ids`` the papers it refers back to, ``facts`` what its wording asks for, ``parsed`` the turn's whole
+    reading of it (understand/parse.py), so no strategy reads the text again."""
+
+    question: str
+    query: str
+    intent: str
+    focus_ids: tuple[str, ...]
+    facts: QuestionFacts
+    page: Page = Page()
+    records: RecordQuery | None = None
+    parsed: Question = None  # type: ignore[assignment]  # the turn's reading of ``question`` (read here if None)
+
+    def __post_init__(self) -> None:
+        if self.parsed is None:
+            object.__setattr__(self, "parsed", Question(self.question))
+
+    @property
+    def cache(self) -> TurnCache:
+        """The turn's memo of model outputs (query vectors, sentence roles, answer-sentence scores)."""
+        return self.parsed.cache
+
+    def search(self, tools: Tools, text: str) -> Query:
+        """The retrieval query for ``text`` (embedded once per turn)."""
+        return tools.retriever.query(text, self.parsed.cache)
+
+
+@dataclass(frozen=True, slots=True)
+class Tools:
+    """What strategies may use: the retriever, the sentence embedder, the settings (thresholds and sizes)
+    and the answer profile (``small_model``: the bundled 135M model, see ``Settings.llm_profile``)."""
+
+    retriever: PaperRetriever
+    embed: Embedder
+    settings: Settings
+    small_model: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """An answer decided before any model call: ``mode`` and ``notice``; ``quotes`` are abstract sentences
+    of ``paper`` shown cited (empty: the answer makes no claim and cites nothing)."""
+
+    mode: AnswerMode
+    notice: str
+    paper: PaperHit | None = None
+    quotes: tuple[Evidence, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """How the answer is written.
+
+    Attributes:
+        context: the papers sentences may cite; source ``[n]`` is ``context[n - 1]``.
+        use_model: whether the model writes sentences (else :meth:`IntentStrategy.answer_by_code` does).
+        max_tokens: the model's token budget (None: ``Settings.llm_max_output_tokens``).
+        stop_at_first: stop reading the model after its first verified sentence.
+        sources: papers shown as sources (None: every candidate).
+        comparison: a papers x aspects table shown with the answer.
+        listing: for a topic list, how many papers match and which page of them is in ``context``.
+        decided: for a choice between papers, the index in ``context`` of the paper whose abstract answers it
+            (ChoiceStrategy); None when no abstract decides it.
+        notice: a caveat shown with the answer (a near miss: what of the question the paper does not match).
+    """
+
+    context: list[PaperHit]
+    use_model: bool = False
+    max_tokens: int | None = None
+    stop_at_first: bool = False
+    sources: list[PaperHit] | None = None
+    comparison: Comparison | None = None
+    listing: Listing | None = None
+    decided: int | None = None
+    notice: str = ""
+
+
+class IntentStrategy:
+    """The seam of one intent (module docstring). Subclasses set :attr:`intent` and :attr:`task` and
+    override :meth:`plan`; the other steps have defaults."""
+
+    intent: ClassVar[str] = ""
+    #: The task sentence of the system prompt for this intent (prompts.SYSTEM_PROMPT ``{task}``).
+    task: ClassVar[str] = DEFAULT_TASK
+    #: The question asks for one paper: search with aspect coverage (PaperRetriever.retrieve ``aspects``).
+    one_paper: ClassVar[bool] = False
+
+    def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
+        """Papers to consider, best first: the papers in focus (their evidence scored for the question as
+        asked: the titles the resolved query adds would pull every paper's title-like sentence up), else a
+        search for ``req.query``."""
+        if req.focus_ids:
+            return tools.retriever.hits_for(req.search(tools, req.question), list(req.focus_ids))
+        return tools.retriever.retrieve(req.search(tools, req.query), aspects=self.one_paper)
+
+    def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
+        """An answer decided before any model call, or None (default) to go on."""
+        return None
+
+    def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
+        """Choose the context and whether the model writes."""
+        raise NotImplementedError
+
+    def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """After a model answer with verified sentences: add what it missed (default: nothing)."""
+
+    def notice(self, plan: Plan) -> str:
+        """A line shown with an answer this strategy built by code without asking the model (default none)."""
+        return ""
+
+    def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
+        """The answer from abstract sentences (no model, or the model failed): by default the sentences of
+        source 1 that answer the question (extractive.pick_sentences), scored for what it asks of that paper;
+        a question that asks two things ("..., and how long does its training take?") gets the best sentence
+        for each part first."""
+        hit = asked_of(tools, req, plan.context[0])
+        chosen: dict[int, Evidence] = {}
+        parts = req.parsed.parts
+        if len(parts) > 1:
+            for part in parts[:EXTRACTIVE_SENTENCES]:
+                part_req = replace(req, question=part.text, facts=part.facts, parsed=part)
+                for ev in pick_sentences(asked_of(tools, part_req, hit), part_req.facts, part.text, 1, req.cache):
+                    chosen.setdefault(ev.sentence_index, ev)
+        for ev in pick_sentences(hit, req.facts, req.question, EXTRACTIVE_SENTENCES, req.cache):
+            if len(chosen) >= EXTRACTIVE_SENTENCES:
+                break
+            chosen.setdefault(ev.sentence_index, ev)
+        for i in sorted(chosen):
+            builder.quote(chosen[i])
+
+
+def lookup_kind(facts: QuestionFacts) -> str:
+    """What a lookup asks, as the strategy reads it: "which paper", "a number", "an expansion", "what X is"
+    or "other" (the first that applies, in that order)."""
+    if facts.which_paper:
+        return "which paper"
+    if facts.quantity:
+        return "a number"
+    if facts.expansion:
+        return "an expansion"
+    if facts.definition:
+        return "what X is"
+    return "other"
+
+
+def asked_of(tools: Tools, req: Request, hit: PaperHit) -> PaperHit:
+    """``hit`` with its sentences scored for what the question asks of the paper (extractive.detail_query:
+    the question without the paper's title words), so the sentences that answer it outrank those that
+    only match how the question names the paper; ``hit`` unchanged when nothing is removed."""
+    detail = detail_query(req.question, hit.paper.title)
+    if detail == req.question:
+        return hit
+    return next(iter(tools.retriever.hits_for(req.search(tools, detail), [hit.paper.id])), hit)
+
+
+def by_named_author(tools: Tools, req: Request, hits: list[PaperHit]) -> list[PaperHit]:
+    """``hits`` narrowed to the papers of the author the question names ("the paper by Yalong Jiang"), when
+    any of them is among the hits; else ``hits``. The model then never sees another author's paper."""
+    author = req.parsed.author
+    if not author or req.focus_ids:
+        return hits
+    ids = set(tools.retriever.metadata.by_author(author))
+    return [h for h in hits if h.paper.id in ids] or hits
+
+
+def profile_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
+    """The ``capable`` profile gives the model more evidence sentences per paper."""
+    return context if tools.small_model else [with_evidence(h, CAPABLE_EVIDENCE_SENTENCES) for h in context]
+
+
+def _attributor(tools: Tools, hit: PaperHit) -> Attributor:
+    """The citation verifier over ``hit`` alone, configured as the answer's verifier is (settings)."""
+    from assistant.verify.attribution import Attributor
+    from assistant.verify.verifiers import build_verifier
+
+    return Attributor([hit], tools.embed, build_verifier(tools.settings))

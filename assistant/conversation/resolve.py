@@ -1,0 +1,282 @@
+"""Follow-up resolution: which papers a question points back to, and what to search for (:class:`Resolver`).
+
+The candidates are the papers the conversation showed (state.py), the papers the question names or describes
+(references.py) and positions as the user saw them (state.shown_order). The words that point back ("it",
+"the second one", "both", "[2]") are closed-class and exact, like the ``[n]`` labels (nothing fitted).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from assistant.answer.route import Referents, wording_intent
+from assistant.lang.citations import CITATION_LABEL
+from assistant.lang.text import content_tokens
+from assistant.retrieve.references import find_references
+from assistant.tuning import (
+    CLARIFY_MAX_CONTENT_WORDS,
+    DESCRIBED_MARGIN,
+    ELLIPTIC_MAX_WORDS,
+    FOCUS_PREFERENCE_MARGIN,
+)
+
+if TYPE_CHECKING:
+    from assistant.config import Settings
+    from assistant.conversation.state import ConversationState
+    from assistant.retrieve.retrieval import PaperRetriever
+    from assistant.understand.parse import Question
+
+_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
+# Closed-class words that point at a position or a referent: exact, like [2] labels (nothing fitted to examples).
+_ORDINAL_REF = re.compile(r"\bthe (first|1st|second|2nd|third|3rd|fourth|4th)(?: one| paper| abstract| work)?\b", re.I)
+_LABEL_REF = re.compile(rf"(?:{CITATION_LABEL.pattern}|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
+_FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.I)
+_OTHER = re.compile(r"\bthe other(?: one| paper| abstract| work)?\b", re.I)
+_PLURAL_REF = re.compile(
+    r"\b(they|them|their|theirs|these|those|both|each|either|the two|the three|all of them|"
+    r"which of them|these papers|those papers|the papers)\b",
+    re.I,
+)
+#: Quantifiers over two or more papers ("both", "either of them"): the question means a set, like "those two".
+_SET_REF = re.compile(r"\b(both|either|neither|each of them|the two|all of them)\b", re.I)
+_SINGULAR_REF = re.compile(
+    r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
+    r"the approach|the authors|this one|that one|the other|he|she|his|her)\b",
+    re.I,
+)
+#: Pronouns and phrases that point back to a paper already discussed.
+_BACK_REF = re.compile(
+    r"\b(it|its|they|them|their|this paper|that paper|the paper|this work|these papers|those papers|"
+    r"the authors|both|the two|the three|this one|that one|the other)\b",
+    re.I,
+)
+#: "show more", "more", "next page", "more please", "show the next 10": the next page of the last listing.
+_MORE = re.compile(
+    r"^\s*(?:(?:please\s+)?(?:show|list|give me)\s+)?(?:me\s+)?(?:the\s+)?(?:more|next(?:\s+(?:page|\d+|ones?))?|"
+    r"rest)(?:\s+(?:papers|ones|results|please))*\s*[.!?]*\s*$",
+    re.I,
+)
+
+
+def inherits_query(question: str) -> bool:
+    """True when ``question`` is elliptic: at most ``ELLIPTIC_MAX_WORDS`` words, or "and ...", "what about ...",
+    "how about ...". With nothing in focus (and not a topic list) it searches the previous turn's query too; no
+    other question reads that query."""
+    return len(question.split()) <= ELLIPTIC_MAX_WORDS or question.lower().startswith(
+        ("and ", "what about", "how about")
+    )
+
+
+def asks_more(question: str) -> bool:
+    """True for "show more", "more", "next page" ...: the next page of the last listing (exact words)."""
+    return bool(_MORE.match(question))
+
+
+_CLARIFY = (
+    "Which paper do you mean? Nothing earlier in this conversation is cited for it to refer to. "
+    "Name the paper by its title, its method or an author, or ask about a topic."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Resolution:
+    """How a question is run: ``query`` to search, ``focus_ids`` papers it points back to (may be empty);
+    ``clarify``: a question to ask back instead of answering (nothing to refer to); ``switched_from``: the
+    paper a pronoun pointed to when the question clearly matched another one (the answer says so);
+    ``referents``: what the question refers to, for the router (answer/route.py ``decide_intent``: a question
+    that names two or more papers and would otherwise be a one-paper lookup compares them); None with
+    ``clarify``."""
+
+    query: str
+    focus_ids: tuple[str, ...]
+    clarify: str = ""
+    switched_from: str = ""
+    referents: Referents | None = None
+
+
+class Resolver:
+    """Resolves the follow-ups of one conversation.
+
+    Args:
+        state: the conversation (its turns, labels and papers).
+        retriever: the paper retriever (names, descriptions, profile similarity).
+        settings: ``min_similarity``.
+    """
+
+    def __init__(self, state: ConversationState, retriever: PaperRetriever, settings: Settings) -> None:
+        self._state = state
+        self._retriever = retriever
+        self._settings = settings
+
+    def resolve(self, question: Question, forced: str | None = None) -> Resolution:
+        """Which papers ``question`` (the turn's reading) is about, and what to search for; ``forced``: the
+        intent the user chose (no intent is implied then).
+
+        The candidates are the papers in focus (those the latest answer showed, and before them the ones
+        shown earlier, most recent first), the papers the question names (references.py: an author, a title
+        name, title words, "the paper about X") or describes (how well it matches each paper's title and
+        abstract as a whole, retrieval.describes), and positions as the user saw them (:func:`shown_order`:
+        table rows, list items). Exact references decide first: ``[2]`` / "paper 2", "the second one" (of
+        the latest answer that showed that many), "the former/latter", "the other one" (the paper shown most
+        recently that is not in focus now); then named papers ("compare it with X": the paper in focus and
+        X). Otherwise the papers are ranked (:meth:`_ranked`): "which of them" / "both" take every paper in
+        focus; a question that describes another paper well enough moves to it (``switched_from`` says so);
+        else the paper in focus the question matches best. Short or "and ..." questions with nothing in focus
+        inherit the previous query. A back-reference with nothing to refer to ("What did they evaluate it
+        on?" as a first question) gets ``clarify``: a question back, no answer.
+        """
+        q = question
+        question_text = q.text
+        shown = self._state.shown()
+        current = list(shown[0]) if shown else []
+        refs = find_references(q, self._retriever, self._settings.min_similarity)
+        named = list(refs.named)
+        explicit = bool(named or refs.unresolved or refs.unknown_author)  # the question says which paper it means
+        by_name = self._named_by_name(q)
+        # "What do the ControlAR and LucidPPN papers propose?": both, side by side (route.wording_intent)
+        detected = wording_intent(q, forced, len(by_name))
+        # "Tell me about HyperFace and A-Bench": two papers named each by a name of its own are both the answer's
+        several_named = len(named) >= 2 and (
+            detected in ("compare", "choice") or (len(by_name) >= 2 and detected != "topic")
+        )
+        if named and not current and not several_named:
+            named = []  # a first question: the search ranks named papers first (metadata fusion), nothing more
+        plural = bool(_PLURAL_REF.search(question_text))
+        refers = plural or bool(_SINGULAR_REF.search(question_text))
+        focus = self._positions(question_text, shown)
+        switched_from = ""
+        if not focus and named:
+            if detected == "compare" and current and refers and len(named) == 1 and named[0] not in current:
+                focus = (current if plural and len(current) >= 2 else current[:1]) + named  # "compare it with X"
+            else:
+                focus = named
+        elif not focus and current and not explicit:
+            focus, switched_from = self._ranked(q, detected, current, plural, refers)
+        focus = list(dict.fromkeys(focus))
+        if not focus and not current and not explicit and self._refers_back(q):
+            return Resolution(question_text, (), _CLARIFY)
+        # the intent these papers imply ("what architectures does it compare transformers against?" asks about
+        # one paper; "of those two, which one links its code?" asks several) is the router's: route.decide_intent
+        referents = Referents(len(by_name), len(focus), len(named), explicit)
+        query = question_text
+        turns = self._state.turns
+        if focus:
+            query = f"{question_text} ({'; '.join(self._state.title(p) for p in focus)})"
+        elif (
+            turns
+            and detected != "topic"  # "papers on video?" names its own topic: a new search, not the last one's
+            and inherits_query(question_text)
+        ):
+            query = f"{question_text} ({turns[-1].resolved_query})"
+        return Resolution(query, tuple(focus), switched_from=switched_from, referents=referents)
+
+    def _positions(self, question: str, shown: list[tuple[str, ...]]) -> list[str]:
+        """Papers ``question`` points at exactly: ``[2]`` / "paper 2" (the conversation's labels), "the second
+        one" (the second paper of the latest answer that showed at least two, in the order shown), "the
+        former/latter", "the other one" (the most recently shown paper not shown by the latest answer)."""
+        focus: list[str] = []
+        for m in _LABEL_REF.finditer(question):
+            pid = self._state.by_label(int(m.group(1) or m.group(2)))
+            if pid:
+                focus.append(pid)
+        for m in _ORDINAL_REF.finditer(question):
+            i = _ORDINALS[m.group(1).lower()] - 1
+            listed = next((s for s in shown if len(s) >= max(2, i + 1)), ())
+            if i < len(listed):
+                focus.append(listed[i])
+        for m in _FORMER_LATTER.finditer(question):
+            pair = next((s for s in shown if len(s) >= 2), ())
+            if pair:
+                focus.append(pair[0] if m.group(1).lower() == "former" else pair[-1])
+        if _OTHER.search(question) and shown:
+            rest = [pid for pid in self._state.recent() if pid not in shown[0]]
+            if rest:
+                focus.append(rest[0])
+        return focus
+
+    def _ranked(
+        self, question: Question, detected: str, current: list[str], plural: bool, refers: bool
+    ) -> tuple[list[str], str]:
+        """The papers a question without an exact reference is about, ranked by score, and the paper in focus
+        it moved away from ("" when none).
+
+        1. "Which of them ...", "both", "they" with several papers in focus: all of them (the latest answer's
+           papers when it showed several, else the most recent ``papers_wanted`` or 2 papers shown: "of those
+           two" after two one-paper turns).
+        2. A question (or one of its sentences: "There's also a paper on how sensitive transformers are to
+           random token perturbations. Does it say anything about grokking?") that describes a paper not in
+           focus (profile cosine s1 with (s1 - s_focus) + (s1 - s2) >= ``DESCRIBED_MARGIN``, s2 the
+           runner-up's, :meth:`description_strength`): that paper when the question refers back ("there's
+           also a robot grasping one ..., how long does it take to train?"), else a new search.
+        3. A topic list without a back-reference, or a question that neither refers back nor matches the paper
+           in focus (its cosine below ``min_similarity`` or ``FOCUS_PREFERENCE_MARGIN`` under the best): a new
+           search.
+        4. Else the paper in focus the question describes best, when it leads the first one shown by
+           ``FOCUS_PREFERENCE_MARGIN``; else the first one shown.
+        """
+        recent = self._state.recent()
+        # "of those two", "both": the question says how many papers it means
+        said = question.facts.papers_wanted or (2 if _SET_REF.search(question.text) else None)
+        group = current if len(current) >= 2 else recent[: said or 2]
+        if len(group) >= 2 and (detected == "choice" or (plural and (len(current) >= 2 or (said or 0) >= 2))):
+            return group, ""
+        described, strength = "", float("-inf")
+        sims: dict[str, float] = {}
+        parts = list(question.sentences)
+        texts = [question.text, *parts] if len(parts) > 1 else [question.text]
+        for part in texts:  # a description may be one sentence
+            part_sims = self._retriever.describes(self._retriever.query(part, question.cache), recent)
+            best, part_strength = self.description_strength(part_sims, current)
+            sims = sims or part_sims  # the whole question's
+            if part_strength > strength:
+                described, strength = best, part_strength
+        if described and strength >= DESCRIBED_MARGIN:
+            return ([described], current[0]) if refers else ([], "")
+        s_focus = max((sims.get(pid, 0.0) for pid in current), default=0.0)
+        top = max((s for pid, s in sims.items() if pid not in current), default=0.0)
+        if detected == "topic" and not refers:
+            return [], ""
+        min_similarity = self._settings.min_similarity
+        if not refers and (s_focus < min_similarity or s_focus < top - FOCUS_PREFERENCE_MARGIN):
+            return [], ""
+        first = current[0]
+        best_own = max(current, key=lambda pid: sims.get(pid, 0.0))
+        pick = best_own if sims.get(best_own, 0.0) >= sims.get(first, 0.0) + FOCUS_PREFERENCE_MARGIN else first
+        return [pick], ""
+
+    def description_strength(self, sims: Mapping[str, float], current: list[str]) -> tuple[str, float]:
+        """The paper not in ``current`` that ``sims`` (profile cosines) rank first, and how clearly the text
+        describes it: (s1 - s_focus) + (s1 - s2), s_focus the best cosine of a paper in ``current`` and s2 the
+        runner-up's; ("", -inf) when no other paper was scored or s1 is below ``min_similarity``."""
+        others = sorted(((s, pid) for pid, s in sims.items() if pid not in current), reverse=True)
+        if not others or others[0][0] < self._settings.min_similarity:
+            return "", float("-inf")
+        s_focus = max((sims.get(pid, 0.0) for pid in current), default=0.0)
+        s1, best = others[0]
+        s2 = others[1][0] if len(others) > 1 else s_focus
+        return best, (s1 - s_focus) + (s1 - s2)
+
+    def _named_by_name(self, question: Question) -> set[str]:
+        """Papers the question names each by a name of its own (``ControlAR``, ``LucidPPN``): a name that only
+        one indexed paper has (a word shared by titles, like ``Multi-Objective``, names none)."""
+        found = set()
+        for entity in question.facts.entities:
+            ids = self._retriever.metadata.by_name(entity)
+            if len(ids) == 1:
+                found.add(ids[0])
+        return found
+
+    @staticmethod
+    def _refers_back(question: Question) -> bool:
+        """True when ``question`` points back to a paper ("it", "they", "the paper", "the second one")
+        and says almost nothing else that could identify one (at most ``CLARIFY_MAX_CONTENT_WORDS`` content
+        words, no name): a first question like that cannot be answered, only asked back."""
+        text = question.text
+        if not (_BACK_REF.search(text) or _ORDINAL_REF.search(text) or _FORMER_LATTER.search(text)):
+            return False
+        if question.facts.entities or question.intent == "topic":  # "which papers ...? List all of them."
+            return False
+        return len(content_tokens(_BACK_REF.sub(" ", text))) <= CLARIFY_MAX_CONTENT_WORDS

@@ -1,0 +1,162 @@
+"""The ranked lists retrieval fuses, one :class:`Ranker` each, and the one loop that fuses them (:func:`fuse`).
+
+A ranker is a callable from the query (:class:`~assistant.retrieve.query.Query`: its text and its embedding,
+computed once) and the :class:`Pool` it ranks in to a ranked list of ``(paper id, score)``, best first. Its
+``weight`` says how the list is fused: each paper gets ``weight / (RRF_K + rank)`` (reciprocal-rank fusion,
+Cormack et al. 2009), or, for ``weight=None``, its own ``score`` (the window fusion's aggregated RRF score).
+``stage`` says when it runs: ``recall`` rankers see the whole index and decide the candidates; ``rerank``
+rankers rank only those candidates, whose stored vectors have been read (:attr:`Pool.vectors`). A reranker
+(a cross-encoder, say) is one more ``rerank`` entry of :func:`default_rankers`' list.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Literal, Protocol
+
+import numpy as np
+
+from assistant import tuning
+from assistant.lang.text import clauses
+from assistant.tuning import (
+    ASPECT_MAX_CLAUSES,
+    ASPECT_WEIGHT,
+    METADATA_WEIGHT,
+    RRF_K,
+    SECOND_WINDOW_WEIGHT,
+    WINDOW_RANK_WEIGHT,
+)
+
+if TYPE_CHECKING:
+    from assistant.retrieve.query import Query
+    from assistant.retrieve.references import MetadataIndex
+
+#: ``(paper id, score)`` pairs, best first.
+Ranked = list[tuple[str, float]]
+#: ``{paper_id: (sentence vectors, window vectors, sentences)}`` (retrieval.PaperRetriever._vectors).
+Vectors = dict[str, tuple[np.ndarray, np.ndarray, list[str]]]
+
+
+@dataclass
+class Pool:
+    """What a ranker ranks in: the index view read through (``fusion``: its dense+BM25 window retriever,
+    ``store``: its paper store), the known papers, and, for ``rerank`` rankers, the candidates' stored
+    vectors (filled in after the ``recall`` stage)."""
+
+    fusion: Any
+    store: Any
+    papers: Mapping[str, object]
+    aspects: bool = False
+    vectors: Vectors = field(default_factory=dict)
+
+
+class Ranker(Protocol):
+    """One ranked list of papers for a query (module docstring)."""
+
+    @property
+    def weight(self) -> float | None: ...
+
+    @property
+    def stage(self) -> Literal["recall", "rerank"]: ...
+
+    def __call__(self, query: Query, pool: Pool) -> Ranked: ...
+
+
+def fuse(scored: dict[str, float], ranked: Ranked, weight: float | None) -> None:
+    """Add one ranked list to ``scored`` (paper id -> fused score), in place: ``weight / (RRF_K + rank)`` per
+    paper (rank 1 first), or the list's own scores when ``weight`` is None."""
+    for rank, (pid, score) in enumerate(ranked, start=1):
+        scored[pid] = scored.get(pid, 0.0) + (score if weight is None else weight / (RRF_K + rank))
+
+
+class WindowFusion:
+    """Dense + BM25 over sentence windows (llama-index ``QueryFusionRetriever``, reciprocal rank), aggregated
+    to papers: a paper's best window score plus ``SECOND_WINDOW_WEIGHT`` x its second best. Fused by score."""
+
+    weight: float | None = None
+    stage: Literal["recall", "rerank"] = "recall"
+
+    def __call__(self, query: Query, pool: Pool) -> Ranked:
+        per_paper: dict[str, list[float]] = defaultdict(list)
+        for hit in pool.fusion.retrieve(query.bundle):
+            pid = hit.node.metadata.get("paper_id")
+            if pid in pool.papers:
+                per_paper[str(pid)].append(float(hit.score or 0.0))
+        return [
+            (pid, s[0] + SECOND_WINDOW_WEIGHT * (s[1] if len(s) > 1 else 0.0))
+            for pid, s in ((pid, sorted(v, reverse=True)) for pid, v in per_paper.items())
+        ]
+
+
+class MetadataMatches:
+    """Papers the query names by author, title name or title words (references.MetadataIndex.matches), in
+    order of mention; weight ``METADATA_WEIGHT``."""
+
+    weight: float | None = METADATA_WEIGHT
+    stage: Literal["recall", "rerank"] = "recall"
+
+    def __init__(self, metadata: MetadataIndex) -> None:
+        self._metadata = metadata
+
+    def __call__(self, query: Query, pool: Pool) -> Ranked:
+        return [(pid, 1.0) for pid in self._metadata.matches(query.text, query.cache)]
+
+
+class PaperVectors:
+    """Paper-level vectors (titles), nearest first; weight ``tuning.PAPER_VECTOR_WEIGHT`` (read per call; 0
+    turns the list off)."""
+
+    stage: Literal["recall", "rerank"] = "recall"
+
+    @property
+    def weight(self) -> float | None:
+        return tuning.PAPER_VECTOR_WEIGHT
+
+    def __call__(self, query: Query, pool: Pool) -> Ranked:
+        if tuning.PAPER_VECTOR_WEIGHT <= 0:
+            return []
+        nearest = pool.store.nearest_papers(query.embedding, tuning.PAPER_VECTOR_K)
+        return [(pid, 1.0) for pid in nearest if pid in pool.papers]
+
+
+class WindowRank:
+    """The candidates by their best whole window (with its title) cosine; weight ``WINDOW_RANK_WEIGHT``."""
+
+    weight: float | None = WINDOW_RANK_WEIGHT
+    stage: Literal["recall", "rerank"] = "rerank"
+
+    def __call__(self, query: Query, pool: Pool) -> Ranked:
+        q = np.asarray(query.embedding, dtype=np.float32)
+        best_window = {pid: float((v[1] @ q).max()) for pid, v in pool.vectors.items()}
+        return [(pid, best_window[pid]) for pid in sorted(best_window, key=lambda pid: best_window[pid], reverse=True)]
+
+
+class AspectCoverage:
+    """For a question that asks for one paper (``Pool.aspects``): the candidates by how well they cover every
+    clause of the question (lang.text.clauses, at most ``ASPECT_MAX_CLAUSES``; one query embedding per clause,
+    ``embed``); weight ``ASPECT_WEIGHT``. Empty for a one-clause question."""
+
+    weight: float | None = ASPECT_WEIGHT
+    stage: Literal["recall", "rerank"] = "rerank"
+
+    def __init__(self, embed: Callable[[Query, str], list[float]]) -> None:
+        self._embed = embed
+
+    def __call__(self, query: Query, pool: Pool) -> Ranked:
+        parts = clauses(query.text)[:ASPECT_MAX_CLAUSES] if pool.aspects else []
+        if not parts or not pool.vectors:
+            return []
+        aspect_q = np.asarray([self._embed(query, p) for p in parts], dtype=np.float32).T
+        coverage = {
+            pid: float(np.maximum((v[0] @ aspect_q).max(axis=0), (v[1] @ aspect_q).max(axis=0)).mean())
+            for pid, v in pool.vectors.items()
+        }
+        return [(pid, coverage[pid]) for pid in sorted(coverage, key=lambda pid: coverage[pid], reverse=True)]
+
+
+def default_rankers(metadata: MetadataIndex, embed: Callable[[Query, str], list[float]]) -> list[Ranker]:
+    """Retrieval's ranked lists in fusion order: window fusion, metadata matches, paper vectors (recall);
+    window rank, aspect coverage (rerank)."""
+    return [WindowFusion(), MetadataMatches(metadata), PaperVectors(), WindowRank(), AspectCoverage(embed)]
