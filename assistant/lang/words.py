@@ -67,7 +67,7 @@ GENERIC_NAMES = frozenset(
 
 # --- word tokens --------------------------------------------------------------------------------------------
 
-#: A word for casing names in an answer: starts with a letter, letters/digits/hyphens, not ending in a hyphen.
+#: A word of a paper's text for casing names in an answer (letters, digits, inner hyphens).
 ANSWER_WORD = re.compile(r"\b[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9]\b")
 #: A venue's or a question's words for matching venues: letter runs and four-digit years.
 VENUE_WORD = re.compile(r"[A-Za-z]+|\d{4}")
@@ -125,3 +125,43 @@ def word_start_pattern(term: str) -> re.Pattern[str]:
 
 #: Where a sentence lists what it names: "components: (1) ...", "such as X", "including X", "namely X".
 LIST_MARK = re.compile(r":|\(\s*(?:1|i|a)\s*\)|\b(?:such as|including|namely|e\.g\.|i\.e\.)", re.I)
+
+#: A small model's lead-in before its answer ("The answer to this question is: X", "Answer: X", "The source: X",
+#: "The source of the question was: X", "Based on the sources, the answer is: X"), stripped by
+#: assistant.llm.prompts.strip_citations.
+ANSWER_LEAD_IN = re.compile(
+    r"^\s*(?:based\s+on\s+the\s+(?:sources?|abstracts?)\s*,\s*)?(?:the\s+)?"
+    r"(?:answer(?:\s+to\s+(?:this|the|your)\s+question)?|source(?:\s+(?:of|for)\s+(?:this|the|your)\s+"
+    r"(?:question|answer))?|response)(?:\s+(?:is|was|would\s+be))?\s*:\s*",
+    re.I,
+)
+#: Spaces before a question mark, full stop or comma ("what ?" -> "what?"); narrower than
+#: :data:`SPACE_BEFORE_PUNCT`.
+SPACE_BEFORE_STOP = re.compile(r"\s+([?.,])")
+
+# --- question openings and venues --------------------------------------------------------------------
+
+#: Words that make a number in a question a bound, not a premise ("more than 10%", "at least 2x").
+THRESHOLD_WORDS = re.compile(
+    r"\b(?:more|less|fewer|greater|higher|lower|larger|smaller|better|worse)\s+than\b|\bat\s+(?:least|most)\b|"
+    r"\b(?:over|above|below|under|beyond|exceed\w*|up\s+to)\s+\d",
+    re.I,
+)
+#: "Which paper / abstract / work / study (that) ..." at the start of a question: made "The paper ..." to
+#: read the question's description as a claim about the paper found.
+WHICH_PAPER_LEAD = re.compile(rf"^\s*(?:which|what)\s+(?:{PAPER_NOUN_ALTERNATION})\s+(?:that\s+)?", re.I)
+#: A question that opens with "how" or "why" (after "and", "ok", "so" ...).
+HOW_OR_WHY = re.compile(r"^\W*(?:(?:and|ok|okay|so|but|also|then)\W+)*(?:how|why)\b", re.I)
+#: Venue words that name no venue of their own ("ICLR 2025 *Papers*", "*main* *track*").
+GENERIC_VENUE_WORDS = frozenset({"paper", "papers", "track", "main", "conference", "proceedings", "accepted"})
+#: A venue string's trailing track or presentation words ("Papers", "Poster", "Main Track"), for a BibTeX
+#: ``booktitle`` (ui/export.py).
+VENUE_TRACK_SUFFIX = re.compile(r"(?:\s+(?:papers?|posters?|spotlights?|orals?|main(?:\s+track)?|conference))+$", re.I)
+
+
+def without_by_author(text: str, author: str) -> str:
+    """``text`` with "by <author>" / "from <author>" replaced by a space."""
+    return re.sub(rf"\b(?:by|from)\s+{re.escape(author)}\b", " ", text)
+
+#: A word as SQLite FTS5 sees one (letters, digits, underscore): the catalog's full-text keys.
+FTS_WORD = re.compile(r"\w+")
