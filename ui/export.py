@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import Protocol
 
 from assistant.lang.numbers import YEAR
-from assistant.lang.words import VENUE_TRACK_SUFFIX
+from assistant.lang.words import BIBTEX_KEY_STOPWORDS, VENUE_TRACK_SUFFIX
 from assistant.types import Answer, Paper
 from ui.render import is_search_link, site_name
 from ui.text import markdown_text, split_math
@@ -38,31 +38,6 @@ _LATEX_SPECIAL = {
     "^": r"\textasciicircum{}",
 }
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
-_KEY_STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "on",
-        "of",
-        "for",
-        "to",
-        "in",
-        "and",
-        "with",
-        "via",
-        "by",
-        "from",
-        "is",
-        "are",
-        "do",
-        "how",
-        "what",
-        "when",
-        "why",
-        "can",
-    }
-)
 
 
 class TurnLike(Protocol):
@@ -205,7 +180,7 @@ def bibtex_key(paper: Paper, n: int, taken: set[str]) -> str:
     ``taken`` (suffix ``a``, ``b``, … on collision; ``paper<n>`` when nothing usable is left)."""
     last = _ascii_word(paper.authors[0].split()[-1]) if paper.authors and paper.authors[0].split() else ""
     words = [_ascii_word(w) for w in re.split(r"[\s:/]+", paper.title)]
-    first = next((w for w in words if w and w not in _KEY_STOPWORDS), "")
+    first = next((w for w in words if w and w not in BIBTEX_KEY_STOPWORDS), "")
     base = f"{last}{venue_year(paper.venue)}{first}" if last or first else f"paper{n}"
     if not base[0].isalpha():
         base = f"p{base}"

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from assistant.lang.question_words import NAMING_VERBS
 from assistant.lang.text import content_tokens, states_contribution
 from assistant.lang.words import SPACE_BEFORE_STOP
 from assistant.tuning import (
@@ -86,7 +87,7 @@ def introduces_in(sentence: str, entity: str) -> bool:
     return (
         (states_contribution(sentence) and mentions(sentence, entity))
         or f"({e})" in low
-        or any(f"{w} {e}" in low for w in ("dubbed", "called", "named", "coined"))
+        or any(f"{w} {e}" in low for w in NAMING_VERBS)
     )
 
 

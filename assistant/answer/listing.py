@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from assistant.lang.question_words import LISTING_FRAME_WORDS
 from assistant.lang.text import STOPWORDS
 from assistant.lang.words import GENERIC_VENUE_WORDS, VENUE_WORD, without_by_author
 from assistant.retrieve.references import author_phrase
@@ -21,7 +22,6 @@ if TYPE_CHECKING:
 
 #: Venue words that never narrow (every collection has them, or they are how a question names papers).
 #: Words that only frame the narrowing ("orals only", "just the spotlights", "from ICLR 2024").
-_FRAME_WORDS = frozenset({"only", "just", "from", "at", "in"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +87,7 @@ def narrowing(retriever: PaperRetriever, question: str, topic: str, author: str 
     if author:
         query = without_by_author(query, author)
     if wanted:
-        drop = {w.lower() for w in asked} | _FRAME_WORDS
+        drop = {w.lower() for w in asked} | LISTING_FRAME_WORDS
         kept = [w for w in query.split() if w.lower().strip(".,;:?!") not in drop]
         query = " ".join(kept)
     query = " ".join(query.split()) or topic

@@ -165,3 +165,30 @@ def without_by_author(text: str, author: str) -> str:
 
 #: A word as SQLite FTS5 sees one (letters, digits, underscore): the catalog's full-text keys.
 FTS_WORD = re.compile(r"\w+")
+
+#: Title words a BibTeX key skips ("A Study of ..." -> the first word that says something).
+BIBTEX_KEY_STOPWORDS = frozenset(
+    {
+        "a",
+        "an",
+        "the",
+        "on",
+        "of",
+        "for",
+        "to",
+        "in",
+        "and",
+        "with",
+        "via",
+        "by",
+        "from",
+        "is",
+        "are",
+        "do",
+        "how",
+        "what",
+        "when",
+        "why",
+        "can",
+    }
+)

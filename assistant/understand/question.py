@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from assistant.errors import AssistantError
 from assistant.lang.numbers import NUMBER_TOKEN as NUMBER_TOKEN
 from assistant.lang.numbers import PAPER_COUNT_WORDS, RELATIVE_NUMBER
+from assistant.lang.question_words import KIND_WORDS, NOT_A_DESCRIPTION, PHRASE_END
 from assistant.lang.stemming import stem as snowball_stem
 from assistant.lang.text import content_tokens
 from assistant.lang.words import GENERIC_NAMES, NEGATION, PAPER_NOUN_ALTERNATION, QUESTION_NAME_TOKEN
@@ -34,11 +35,6 @@ from assistant.tuning import QUANTITY_WINDOW_WORDS
 from assistant.types import Paper
 
 _HOW_MANY = re.compile(r"\bhow many\s+((?:[\w\-]+\s*){1,4})", re.I)
-#: Words that end the noun phrase after "how many" ("how many text-to-image models *did* they ...").
-_PHRASE_END = frozenset(
-    "are is was were do does did have has had can could will would should in of on for from per "
-    "at it its they them their the this that these those to by with and or".split()
-)
 _MEASURE = re.compile(
     r"\bwhat\s+(?:(?:[\w\-]+\s+){0,2}?)(accuracy|score|success rate|rate|percentage|share|fraction|"
     r"speed-?up|improvement|gain|error|f1|bleu|perplexity|size|number|latency|cost|budget)\b",
@@ -145,7 +141,7 @@ def analyze(question: str) -> QuestionFacts:
     for m in _HOW_MANY.finditer(question):
         head = ""
         for i, w in enumerate(m.group(1).split()):
-            if w.lower() in _PHRASE_END or (i > 0 and w.lower().endswith("ed")):
+            if w.lower() in PHRASE_END or (i > 0 and w.lower().endswith("ed")):
                 break
             head = w
         if head:
@@ -171,7 +167,7 @@ def counted_words(question: str) -> list[str]:
     out: list[str] = []
     for m in _HOW_MANY.finditer(question):
         for i, w in enumerate(m.group(1).split()):
-            if w.lower() in _PHRASE_END or (i > 0 and w.lower().endswith("ed")):
+            if w.lower() in PHRASE_END or (i > 0 and w.lower().endswith("ed")):
                 break
             out.append(w)
     return out
@@ -182,16 +178,12 @@ _ASKED_THING = re.compile(
 )
 
 
-#: Words that name a kind of thing, not the thing: "which *family* of models", "what *kind* of tasks".
-_KIND_WORDS = frozenset(
-    "kind kinds type types sort sorts family families class classes form forms category categories".split()
-)
 
 
 def asked_thing(question: str) -> list[str]:
     """The words naming what a "what/which <thing> ..." question asks for ("what simulator did ..." ->
     ``["simulator"]``, "which four Atari games did ..." -> ``["four", "Atari", "games"]``), up to the first
-    word that ends the phrase (:data:`_PHRASE_END`: "did", "it", "of" ...; after a kind word the phrase goes
+    word that ends the phrase (:data:`PHRASE_END`: "did", "it", "of" ...; after a kind word the phrase goes
     on: "which family of models" -> ``["models"]``); [] for other questions and for "what does it ...", where
     a verb follows at once."""
     out: list[str] = []
@@ -199,10 +191,10 @@ def asked_thing(question: str) -> list[str]:
         words = m.group(1).split()
         for i, w in enumerate(words):
             low = w.lower().strip("?,.")
-            if low == "of" and out and all(x.lower() in _KIND_WORDS for x in out):
+            if low == "of" and out and all(x.lower() in KIND_WORDS for x in out):
                 out = []  # "which family of models": the thing is what follows "of"
                 continue
-            if low in _PHRASE_END or not low:
+            if low in PHRASE_END or not low:
                 break
             out.append(w.strip("?,."))
             if w.endswith(("?", ",", ".")):
@@ -335,28 +327,6 @@ _DESCRIBED = re.compile(
     r"\bthe ((?:[\w\-]+\s+){0,5}[\w\-]+)\s+(?:one|paper)\b",
     re.I,
 )
-_NOT_A_DESCRIPTION = frozenset(
-    {
-        "first",
-        "second",
-        "third",
-        "fourth",
-        "last",
-        "other",
-        "same",
-        "former",
-        "latter",
-        "previous",
-        "above",
-        "this",
-        "that",
-        "whole",
-        "two",
-        "three",
-        "both",
-        "next",
-    }
-)
 
 
 def author_phrase(question: str) -> str:
@@ -372,7 +342,7 @@ def descriptions(question: str) -> list[str]:
     for m in _DESCRIBED.finditer(question):
         text = (m.group(1) or m.group(2) or "").strip()
         words = text.lower().split()
-        if not words or words[0] in _NOT_A_DESCRIPTION or not content_tokens(text):
+        if not words or words[0] in NOT_A_DESCRIPTION or not content_tokens(text):
             continue
         out.append(text)
     return out

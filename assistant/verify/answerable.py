@@ -41,6 +41,7 @@ import numpy as np
 from assistant.lang.claims import RELATIONS
 from assistant.lang.markup import plain_text
 from assistant.lang.numbers import NUMBER_WITH_UNIT, NUMBER_WORDS
+from assistant.lang.question_words import FRAME_WORDS
 from assistant.lang.stemming import stem
 from assistant.lang.text import STOPWORDS, content_tokens
 from assistant.lang.words import AND, LIST_MARK, TOKEN_JOINER, whole_phrase_pattern
@@ -52,16 +53,6 @@ from assistant.verify.rules import Embedder
 if TYPE_CHECKING:
     from assistant.understand.parse import Question
 
-#: Words that frame a question about a paper rather than name what it asks: never detail words.
-FRAME_WORDS = frozenset(
-    """report reports reported reporting mention mentions mentioned say says said state states stated describe
-    describes described give gives given find finds found get gets got exactly actually really right ok okay
-    also too please know wondering curious kind kinds sort type types thing things way ways like there here
-    anything something someone somebody whats wats whos hows theres author authors they their it its paper one
-    ones does did do done doing have has had included include includes first second third fourth last former
-    latter other wrote write written authored make makes made collection corpus introduce introduces introduced
-    present presents""".split()
-)
 
 def _stem(word: str) -> str:
     """``word``'s Snowball stem, with an acronym's plural ``s`` removed too (``LMMs`` -> ``lmm``)."""
