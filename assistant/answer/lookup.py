@@ -61,8 +61,6 @@ def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
     return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.context_similarity_margin]
 
 
-
-
 def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
     """For "which paper ...?": when the best paper's abstract contains most of what the question describes but
     not one or two of its words ("a benchmark of AI-generated *videos*" -> A-Bench, about images; the verb

@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from assistant.retrieve.retrieval import PaperRetriever
     from assistant.understand.parse import Question
 
+
 def inherits_query(question: str) -> bool:
     """True when ``question`` is elliptic: at most ``ELLIPTIC_MAX_WORDS`` words, or "and ...", "what about ...",
     "how about ...". With nothing in focus (and not a topic list) it searches the previous turn's query too; no

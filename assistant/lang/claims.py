@@ -196,9 +196,7 @@ GENERIC_WORDS = frozenset(
     }
 )
 #: A sentence that speaks of two works ("both", "the former", "while", "respectively").
-REFERS_TO_TWO = re.compile(
-    r"\b(?:both|two|former|latter|respectively|while|whereas|papers|likewise|similarly)\b", re.I
-)
+REFERS_TO_TWO = re.compile(r"\b(?:both|two|former|latter|respectively|while|whereas|papers|likewise|similarly)\b", re.I)
 #: LaTeX markup a claim or abstract may carry (``\emph{``, ``$``, ``*``): dropped before reading words.
 LATEX_MARKUP = re.compile(r"\\(?:emph|textit|textbf|mathrm|text)\{|[\\${}*]")
 #: "is/are/was/were a/an/the <up to four words>": what a claim says a thing is (group 1).

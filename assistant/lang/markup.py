@@ -139,6 +139,7 @@ def plain_text(text: str) -> str:
         parts.append(plain if plain is not None else (f"$${s.text}$$" if s.display else f"${s.text}$"))
     return "".join(parts)
 
+
 #: A chat template's control tokens as a planted attack writes them (``<|im_start|>``, ``<<SYS>>``, ``[INST]``,
 #: ``### Instruction:``): read by ingest's steering flag (assistant/ingest/steering.py).
 CHAT_TEMPLATE_TOKEN = re.compile(

@@ -163,6 +163,7 @@ def without_by_author(text: str, author: str) -> str:
     """``text`` with "by <author>" / "from <author>" replaced by a space."""
     return re.sub(rf"\b(?:by|from)\s+{re.escape(author)}\b", " ", text)
 
+
 #: A word as SQLite FTS5 sees one (letters, digits, underscore): the catalog's full-text keys.
 FTS_WORD = re.compile(r"\w+")
 

@@ -46,6 +46,7 @@ SOURCE_DELIMITER = re.compile(r"</?\s*source\s*>", re.IGNORECASE)
 PROMPT_DELIMITER_AS_WRITTEN = re.compile(r"</?\s*source\s*>|(?:^|\n|>)\s*(?:Question|Sources)\s*:", re.IGNORECASE)
 _ECHO = re.compile(r"</?\s*source\s*>|^\s*\[(?!\d)|\bSources:\s*|\bQuestion:\s*", re.IGNORECASE)
 
+
 def strip_citations(sentence: str) -> tuple[str, tuple[int, ...]]:
     """Remove ``[n]`` / ``[n, m]`` markers, echoed prompt markup and a lead-in ("The answer to this question
     is:") from a model sentence.

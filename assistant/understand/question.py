@@ -64,6 +64,8 @@ _DEFINITION = re.compile(
     re.I,
 )
 _EXPANSION = re.compile(r"\bstand(?:s)? for\b|\bshort for\b|\bacronym\b", re.I)
+
+
 def stem(word: str) -> str:
     """The stem of a measured noun, for finding it in a sentence (``parameters`` -> ``paramet``): the Snowball
     stem (:func:`assistant.lang.stemming.stem`) without edge hyphens."""
@@ -176,8 +178,6 @@ def counted_words(question: str) -> list[str]:
 _ASKED_THING = re.compile(
     r"\b(?:what|which)(?:'s|\s+is|\s+are|\s+was|\s+were)?\s+(?:the\s+|an?\s+)?((?:[\w\-]+\s*){1,4})", re.I
 )
-
-
 
 
 def asked_thing(question: str) -> list[str]:

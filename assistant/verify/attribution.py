@@ -81,7 +81,6 @@ if TYPE_CHECKING:
     from assistant.understand.parse import Question
 
 
-
 @dataclass(frozen=True, slots=True)
 class _Candidate:
     n: int

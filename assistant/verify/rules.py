@@ -340,8 +340,6 @@ def _check_order(claim: _Text, ev: _Text) -> str:
     return ""
 
 
-
-
 def _check_identity(claim: _Text, ev: _Text) -> str:
     """ "X is a Y" where the evidence only sets X against Y ("X surpasses ... Y models"): the thing a method
     is compared with is not what it is (issue 13: "ControlAR is a diffusion model")."""
@@ -354,11 +352,7 @@ def _check_identity(claim: _Text, ev: _Text) -> str:
         kind = {_stem(w) for w in words(m.group(1)) if _content(w)}
         for cm in COMPARISON.finditer(low_ev):
             after = {_stem(w) for w in words(low_ev[cm.end() : cm.end() + 80]) if _content(w)}
-            if (
-                kind
-                and kind & after
-                and not says_what_it_is(name.lower(), low_ev)
-            ):
+            if kind and kind & after and not says_what_it_is(name.lower(), low_ev):
                 return f"'{name}' called '{m.group(1)}', which the evidence compares it with"
     return ""
 
