@@ -15,6 +15,7 @@ from assistant.answer.route import Referents, wording_intent
 from assistant.lang.numbers import ORDINALS
 from assistant.lang.references import (
     BACK_REF,
+    ELLIPTIC_OPENINGS,
     FORMER_LATTER,
     LABEL_REF,
     MORE,
@@ -44,9 +45,7 @@ def inherits_query(question: str) -> bool:
     """True when ``question`` is elliptic: at most ``ELLIPTIC_MAX_WORDS`` words, or "and ...", "what about ...",
     "how about ...". With nothing in focus (and not a topic list) it searches the previous turn's query too; no
     other question reads that query."""
-    return len(question.split()) <= ELLIPTIC_MAX_WORDS or question.lower().startswith(
-        ("and ", "what about", "how about")
-    )
+    return len(question.split()) <= ELLIPTIC_MAX_WORDS or question.lower().startswith(ELLIPTIC_OPENINGS)
 
 
 def asks_more(question: str) -> bool:

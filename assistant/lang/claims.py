@@ -211,3 +211,10 @@ COMPARISON = re.compile(
 def says_what_it_is(name: str, text: str) -> bool:
     """True when ``text`` says what ``name`` is right after it ("X is a ...", "X, the ...")."""
     return re.search(re.escape(name) + r"\W{0,3}(?:is|are|,)\s+(?:an?|the)\b", text) is not None
+
+
+#: A "beats" phrase that starts with one of these states a preference ("rather than", "instead of", "as opposed to").
+PREFERENCE_LEADS = frozenset({"rather", "instead", "as"})
+#: The two ends of a pair stated in order: "one for X and another for Y", "the former ... the latter".
+FIRST_OF_PAIR = frozenset({"one", "former"})
+SECOND_OF_PAIR = frozenset({"another", "latter"})

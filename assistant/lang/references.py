@@ -41,3 +41,5 @@ MORE = re.compile(
     r"rest)(?:\s+(?:papers|ones|results|please))*\s*[.!?]*\s*$",
     re.I,
 )
+#: Openings of an elliptic follow-up ("and the second one?", "what about its data?").
+ELLIPTIC_OPENINGS = ("and ", "what about", "how about")

@@ -31,13 +31,16 @@ from assistant.lang.claims import (
     ANTONYMS,
     CLAIM_NUMBER_WORDS,
     COMPARISON,
+    FIRST_OF_PAIR,
     GENERIC_WORDS,
     IDENTITY,
     LATEX_MARKUP,
     NEGATION_SCOPE_END,
+    PREFERENCE_LEADS,
     REFERS_TO_TWO,
     RELATION_SIDE_NOISE,
     RELATIONS,
+    SECOND_OF_PAIR,
     STRENGTH_GROUPS,
     says_what_it_is,
 )
@@ -285,7 +288,7 @@ def _relations(t: _Text, width: int = SLOT_WINDOW) -> list[tuple[str, set[str], 
                 right = _context(right_t, -1, width, skip)
                 if rel == "caused_by":
                     rel, left, right = "causes", right, left
-                if rel == "beats" and phrase[0] in {"rather", "instead", "as"}:
+                if rel == "beats" and phrase[0] in PREFERENCE_LEADS:
                     rel = "preferred"
                 out.append((rel, left, right))
                 i += len(phrase) - 1
@@ -297,9 +300,9 @@ def _relations(t: _Text, width: int = SLOT_WINDOW) -> list[tuple[str, set[str], 
             before = _context(_Text(t.raw, t.words[:i], t.stems[:i], t.content), i, skip=skip)
             out.append(("from_to:" + ",".join(sorted(before)), x, y))
         i += 1
-    if "another" in t.words or "latter" in t.words:  # "one for X and another for Y", "the former ... the latter"
-        a = next((k for k, w in enumerate(t.words) if w in {"one", "former"}), None)
-        b = next((k for k, w in enumerate(t.words) if w in {"another", "latter"}), None)
+    if SECOND_OF_PAIR & set(t.words):  # "one for X and another for Y", "the former ... the latter"
+        a = next((k for k, w in enumerate(t.words) if w in FIRST_OF_PAIR), None)
+        b = next((k for k, w in enumerate(t.words) if w in SECOND_OF_PAIR), None)
         if a is not None and b is not None and a < b:
             x = {s for w, s in zip(t.words[a + 1 : b], t.stems[a + 1 : b]) if _content(w)}
             y = {s for w, s in zip(t.words[b + 1 :], t.stems[b + 1 :]) if _content(w)}
