@@ -20,9 +20,6 @@ from assistant.retrieve.references import author_phrase
 if TYPE_CHECKING:
     from assistant.retrieve.retrieval import PaperRetriever
 
-#: Venue words that never narrow (every collection has them, or they are how a question names papers).
-#: Words that only frame the narrowing ("orals only", "just the spotlights", "from ICLR 2024").
-
 
 @dataclass(frozen=True, slots=True)
 class Narrowing:

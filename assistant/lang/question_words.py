@@ -52,7 +52,7 @@ FRAME_WORDS = frozenset(
     present presents""".split()
 )
 
-#: Words that only frame a narrowed listing ("papers *only* *from* ICLR"): dropped from its search query.
+#: Words that only frame a listing's narrowing ("orals only", "just the spotlights", "from ICLR 2024").
 LISTING_FRAME_WORDS = frozenset({"only", "just", "from", "at", "in"})
 
 #: Verbs that introduce a name ("dubbed X", "called X").

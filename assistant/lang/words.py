@@ -152,7 +152,7 @@ THRESHOLD_WORDS = re.compile(
 WHICH_PAPER_LEAD = re.compile(rf"^\s*(?:which|what)\s+(?:{PAPER_NOUN_ALTERNATION})\s+(?:that\s+)?", re.I)
 #: A question that opens with "how" or "why" (after "and", "ok", "so" ...).
 HOW_OR_WHY = re.compile(r"^\W*(?:(?:and|ok|okay|so|but|also|then)\W+)*(?:how|why)\b", re.I)
-#: Venue words that name no venue of their own ("ICLR 2025 *Papers*", "*main* *track*").
+#: Venue words that never narrow a listing (every collection has them, or they are how a question names papers).
 GENERIC_VENUE_WORDS = frozenset({"paper", "papers", "track", "main", "conference", "proceedings", "accepted"})
 #: A venue string's trailing track or presentation words ("Papers", "Poster", "Main Track"), for a BibTeX
 #: ``booktitle`` (ui/export.py).

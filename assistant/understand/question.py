@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from assistant.errors import AssistantError
 from assistant.lang.numbers import NUMBER_TOKEN as NUMBER_TOKEN
@@ -279,10 +280,14 @@ def has_number(sentence: str) -> bool:
 
 
 #: Measured nouns (stems) whose number is a percentage or a factor, and how such a number is written.
-#: (Snowball stems since issue 31, so "improvement" and "proportion" still prefix their measured stems.)
-_RELATIVE_MEASURES = tuple(
-    stem(w) for w in ("percent", "share", "fraction", "proportion", "gain", "improvement", "reduction", "speed")
-)
+_RELATIVE_MEASURES = ("percent", "share", "fraction", "proportion", "gain", "improvement", "reduction", "speed")
+
+
+@lru_cache(maxsize=1)
+def _relative_stems() -> tuple[str, ...]:
+    """:data:`_RELATIVE_MEASURES` as Snowball stems (since issue 31, so "improvement" -> ``improv`` still prefixes
+    the measured stem); computed on first use, so importing this module does not import NLTK."""
+    return tuple(stem(w) for w in _RELATIVE_MEASURES)
 
 
 def _has_measured(word: str, measured: tuple[str, ...]) -> bool:
@@ -303,7 +308,7 @@ def states_quantity(facts: QuestionFacts, sentence: str) -> bool:
     if not facts.measured:
         return True
     words = sentence.split()
-    if any(m.startswith(_RELATIVE_MEASURES) for m in facts.measured) and RELATIVE_NUMBER.search(sentence):
+    if any(m.startswith(_relative_stems()) for m in facts.measured) and RELATIVE_NUMBER.search(sentence):
         return True  # "what percentage / how large a gain": "3.3%", "2.19%", "5x" is that number whatever noun is near
     nums = [i for i, w in enumerate(words) if NUMBER_TOKEN.search(w)]
     nouns = [i for i, w in enumerate(words) if _has_measured(w, facts.measured)]

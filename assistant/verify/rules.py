@@ -26,6 +26,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from assistant.lang.claims import (
     ANTONYMS,
@@ -114,11 +115,23 @@ def unmatched_facts(sentence: str, paper_text: str) -> list[str]:
     return missing
 
 
-_ANTONYM_OF: dict[str, set[str]] = {}
-for _a, _b in ANTONYMS:
-    _ANTONYM_OF.setdefault(_stem(_a), set()).add(_stem(_b))
-    _ANTONYM_OF.setdefault(_stem(_b), set()).add(_stem(_a))
-_STRENGTH_OF = {_stem(w): i for i, group in enumerate(STRENGTH_GROUPS) for w in group}
+@lru_cache(maxsize=1)
+def _antonym_of() -> dict[str, set[str]]:
+    """Stem -> the stems of its opposites (:data:`ANTONYMS`); built on first use, so importing this module does
+    not import NLTK (the stemmer's)."""
+    out: dict[str, set[str]] = {}
+    for a, b in ANTONYMS:
+        out.setdefault(_stem(a), set()).add(_stem(b))
+        out.setdefault(_stem(b), set()).add(_stem(a))
+    return out
+
+
+@lru_cache(maxsize=1)
+def _strength_of() -> dict[str, int]:
+    """Stem -> its group in :data:`STRENGTH_GROUPS` (built on first use, like :func:`_antonym_of`)."""
+    return {_stem(w): i for i, group in enumerate(STRENGTH_GROUPS) for w in group}
+
+
 _RELATION_PHRASES = sorted(
     ((tuple(p.split()), rel) for rel, ps in RELATIONS.items() for p in ps), key=lambda x: -len(x[0])
 )
@@ -255,7 +268,8 @@ def _check_negation(claim: _Text, ev: _Text) -> str:
 
 
 def _check_antonyms(claim: _Text, ev: _Text) -> str:
-    polar = frozenset(_ANTONYM_OF)
+    antonym_of = _antonym_of()
+    polar = frozenset(antonym_of)
     ev_at = [(_context(ev, j, skip=polar), s) for j, s in enumerate(ev.stems) if s in polar]
     if not ev_at:
         return ""
@@ -266,9 +280,9 @@ def _check_antonyms(claim: _Text, ev: _Text) -> str:
         # the evidence occurrence whose neighbours best match this word's: the same word, or its opposite?
         # Neighbours that both have (the noun they share, e.g. "patterns" in "global/local patterns") don't tell.
         same_all = set().union(*(c for c, e in ev_at if e == s))
-        anti_all = set().union(*(c for c, e in ev_at if e in _ANTONYM_OF[s]))
+        anti_all = set().union(*(c for c, e in ev_at if e in antonym_of[s]))
         same = max((len(ctx & (c - anti_all)) for c, e in ev_at if e == s), default=0)
-        anti = max((len(ctx & (c - same_all)) for c, e in ev_at if e in _ANTONYM_OF[s]), default=0)
+        anti = max((len(ctx & (c - same_all)) for c, e in ev_at if e in antonym_of[s]), default=0)
         if anti >= SLOT_MIN_OVERLAP and anti > same:
             return f"'{claim.words[i]}' where the evidence has its opposite"
     return ""
@@ -366,19 +380,20 @@ def _clauses(claim: str) -> list[_Text]:
 
 
 def _check_strength(claim: str, aligned: Sequence[_Text]) -> str:
+    strength_of = _strength_of()
     for clause in _clauses(claim):
         groups = {
-            _STRENGTH_OF[s]
+            strength_of[s]
             for k, s in enumerate(clause.stems)
-            if s in _STRENGTH_OF and (s != "first" or (k > 0 and clause.words[k - 1] == "the"))
+            if s in strength_of and (s != "first" or (k > 0 and clause.words[k - 1] == "the"))
         }  # "the first", not "first trains"
         if not groups:
             continue
         carrier = max(aligned, key=lambda ev: len(clause.content & ev.content))
-        have = {_STRENGTH_OF[s] for s in carrier.stems if s in _STRENGTH_OF}
+        have = {strength_of[s] for s in carrier.stems if s in strength_of}
         missing = groups - have
         if missing:
-            word = next(w for w, s in zip(clause.words, clause.stems) if _STRENGTH_OF.get(s) in missing)
+            word = next(w for w, s in zip(clause.words, clause.stems) if strength_of.get(s) in missing)
             return f"'{word}' is not backed by the evidence"
     return ""
 
