@@ -11,11 +11,12 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Protocol
 
+from assistant.lang.numbers import YEAR
+from assistant.lang.words import BIBTEX_KEY_STOPWORDS, VENUE_TRACK_SUFFIX
 from assistant.types import Answer, Paper
 from ui.render import is_search_link, site_name
 from ui.text import markdown_text, split_math
 
-_YEAR = re.compile(r"\b(19\d\d|20\d\d)\b")
 #: Conferences known by their short name in a venue string ("ICLR 2025 Poster", "NeurIPS 2024"): the
 #: ``booktitle`` their proceedings are cited with.
 VENUES = {
@@ -24,8 +25,6 @@ VENUES = {
     "nips": "Advances in Neural Information Processing Systems",
     "icml": "International Conference on Machine Learning",
 }
-#: Words of a venue string that name a track or a presentation form, not the venue ("Papers", "Poster").
-_VENUE_SUFFIX = re.compile(r"(?:\s+(?:papers?|posters?|spotlights?|orals?|main(?:\s+track)?|conference))+$", re.I)
 _LATEX_SPECIAL = {
     "\\": r"\textbackslash{}",
     "{": r"\{",
@@ -39,31 +38,6 @@ _LATEX_SPECIAL = {
     "^": r"\textasciicircum{}",
 }
 _LATEX_RE = re.compile("|".join(re.escape(k) for k in _LATEX_SPECIAL))
-_KEY_STOPWORDS = frozenset(
-    {
-        "a",
-        "an",
-        "the",
-        "on",
-        "of",
-        "for",
-        "to",
-        "in",
-        "and",
-        "with",
-        "via",
-        "by",
-        "from",
-        "is",
-        "are",
-        "do",
-        "how",
-        "what",
-        "when",
-        "why",
-        "can",
-    }
-)
 
 
 class TurnLike(Protocol):
@@ -197,8 +171,8 @@ def _ascii_word(text: str) -> str:
 
 def venue_year(venue: str) -> str:
     """The year in a venue name (``"ICLR 2025 Papers"`` -> ``"2025"``), else ``""``."""
-    m = _YEAR.search(venue)
-    return m.group(1) if m else ""
+    m = YEAR.search(venue)
+    return m.group(0) if m else ""
 
 
 def bibtex_key(paper: Paper, n: int, taken: set[str]) -> str:
@@ -206,7 +180,7 @@ def bibtex_key(paper: Paper, n: int, taken: set[str]) -> str:
     ``taken`` (suffix ``a``, ``b``, … on collision; ``paper<n>`` when nothing usable is left)."""
     last = _ascii_word(paper.authors[0].split()[-1]) if paper.authors and paper.authors[0].split() else ""
     words = [_ascii_word(w) for w in re.split(r"[\s:/]+", paper.title)]
-    first = next((w for w in words if w and w not in _KEY_STOPWORDS), "")
+    first = next((w for w in words if w and w not in BIBTEX_KEY_STOPWORDS), "")
     base = f"{last}{venue_year(paper.venue)}{first}" if last or first else f"paper{n}"
     if not base[0].isalpha():
         base = f"p{base}"
@@ -222,7 +196,7 @@ def venue_booktitle(venue: str) -> str:
     """The proceedings a venue string names, for ``booktitle``: a known conference (:data:`VENUES`) by its
     full name (``"ICLR 2025 Poster"`` -> ``"International Conference on Learning Representations"``), any
     other venue without its year and track words (``"CoLLAs 2024 Papers"`` -> ``"CoLLAs"``); ``""`` for none."""
-    words = _VENUE_SUFFIX.sub("", _YEAR.sub(" ", venue)).split()
+    words = VENUE_TRACK_SUFFIX.sub("", YEAR.sub(" ", venue)).split()
     for word in words:
         full = VENUES.get(word.lower().strip("'’"))
         if full:

@@ -7,11 +7,11 @@ keeps each citation's supporting evidence and renumbers sources 1..m in order of
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import replace
 
 from assistant.lang.discourse import depends_on_previous, readable_start
+from assistant.lang.words import ANSWER_WORD, NAME_CASED_PART
 from assistant.types import (
     Answer,
     AnswerMode,
@@ -24,16 +24,12 @@ from assistant.types import (
     relabel,
 )
 
-#: A word of a paper's text (letters, digits, inner hyphens).
-_WORD = re.compile(r"\b[A-Za-z][A-Za-z0-9-]*[A-Za-z0-9]\b")
-_NAME_PART = re.compile(r"[A-Z].*[A-Z]|[a-z][A-Z]")
-
 
 def is_name(word: str) -> bool:
     """True for a name as a paper spells it: a hyphen-separated part with two capitals or a capital after a
     lowercase letter (``DUALFormer``, ``LeReT``, ``SADR``, ``GPT-4o``), not a capitalised word
     (``Self-Attention``, ``Transformer``)."""
-    return any(_NAME_PART.search(part) for part in word.split("-"))
+    return any(NAME_CASED_PART.search(part) for part in word.split("-"))
 
 
 def paper_spelling(text: str, papers: Sequence[PaperHit]) -> str:
@@ -41,12 +37,12 @@ def paper_spelling(text: str, papers: Sequence[PaperHit]) -> str:
     written in other letter case ("DualFormer") spelled as the paper spells it ("DUALFormer")."""
     names: dict[str, str] = {}
     for hit in papers:
-        for m in _WORD.finditer(f"{hit.paper.title} {hit.paper.text}"):
+        for m in ANSWER_WORD.finditer(f"{hit.paper.title} {hit.paper.text}"):
             if is_name(m.group(0)):
                 names.setdefault(m.group(0).lower(), m.group(0))
     if not names:
         return text
-    return _WORD.sub(lambda m: names.get(m.group(0).lower(), m.group(0)), text)
+    return ANSWER_WORD.sub(lambda m: names.get(m.group(0).lower(), m.group(0)), text)
 
 
 def unfuse_title(text: str, papers: Sequence[PaperHit]) -> str:

@@ -14,14 +14,15 @@ answers"); each is added to a sentence's evidence score (retrieval.py, roughly 0
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from assistant.lang.question_words import NAMING_VERBS
 from assistant.lang.text import content_tokens, states_contribution
+from assistant.lang.words import SPACE_BEFORE_STOP
 from assistant.tuning import (
     CONTRIBUTION_BONUS,
     DEFINITION_BONUS,
@@ -76,7 +77,7 @@ def detail_query(question: str, title: str) -> str:
     detail = " ".join(kept)
     if len(kept) == len(question.split()) or len(content_tokens(detail)) < _DETAIL_MIN_WORDS:
         return question
-    return re.sub(r"\s+([?.,])", r"\1", detail)
+    return SPACE_BEFORE_STOP.sub(r"\1", detail)
 
 
 def introduces_in(sentence: str, entity: str) -> bool:
@@ -86,7 +87,7 @@ def introduces_in(sentence: str, entity: str) -> bool:
     return (
         (states_contribution(sentence) and mentions(sentence, entity))
         or f"({e})" in low
-        or any(f"{w} {e}" in low for w in ("dubbed", "called", "named", "coined"))
+        or any(f"{w} {e}" in low for w in NAMING_VERBS)
     )
 
 

@@ -9,21 +9,16 @@ matches it. What narrowed the list is shown with the answer, so a reader sees (a
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from assistant.lang.question_words import LISTING_FRAME_WORDS
 from assistant.lang.text import STOPWORDS
+from assistant.lang.words import GENERIC_VENUE_WORDS, VENUE_WORD, without_by_author
 from assistant.retrieve.references import author_phrase
 
 if TYPE_CHECKING:
     from assistant.retrieve.retrieval import PaperRetriever
-
-#: Venue words that never narrow (every collection has them, or they are how a question names papers).
-_GENERIC_VENUE_WORDS = frozenset({"paper", "papers", "track", "main", "conference", "proceedings", "accepted"})
-_WORD = re.compile(r"[A-Za-z]+|\d{4}")
-#: Words that only frame the narrowing ("orals only", "just the spotlights", "from ICLR 2024").
-_FRAME_WORDS = frozenset({"only", "just", "from", "at", "in"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,16 +61,16 @@ def narrowing(retriever: PaperRetriever, question: str, topic: str, author: str 
     """
     catalog = retriever.catalog
     venues = catalog.venues()
-    venue_words: dict[str, set[str]] = {v: {w.lower() for w in _WORD.findall(v)} for v in venues}
-    known = set().union(*venue_words.values()) - _GENERIC_VENUE_WORDS - STOPWORDS if venues else set()
-    asked = [w for w in _WORD.findall(question) if _singular(w.lower()) in known]
+    venue_words: dict[str, set[str]] = {v: {w.lower() for w in VENUE_WORD.findall(v)} for v in venues}
+    known = set().union(*venue_words.values()) - GENERIC_VENUE_WORDS - STOPWORDS if venues else set()
+    asked = [w for w in VENUE_WORD.findall(question) if _singular(w.lower()) in known]
     wanted = {_singular(w.lower()) for w in asked}
     ids: set[str] | None = None
     venue_label = ""
     if wanted:
         chosen = [v for v, words in venue_words.items() if wanted <= words]
         ids = set(catalog.ids_in_venues(chosen))
-        order = {w: i for v in venues for i, w in enumerate(w.lower() for w in _WORD.findall(v))}
+        order = {w: i for v in venues for i, w in enumerate(w.lower() for w in VENUE_WORD.findall(v))}
         venue_label = " ".join(
             sorted(
                 {w for w in asked if _singular(w.lower()) in wanted}, key=lambda w: order.get(_singular(w.lower()), 9)
@@ -87,10 +82,10 @@ def narrowing(retriever: PaperRetriever, question: str, topic: str, author: str 
         ids = by_author if ids is None else ids & by_author
     query = topic
     if author:
-        query = re.sub(rf"\b(?:by|from)\s+{re.escape(author)}\b", " ", query)
+        query = without_by_author(query, author)
     if wanted:
-        drop = {w.lower() for w in asked} | _FRAME_WORDS
-        kept = [w for w in re.findall(r"\S+", query) if w.lower().strip(".,;:?!") not in drop]
+        drop = {w.lower() for w in asked} | LISTING_FRAME_WORDS
+        kept = [w for w in query.split() if w.lower().strip(".,;:?!") not in drop]
         query = " ".join(kept)
     query = " ".join(query.split()) or topic
     return Narrowing(venue_label, author, frozenset(ids) if ids is not None else None, query)

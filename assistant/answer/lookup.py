@@ -3,7 +3,6 @@ paper mentions, a detail its abstract does not state, a false premise, a near mi
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -15,6 +14,7 @@ from assistant.answer.extractive import (
     stated_probability,
 )
 from assistant.lang.text import ROLE_NAMES, content_tokens
+from assistant.lang.words import HOW_OR_WHY, PAPER_NOUNS, THRESHOLD_WORDS, WHICH_PAPER_LEAD
 from assistant.tuning import (
     CONFIDENT_MATCH_SIMILARITY,
     EXTRACTIVE_SENTENCES,
@@ -61,14 +61,6 @@ def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
     return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.context_similarity_margin]
 
 
-#: Words that make a number in a question a bound, not a premise ("more than 10%", "at least 2x").
-_THRESHOLD_WORDS = re.compile(
-    r"\b(?:more|less|fewer|greater|higher|lower|larger|smaller|better|worse)\s+than\b|\bat\s+(?:least|most)\b|"
-    r"\b(?:over|above|below|under|beyond|exceed\w*|up\s+to)\s+\d",
-    re.I,
-)
-
-
 def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
     """For "which paper ...?": when the best paper's abstract contains most of what the question describes but
     not one or two of its words ("a benchmark of AI-generated *videos*" -> A-Bench, about images; the verb
@@ -79,7 +71,7 @@ def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
     shifts the song frequency of parrots" from a sparrow abstract, hence the index check.)"""
     from assistant.verify.answerable import near_miss
 
-    claim = _WHICH_PAPER_LEAD.sub("The paper ", req.question, count=1)
+    claim = WHICH_PAPER_LEAD.sub("The paper ", req.question, count=1)
     if claim == req.question:
         return ""
     found, missing = near_miss(req.question, hit)
@@ -100,13 +92,8 @@ def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
     )
 
 
-#: "Which paper / abstract / work / study (that) ..." at the start of a question: made "The paper ..." to
-#: read the question's description as a claim about the paper found.
-_WHICH_PAPER_LEAD = re.compile(r"^\s*(?:which|what)\s+(?:paper|abstract|work|study|article)\s+(?:that\s+)?", re.I)
-#: A question that opens with "how" or "why" (after "and", "ok", "so" ...).
-_HOW_OR_WHY = re.compile(r"^\W*(?:(?:and|ok|okay|so|but|also|then)\W+)*(?:how|why)\b", re.I)
 #: Words for a paper in "which <paper> ..." (question._WHICH_PAPER).
-_PAPER_WORDS = frozenset({"paper", "abstract", "work", "study", "article", "one"})
+_PAPER_WORDS = frozenset({*PAPER_NOUNS, "one"})
 
 
 def _identifies_paper(req: Request) -> bool:
@@ -196,7 +183,7 @@ class LookupStrategy(IntentStrategy):
         if _identifies_paper(req):  # "which paper ...?", "which one links its code?": not a detail of one paper
             return None
         verdict = answerability(req.parsed, req.facts, scope, tools.embed)
-        if not _THRESHOLD_WORDS.search(req.question):
+        if not THRESHOLD_WORDS.search(req.question):
             wrong = false_premise_number(req.question, hit, verdict.fits)
             if wrong is not None:
                 score = hit.sentence_scores[wrong.index] if hit.sentence_scores else 1.0
@@ -205,7 +192,7 @@ class LookupStrategy(IntentStrategy):
                 return Settled(
                     "extractive", notice, hit, (Evidence(hit.paper.id, wrong.index, hit.sentences[wrong.index], score),)
                 )
-        if not req.facts.quantity and _HOW_OR_WHY.match(req.question):
+        if not req.facts.quantity and HOW_OR_WHY.match(req.question):
             return None  # "how do they ...?": asks for the paper's approach, which its abstract is about
         if not req.focus_ids and not (req.facts.quantity or req.parsed.asked_thing):
             # "Is there work on ...": a search, the paper found is what it describes; "¿Qué artículo propone

@@ -3,10 +3,10 @@ answered by code from the records, never from the abstract text."""
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from assistant.answer.builder import AnswerBuilder
+from assistant.lang.numbers import YEAR
 from assistant.types import Listing, Paper, PaperHit
 from assistant.understand.metadata import MetadataRequest
 
@@ -22,7 +22,6 @@ def _names(items: list[str]) -> str:
 
 
 #: A year in a venue / collection name ("ICLR 2025 Papers" -> 2025): an exact rule on digits.
-_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 
 
 def record_sentences(paper: Paper, fields: tuple[str, ...]) -> list[str]:
@@ -32,7 +31,7 @@ def record_sentences(paper: Paper, fields: tuple[str, ...]) -> list[str]:
     one sentence."""
     title = f"“{paper.title}”"
     asked = [f for f in fields if f != "papers"] or ["authors"]
-    year = _YEAR.search(paper.venue)
+    year = YEAR.search(paper.venue)
     out = []
     for field in asked:
         if field == "authors":

@@ -19,7 +19,6 @@ the summary, comparison, topic and choice strategies and the registry: here.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
@@ -31,6 +30,7 @@ from assistant.answer.extractive import (
 )
 from assistant.answer.listing import narrowing
 from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
+from assistant.lang.words import word_start_pattern
 from assistant.tuning import (
     CHOICE_MARGIN,
     COMPARE_CANDIDATES,
@@ -111,7 +111,7 @@ def shared_topic_papers(tools: Tools, req: Request, hits: list[PaperHit], wanted
     tokens = sorted(content_tokens(req.question))  # whole tokens: "combinatorial-optimization" is not "combinatorial"
 
     def occurrences(term: str, ids: frozenset[str]) -> int:
-        pattern = re.compile(rf"\b{re.escape(term)}", re.I)
+        pattern = word_start_pattern(term)
         return sum(len(pattern.findall(f"{papers[pid].title} {papers[pid].text}")) for pid in ids)
 
     weights: dict[frozenset[str], int] = {}

@@ -7,13 +7,24 @@ The candidates are the papers the conversation showed (state.py), the papers the
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from assistant.answer.route import Referents, wording_intent
-from assistant.lang.citations import CITATION_LABEL
+from assistant.lang.numbers import ORDINALS
+from assistant.lang.references import (
+    BACK_REF,
+    ELLIPTIC_OPENINGS,
+    FORMER_LATTER,
+    LABEL_REF,
+    MORE,
+    ORDINAL_REF,
+    OTHER,
+    PLURAL_REF,
+    SET_REF,
+    SINGULAR_REF,
+)
 from assistant.lang.text import content_tokens
 from assistant.retrieve.references import find_references
 from assistant.tuning import (
@@ -29,50 +40,17 @@ if TYPE_CHECKING:
     from assistant.retrieve.retrieval import PaperRetriever
     from assistant.understand.parse import Question
 
-_ORDINALS = {"first": 1, "1st": 1, "second": 2, "2nd": 2, "third": 3, "3rd": 3, "fourth": 4, "4th": 4}
-# Closed-class words that point at a position or a referent: exact, like [2] labels (nothing fitted to examples).
-_ORDINAL_REF = re.compile(r"\bthe (first|1st|second|2nd|third|3rd|fourth|4th)(?: one| paper| abstract| work)?\b", re.I)
-_LABEL_REF = re.compile(rf"(?:{CITATION_LABEL.pattern}|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
-_FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.I)
-_OTHER = re.compile(r"\bthe other(?: one| paper| abstract| work)?\b", re.I)
-_PLURAL_REF = re.compile(
-    r"\b(they|them|their|theirs|these|those|both|each|either|the two|the three|all of them|"
-    r"which of them|these papers|those papers|the papers)\b",
-    re.I,
-)
-#: Quantifiers over two or more papers ("both", "either of them"): the question means a set, like "those two".
-_SET_REF = re.compile(r"\b(both|either|neither|each of them|the two|all of them)\b", re.I)
-_SINGULAR_REF = re.compile(
-    r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
-    r"the approach|the authors|this one|that one|the other|he|she|his|her)\b",
-    re.I,
-)
-#: Pronouns and phrases that point back to a paper already discussed.
-_BACK_REF = re.compile(
-    r"\b(it|its|they|them|their|this paper|that paper|the paper|this work|these papers|those papers|"
-    r"the authors|both|the two|the three|this one|that one|the other)\b",
-    re.I,
-)
-#: "show more", "more", "next page", "more please", "show the next 10": the next page of the last listing.
-_MORE = re.compile(
-    r"^\s*(?:(?:please\s+)?(?:show|list|give me)\s+)?(?:me\s+)?(?:the\s+)?(?:more|next(?:\s+(?:page|\d+|ones?))?|"
-    r"rest)(?:\s+(?:papers|ones|results|please))*\s*[.!?]*\s*$",
-    re.I,
-)
-
 
 def inherits_query(question: str) -> bool:
     """True when ``question`` is elliptic: at most ``ELLIPTIC_MAX_WORDS`` words, or "and ...", "what about ...",
     "how about ...". With nothing in focus (and not a topic list) it searches the previous turn's query too; no
     other question reads that query."""
-    return len(question.split()) <= ELLIPTIC_MAX_WORDS or question.lower().startswith(
-        ("and ", "what about", "how about")
-    )
+    return len(question.split()) <= ELLIPTIC_MAX_WORDS or question.lower().startswith(ELLIPTIC_OPENINGS)
 
 
 def asks_more(question: str) -> bool:
     """True for "show more", "more", "next page" ...: the next page of the last listing (exact words)."""
-    return bool(_MORE.match(question))
+    return bool(MORE.match(question))
 
 
 _CLARIFY = (
@@ -144,8 +122,8 @@ class Resolver:
         )
         if named and not current and not several_named:
             named = []  # a first question: the search ranks named papers first (metadata fusion), nothing more
-        plural = bool(_PLURAL_REF.search(question_text))
-        refers = plural or bool(_SINGULAR_REF.search(question_text))
+        plural = bool(PLURAL_REF.search(question_text))
+        refers = plural or bool(SINGULAR_REF.search(question_text))
         focus = self._positions(question_text, shown)
         switched_from = ""
         if not focus and named:
@@ -178,20 +156,20 @@ class Resolver:
         one" (the second paper of the latest answer that showed at least two, in the order shown), "the
         former/latter", "the other one" (the most recently shown paper not shown by the latest answer)."""
         focus: list[str] = []
-        for m in _LABEL_REF.finditer(question):
+        for m in LABEL_REF.finditer(question):
             pid = self._state.by_label(int(m.group(1) or m.group(2)))
             if pid:
                 focus.append(pid)
-        for m in _ORDINAL_REF.finditer(question):
-            i = _ORDINALS[m.group(1).lower()] - 1
+        for m in ORDINAL_REF.finditer(question):
+            i = ORDINALS[m.group(1).lower()] - 1
             listed = next((s for s in shown if len(s) >= max(2, i + 1)), ())
             if i < len(listed):
                 focus.append(listed[i])
-        for m in _FORMER_LATTER.finditer(question):
+        for m in FORMER_LATTER.finditer(question):
             pair = next((s for s in shown if len(s) >= 2), ())
             if pair:
                 focus.append(pair[0] if m.group(1).lower() == "former" else pair[-1])
-        if _OTHER.search(question) and shown:
+        if OTHER.search(question) and shown:
             rest = [pid for pid in self._state.recent() if pid not in shown[0]]
             if rest:
                 focus.append(rest[0])
@@ -219,7 +197,7 @@ class Resolver:
         """
         recent = self._state.recent()
         # "of those two", "both": the question says how many papers it means
-        said = question.facts.papers_wanted or (2 if _SET_REF.search(question.text) else None)
+        said = question.facts.papers_wanted or (2 if SET_REF.search(question.text) else None)
         group = current if len(current) >= 2 else recent[: said or 2]
         if len(group) >= 2 and (detected == "choice" or (plural and (len(current) >= 2 or (said or 0) >= 2))):
             return group, ""
@@ -275,8 +253,8 @@ class Resolver:
         and says almost nothing else that could identify one (at most ``CLARIFY_MAX_CONTENT_WORDS`` content
         words, no name): a first question like that cannot be answered, only asked back."""
         text = question.text
-        if not (_BACK_REF.search(text) or _ORDINAL_REF.search(text) or _FORMER_LATTER.search(text)):
+        if not (BACK_REF.search(text) or ORDINAL_REF.search(text) or FORMER_LATTER.search(text)):
             return False
         if question.facts.entities or question.intent == "topic":  # "which papers ...? List all of them."
             return False
-        return len(content_tokens(_BACK_REF.sub(" ", text))) <= CLARIFY_MAX_CONTENT_WORDS
+        return len(content_tokens(BACK_REF.sub(" ", text))) <= CLARIFY_MAX_CONTENT_WORDS

@@ -3,18 +3,15 @@ paper, author names, FTS5 match expressions and escaped LIKE patterns."""
 
 from __future__ import annotations
 
-import re
-
 from assistant.lang.text import content_tokens
+from assistant.lang.words import FTS_WORD, HYPHENATED_WORD
 from assistant.tuning import TITLE_FRAGMENT_WORDS
 from assistant.types import Paper
-
-_FTS_WORD = re.compile(r"\w+")
 
 
 def title_grams(title: str) -> set[str]:
     """Every run of ``TITLE_FRAGMENT_WORDS`` consecutive lower-cased words of ``title``."""
-    words = re.findall(r"[\w\-]+", title.lower())
+    words = HYPHENATED_WORD.findall(title.lower())
     return {" ".join(words[i : i + TITLE_FRAGMENT_WORDS]) for i in range(len(words) - TITLE_FRAGMENT_WORDS + 1)}
 
 
@@ -33,7 +30,7 @@ def author_key(name: str) -> str:
 def fts_query(text: str, *, phrase: bool = False) -> str:
     """An FTS5 MATCH expression for ``text``: its words quoted (so no word is read as FTS syntax), joined by
     OR, or as one phrase when ``phrase``; "" when ``text`` has no word."""
-    words = _FTS_WORD.findall(text.lower())
+    words = FTS_WORD.findall(text.lower())
     if not words:
         return ""
     if phrase:
@@ -43,7 +40,7 @@ def fts_query(text: str, *, phrase: bool = False) -> str:
 
 def query_words(query: str) -> set[str]:
     """The FTS words of ``query``'s content tokens (what the lexical retriever looks up)."""
-    return {w for t in content_tokens(query) for w in _FTS_WORD.findall(t)}
+    return {w for t in content_tokens(query) for w in FTS_WORD.findall(t)}
 
 
 def like_pattern(text: str) -> str:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant.lang.classifier import hashed_ngrams
+from assistant.lang.markup import CHAT_TEMPLATE_TOKEN, HIDDEN_CHARACTERS, IMAGE_OR_HTML
 from assistant.llm.prompts import PROMPT_DELIMITER_AS_WRITTEN
 from assistant.models import artifact, read_npz, unreadable
 
@@ -39,17 +40,13 @@ EXACT_FORMS: list[tuple[str, re.Pattern[str]]] = [
     ("prompt delimiter", PROMPT_DELIMITER_AS_WRITTEN),
     (
         "chat-template control token",
-        re.compile(
-            r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<<SYS>>|<start_of_turn>|"
-            r"(?:^|\n)\s*(?:###\s*(?:Instruction|System|Response)\s*:|\[INST\])",
-            re.I,
-        ),
+        CHAT_TEMPLATE_TOKEN,
     ),
     (
         "markdown image or raw HTML",
-        re.compile(r"!\[[^\]]*\]\(|<\s*(?:script|img|iframe|a|div|span|style)\b|<!--", re.I),
+        IMAGE_OR_HTML,
     ),
-    ("hidden characters", re.compile("[\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff\U000e0000-\U000e007f]")),
+    ("hidden characters", HIDDEN_CHARACTERS),
 ]
 
 

@@ -138,3 +138,16 @@ def plain_text(text: str) -> str:
         plain = plain_math(s.text)
         parts.append(plain if plain is not None else (f"$${s.text}$$" if s.display else f"${s.text}$"))
     return "".join(parts)
+
+
+#: A chat template's control tokens as a planted attack writes them (``<|im_start|>``, ``<<SYS>>``, ``[INST]``,
+#: ``### Instruction:``): read by ingest's steering flag (assistant/ingest/steering.py).
+CHAT_TEMPLATE_TOKEN = re.compile(
+    r"<\|(?:im_start|im_end|system|user|assistant|endoftext)\|>|<<SYS>>|<start_of_turn>|"
+    r"(?:^|\n)\s*(?:###\s*(?:Instruction|System|Response)\s*:|\[INST\])",
+    re.I,
+)
+#: A markdown image or raw HTML that could render or fetch something (``![x](...)``, ``<script``, ``<!--``).
+IMAGE_OR_HTML = re.compile(r"!\[[^\]]*\]\(|<\s*(?:script|img|iframe|a|div|span|style)\b|<!--", re.I)
+#: Zero-width and tag characters that hide text from a reader.
+HIDDEN_CHARACTERS = re.compile("[\u200b\u200c\u200d\u2060\u2062\u2063\u2064\ufeff\U000e0000-\U000e007f]")

@@ -1,8 +1,9 @@
 """Text rules shared by every stage, written once: word tokens, stopwords, sentence splitting, and the
 English wording that marks a paper's contribution sentence or boilerplate.
 
-A leaf module: it imports nothing from ``assistant`` but the tuning constants (tests/unit/test_layering.py), so
-retrieval, attribution, question analysis and the comparison table all read text the same way.
+A leaf module: it imports nothing from ``assistant`` but the tuning constants and the rest of ``lang``
+(tests/unit/test_layering.py), so retrieval, attribution, question analysis and the comparison table all read
+text the same way.
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ import unicodedata
 from collections.abc import Callable
 from functools import lru_cache
 
+from assistant.lang.numbers import THOUSANDS
+from assistant.lang.stemming import NLTK_LOCK, stem
+from assistant.lang.words import QUESTION_ASPECT_BREAK
 from assistant.tuning import MIN_SENTENCE_CHARS
 
 FUNCTION_WORDS = frozenset(
@@ -33,7 +37,6 @@ STOPWORDS = FUNCTION_WORDS | PAPER_TALK
 """Function words plus paper talk: they say nothing about which paper is meant. Used for lexical overlap and
 BM25-like rarity."""
 
-_THOUSANDS = re.compile(r"(\d),(\d{3})\b")
 #: A word: letters and digits of any script (``[^\W_]``), hyphen/period-joined parts kept together.
 _TOKEN = re.compile(r"[^\W_][\w\-\.]*[^\W_]|[^\W_]")
 
@@ -54,21 +57,16 @@ _CJK_SENTENCE_END = re.compile(r"(?<=[。！？．])[」』”’）》〉】]*"
 _ABBREV_GLUE = re.compile(r"\b(?:e\.g|i\.e|et al|etc|vs|Fig|Eq|cf)\.$")
 
 
-#: Where a question's aspects split: punctuation and the words that start a new clause or qualifier.
-_CLAUSE_BREAK = re.compile(
-    r"[,;:?!()]|\b(?:and|or|where|whereby|which|that|while|whose|by|with|without|using|via|"
-    r"instead of|rather than|so that|such that|treating|in order to)\b",
-    re.I,
-)
 #: A clause needs this many content words to be an aspect of its own.
 _CLAUSE_MIN_WORDS = 2
 
 
 def clauses(text: str) -> list[str]:
-    """The aspects of a question: ``text`` split at punctuation and clause words (_CLAUSE_BREAK), keeping
+    """The aspects of a question: ``text`` split at punctuation and clause words
+    (:data:`assistant.lang.words.QUESTION_ASPECT_BREAK`), keeping
     the parts with at least two content words (content_tokens), in order. Returns [] when fewer than two
     such parts exist (the question is one aspect)."""
-    parts = [" ".join(p.split()) for p in _CLAUSE_BREAK.split(text) if p]
+    parts = [" ".join(p.split()) for p in QUESTION_ASPECT_BREAK.split(text) if p]
     parts = [p for p in parts if len(content_tokens(p)) >= _CLAUSE_MIN_WORDS]
     return parts if len(parts) >= 2 else []
 
@@ -97,21 +95,13 @@ def content_tokens(text: str) -> set[str]:
     """Folded (:func:`fold`) word tokens of ``text`` in any script, minus :data:`STOPWORDS` (hyphen/period-joined
     names kept whole: ``"gpt-4o"``, ``"3.5"``; "ÅngströmNet" is one token, ``"angstromnet"``); thousands
     separators removed first (``2,864`` -> ``2864``)."""
-    text = _THOUSANDS.sub(r"\1\2", fold(text))
+    text = THOUSANDS.sub(r"\1\2", fold(text))
     return {t for t in _TOKEN.findall(text) if t not in STOPWORDS}
 
 
-@lru_cache(maxsize=1)
-def _stemmer() -> Callable[[str], str]:
-    from nltk.stem.snowball import SnowballStemmer
-
-    return SnowballStemmer("english").stem
-
-
 def stems(text: str) -> set[str]:
-    """Snowball (English) stems of :func:`content_tokens` of ``text``: "generation" and "generating" share
-    ``generat``."""
-    stem = _stemmer()
+    """Snowball (English) stems (:func:`assistant.lang.stemming.stem`) of :func:`content_tokens` of ``text``:
+    "generation" and "generating" share ``generat``."""
     return {stem(t) for t in content_tokens(text)}
 
 
@@ -120,7 +110,7 @@ def word_tokens(text: str, *, keep_accents: bool = False) -> list[str]:
     ``["who", "s", "the", "author"]``): for matching phrases of several words. ``keep_accents``: only lower-cased
     ("Sébastien" -> "sébastien", as author names are keyed in the catalog)."""
     folded = unicodedata.normalize("NFC", text.lower()) if keep_accents else fold(text)
-    return _TOKEN.findall(_THOUSANDS.sub(r"\1\2", folded))
+    return _TOKEN.findall(THOUSANDS.sub(r"\1\2", folded))
 
 
 #: Names a question may give to a part of an abstract -> the sentence role (understand/learned.py) that plays it
@@ -146,9 +136,10 @@ def is_boilerplate(sentence: str) -> bool:
 @lru_cache(maxsize=1)
 def _sentence_tokenizer() -> Callable[[str], list[str]]:
     """llama-index's NLTK Punkt sentence tokenizer (its data ships inside llama-index-core)."""
-    from llama_index.core.node_parser.text.utils import split_by_sentence_tokenizer
+    with NLTK_LOCK:  # it imports NLTK (issue 35)
+        from llama_index.core.node_parser.text.utils import split_by_sentence_tokenizer
 
-    return split_by_sentence_tokenizer()
+        return split_by_sentence_tokenizer()
 
 
 def _split_cjk(sentence: str) -> list[str]:

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from assistant.lang.citations import CITATION_MARKER
+from assistant.lang.words import ANSWER_LEAD_IN, SPACE_BEFORE_PUNCT
 
 if TYPE_CHECKING:
     from assistant.types import PaperHit
@@ -44,15 +45,6 @@ SOURCE_DELIMITER = re.compile(r"</?\s*source\s*>", re.IGNORECASE)
 #: "we ask the question: …", which real abstracts use (ingest's steering flag, ``ingest.corpus``).
 PROMPT_DELIMITER_AS_WRITTEN = re.compile(r"</?\s*source\s*>|(?:^|\n|>)\s*(?:Question|Sources)\s*:", re.IGNORECASE)
 _ECHO = re.compile(r"</?\s*source\s*>|^\s*\[(?!\d)|\bSources:\s*|\bQuestion:\s*", re.IGNORECASE)
-_SPACE_BEFORE_PUNCT = re.compile(r"\s+([.,;:!?])")
-#: A small model's lead-in before its answer ("The answer to this question is: X", "Answer: X", "The source: X",
-#: "The source of the question was: X", "Based on the sources, the answer is: X").
-_PREAMBLE = re.compile(
-    r"^\s*(?:based\s+on\s+the\s+(?:sources?|abstracts?)\s*,\s*)?(?:the\s+)?"
-    r"(?:answer(?:\s+to\s+(?:this|the|your)\s+question)?|source(?:\s+(?:of|for)\s+(?:this|the|your)\s+"
-    r"(?:question|answer))?|response)(?:\s+(?:is|was|would\s+be))?\s*:\s*",
-    re.I,
-)
 
 
 def strip_citations(sentence: str) -> tuple[str, tuple[int, ...]]:
@@ -66,12 +58,12 @@ def strip_citations(sentence: str) -> tuple[str, tuple[int, ...]]:
     clean = CITATION_MARKER.sub("", sentence)
     clean = _ECHO.sub(" ", clean)
     clean = " ".join(clean.split()).strip(" [")
-    lead = _PREAMBLE.match(clean)
+    lead = ANSWER_LEAD_IN.match(clean)
     if lead and len(clean) > lead.end():
         clean = clean[lead.end() :]
         if clean.split()[0].islower():  # "it works" -> "It works"; a name such as "qNBO" stays
             clean = clean[0].upper() + clean[1:]
-    return _SPACE_BEFORE_PUNCT.sub(r"\1", clean), cited
+    return SPACE_BEFORE_PUNCT.sub(r"\1", clean), cited
 
 
 def is_refusal(sentence: str) -> bool:

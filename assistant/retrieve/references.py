@@ -9,11 +9,11 @@ the text retrievers (retrieval.py ``metadata_matches``), so a first question can
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from assistant.index.catalog import author_key, title_grams
+from assistant.lang.words import LOOSE_WORD
 from assistant.tuning import DESCRIPTION_MIN_SIMILARITY, NAME_MAX_PAPERS
 from assistant.understand.parse import Question, read_facts
 from assistant.understand.question import BY_AUTHOR, mentions
@@ -93,7 +93,7 @@ class MetadataIndex:
         found: list[tuple[int, str]] = []
         for m in BY_AUTHOR.finditer(text):
             found += [(m.start(), pid) for pid in self.by_author(m.group(1))]
-        words = [(m.start(), m.group(0)) for m in re.finditer(r"[\w'.\-]+", text.lower())]
+        words = [(m.start(), m.group(0)) for m in LOOSE_WORD.finditer(text.lower())]
         runs = [
             (words[i][0], " ".join(w for _, w in words[i : i + n]).strip("."))  # a full author name anywhere
             for n in (2, 3, 4)

@@ -16,7 +16,6 @@ distance ``d = 1 - cos``; dense cosines here are computed directly from stored u
 from __future__ import annotations
 
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -27,6 +26,7 @@ from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
+from assistant.lang.words import DOTTED_WORD, QUERY_NAME_LIKE
 from assistant.retrieve.query import Query
 from assistant.retrieve.rankers import Pool, Ranker, default_rankers, fuse
 from assistant.retrieve.references import MetadataIndex
@@ -59,7 +59,6 @@ REFRESH_INTERVAL_S = 1.0
 T = TypeVar("T")
 #: Reads of one question through successive views when the index changed under the previous ones.
 READ_ATTEMPTS = 3
-_NAME_LIKE = re.compile(r"[A-Z].*[A-Z]|\d|-")
 
 
 class CatalogBM25Retriever(BaseRetriever):
@@ -387,7 +386,7 @@ class PaperRetriever:
         """
         max_df = max(1, int(RARE_TERM_MAX_DF * len(self.papers)))
         df = self._catalog.document_frequency
-        name_like = {t.lower().strip(".") for t in re.findall(r"[\w\-\.]+", query) if _NAME_LIKE.search(t)}
+        name_like = {t.lower().strip(".") for t in DOTTED_WORD.findall(query) if QUERY_NAME_LIKE.search(t)}
         hit_tokens: set[str] = set()
         for h in hits:
             hit_tokens |= content_tokens(f"{h.paper.title} {h.paper.text}")

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from assistant.lang.discourse import readable_start
 from assistant.lang.text import content_tokens
+from assistant.lang.words import PAPER_NOUNS_PLURAL
 from assistant.tuning import COMPARISON_RELEVANCE_WEIGHT
 from assistant.types import INTENTS, AnswerSentence, Comparison, ComparisonRow, Intent, PaperHit
 from assistant.understand.learned import (
@@ -27,7 +28,7 @@ if TYPE_CHECKING:
 
 _TOPIC_FRAME = re.compile(
     r"^\s*(?:which|what|are there any|any|list|find|show me)\s+(?:of the\s+)?"
-    r"(?:papers|abstracts|works|studies|articles)\s*(?:that|which|are|do|does)?\s*|"
+    rf"(?:{'|'.join(PAPER_NOUNS_PLURAL)})\s*(?:that|which|are|do|does)?\s*|"
     r"\b(?:list (?:all|every)(?: of)? (?:them|papers|the papers)?|all of them)\b[.?!]*",
     re.I,
 )

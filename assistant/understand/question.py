@@ -23,34 +23,19 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from assistant.errors import AssistantError
+from assistant.lang.numbers import NUMBER_TOKEN as NUMBER_TOKEN
+from assistant.lang.numbers import PAPER_COUNT_WORDS, RELATIVE_NUMBER
+from assistant.lang.question_words import KIND_WORDS, NOT_A_DESCRIPTION, PHRASE_END
+from assistant.lang.stemming import stem as snowball_stem
 from assistant.lang.text import content_tokens
+from assistant.lang.words import GENERIC_NAMES, NEGATION, PAPER_NOUN_ALTERNATION, QUESTION_NAME_TOKEN
 from assistant.tuning import QUANTITY_WINDOW_WORDS
 from assistant.types import Paper
 
-#: Name-like tokens: an inner capital (``LeReT``, ``DUALFormer``), all capitals (``SMM``), or letters with
-#: digits (``GPT-4o``, ``T2V-Turbo-v2``). Plain capitalised words ("Android", "Attention") are not names.
-NAME_TOKEN = re.compile(
-    r"(?<![\w-])(?:[A-Z][a-z]*-[A-Z][\w\-]*|[A-Za-z]*[a-z][A-Z][\w\-]*|[A-Z]{2,}[\w\-]*|[A-Za-z]+-?\d[\w\-]*)(?![\w-])"
-)
-#: Numbers as digits (``2,864``, ``88.8``, ``5x``) or as words.
-NUMBER_TOKEN = re.compile(
-    r"(?<![A-Za-z])\d+(?:[.,]\d+)*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
-    r"fifteen|twenty|thirty|fifty|hundred|hundreds|thousand|thousands|million|millions|billion|billions|"
-    r"dozens?|half|twice|double|triple)\b",
-    re.I,
-)
-#: Words the user may write in capitals that name the corpus, not a paper.
-GENERIC_NAMES = frozenset(
-    {"ICLR", "NEURIPS", "ICML", "ACL", "AI", "ML", "NLP", "CV", "LLM", "LLMS", "PDF", "URL", "TL;DR", "TLDR"}
-)
 _HOW_MANY = re.compile(r"\bhow many\s+((?:[\w\-]+\s*){1,4})", re.I)
-#: Words that end the noun phrase after "how many" ("how many text-to-image models *did* they ...").
-_PHRASE_END = frozenset(
-    "are is was were do does did have has had can could will would should in of on for from per "
-    "at it its they them their the this that these those to by with and or".split()
-)
 _MEASURE = re.compile(
     r"\bwhat\s+(?:(?:[\w\-]+\s+){0,2}?)(accuracy|score|success rate|rate|percentage|share|fraction|"
     r"speed-?up|improvement|gain|error|f1|bleu|perplexity|size|number|latency|cost|budget)\b",
@@ -62,7 +47,7 @@ _QUANTITY = re.compile(
     re.I,
 )
 _WHICH_PAPER = re.compile(
-    r"\b(?:which|what|is there an?|any)\s+(?:\w+[\s-]+){0,3}?(?:paper|abstract|work|study|article)s?\b|"
+    rf"\b(?:which|what|is there an?|any)\s+(?:\w+[\s-]+){{0,3}}?(?:{PAPER_NOUN_ALTERNATION})s?\b|"
     r"\bwhere in the collection\b|\bwhat is (?:it|the \w+) called\b",
     re.I,
 )
@@ -80,18 +65,12 @@ _DEFINITION = re.compile(
     re.I,
 )
 _EXPANSION = re.compile(r"\bstand(?:s)? for\b|\bshort for\b|\bacronym\b", re.I)
-_NEGATION = re.compile(
-    r"\b(?:no|not|without|never|none|neither|nor|free of|does not|doesn't|do not|don't|cannot|can't)\b", re.I
-)
 
 
 def stem(word: str) -> str:
-    """A crude English stem for matching a measured noun in a sentence (``parameters`` -> ``paramet``)."""
-    w = word.lower().strip("-")
-    for suffix in ("ations", "ation", "ings", "ing", "ers", "ies", "es", "s"):
-        if len(w) > len(suffix) + 3 and w.endswith(suffix):
-            return w[: -len(suffix)]
-    return w
+    """The stem of a measured noun, for finding it in a sentence (``parameters`` -> ``paramet``): the Snowball
+    stem (:func:`assistant.lang.stemming.stem`) without edge hyphens."""
+    return snowball_stem(word.strip("-"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +119,6 @@ def clean_question(question: str, max_chars: int = MAX_QUESTION_CHARS) -> str:
     return q
 
 
-_COUNT_WORDS = {"two": 2, "both": 2, "three": 3, "four": 4, "2": 2, "3": 3, "4": 4}
 #: "the three papers", "these two methods", "all three", "both abstracts": how many papers are meant.
 _PAPERS_WANTED = re.compile(
     r"\b(?:(two|three|four|both|[234])\s+(?:\w+\s+)?(?:papers|abstracts|works|methods|approaches|models|ones)\b|"
@@ -152,7 +130,7 @@ _PAPERS_WANTED = re.compile(
 def analyze(question: str) -> QuestionFacts:
     """Read :class:`QuestionFacts` off the wording of ``question``."""
     entities = []
-    for m in NAME_TOKEN.finditer(question):
+    for m in QUESTION_NAME_TOKEN.finditer(question):
         tok = m.group(0).rstrip("-")
         if tok.upper() in GENERIC_NAMES or tok.upper().rstrip("S") in GENERIC_NAMES or NUMBER_TOKEN.fullmatch(tok):
             continue
@@ -166,7 +144,7 @@ def analyze(question: str) -> QuestionFacts:
     for m in _HOW_MANY.finditer(question):
         head = ""
         for i, w in enumerate(m.group(1).split()):
-            if w.lower() in _PHRASE_END or (i > 0 and w.lower().endswith("ed")):
+            if w.lower() in PHRASE_END or (i > 0 and w.lower().endswith("ed")):
                 break
             head = w
         if head:
@@ -181,7 +159,7 @@ def analyze(question: str) -> QuestionFacts:
         tuple(dict.fromkeys(measured)),
         bool(_WHICH_PAPER.search(question) or _WHICH_THING.search(question)),
         bool(_EXPANSION.search(question)),
-        _COUNT_WORDS[(wanted.group(1) or wanted.group(2)).lower()] if wanted else None,
+        PAPER_COUNT_WORDS[(wanted.group(1) or wanted.group(2)).lower()] if wanted else None,
         bool(entities) and bool(_DEFINITION.search(question)),
     )
 
@@ -192,7 +170,7 @@ def counted_words(question: str) -> list[str]:
     out: list[str] = []
     for m in _HOW_MANY.finditer(question):
         for i, w in enumerate(m.group(1).split()):
-            if w.lower() in _PHRASE_END or (i > 0 and w.lower().endswith("ed")):
+            if w.lower() in PHRASE_END or (i > 0 and w.lower().endswith("ed")):
                 break
             out.append(w)
     return out
@@ -203,16 +181,10 @@ _ASKED_THING = re.compile(
 )
 
 
-#: Words that name a kind of thing, not the thing: "which *family* of models", "what *kind* of tasks".
-_KIND_WORDS = frozenset(
-    "kind kinds type types sort sorts family families class classes form forms category categories".split()
-)
-
-
 def asked_thing(question: str) -> list[str]:
     """The words naming what a "what/which <thing> ..." question asks for ("what simulator did ..." ->
     ``["simulator"]``, "which four Atari games did ..." -> ``["four", "Atari", "games"]``), up to the first
-    word that ends the phrase (:data:`_PHRASE_END`: "did", "it", "of" ...; after a kind word the phrase goes
+    word that ends the phrase (:data:`PHRASE_END`: "did", "it", "of" ...; after a kind word the phrase goes
     on: "which family of models" -> ``["models"]``); [] for other questions and for "what does it ...", where
     a verb follows at once."""
     out: list[str] = []
@@ -220,10 +192,10 @@ def asked_thing(question: str) -> list[str]:
         words = m.group(1).split()
         for i, w in enumerate(words):
             low = w.lower().strip("?,.")
-            if low == "of" and out and all(x.lower() in _KIND_WORDS for x in out):
+            if low == "of" and out and all(x.lower() in KIND_WORDS for x in out):
                 out = []  # "which family of models": the thing is what follows "of"
                 continue
-            if low in _PHRASE_END or not low:
+            if low in PHRASE_END or not low:
                 break
             out.append(w.strip("?,."))
             if w.endswith(("?", ",", ".")):
@@ -309,7 +281,23 @@ def has_number(sentence: str) -> bool:
 
 #: Measured nouns (stems) whose number is a percentage or a factor, and how such a number is written.
 _RELATIVE_MEASURES = ("percent", "share", "fraction", "proportion", "gain", "improvement", "reduction", "speed")
-_RELATIVE_NUMBER = re.compile(r"\d(?:[.,]\d+)?\s?(?:%|percent\b|[x×](?![\w-]))")
+
+
+@lru_cache(maxsize=1)
+def _relative_stems() -> tuple[str, ...]:
+    """:data:`_RELATIVE_MEASURES` as Snowball stems (since issue 31, so "improvement" -> ``improv`` still prefixes
+    the measured stem); computed on first use, so importing this module does not import NLTK."""
+    return tuple(stem(w) for w in _RELATIVE_MEASURES)
+
+
+def _has_measured(word: str, measured: tuple[str, ...]) -> bool:
+    """True when a sentence ``word`` is one of the ``measured`` nouns (stems): a stem inside the word ("paramet"
+    in "parameters,") or inside the word's own stem ("accuraci" in "accuracy")."""
+    low = word.lower()
+    if any(m in low for m in measured):
+        return True
+    own = stem(low.strip(",.;:()[]\"'?!"))
+    return any(m in own for m in measured)
 
 
 def states_quantity(facts: QuestionFacts, sentence: str) -> bool:
@@ -320,16 +308,16 @@ def states_quantity(facts: QuestionFacts, sentence: str) -> bool:
     if not facts.measured:
         return True
     words = sentence.split()
-    if any(m.startswith(_RELATIVE_MEASURES) for m in facts.measured) and _RELATIVE_NUMBER.search(sentence):
+    if any(m.startswith(_relative_stems()) for m in facts.measured) and RELATIVE_NUMBER.search(sentence):
         return True  # "what percentage / how large a gain": "3.3%", "2.19%", "5x" is that number whatever noun is near
     nums = [i for i, w in enumerate(words) if NUMBER_TOKEN.search(w)]
-    nouns = [i for i, w in enumerate(words) if any(m in w.lower() for m in facts.measured)]
+    nouns = [i for i, w in enumerate(words) if _has_measured(w, facts.measured)]
     return any(abs(i - j) <= QUANTITY_WINDOW_WORDS for i in nums for j in nouns)
 
 
 def negates(sentence: str) -> bool:
     """True when the sentence contains a negation word (``without``, ``not``, ``no`` ...)."""
-    return bool(_NEGATION.search(sentence))
+    return bool(NEGATION.search(sentence))
 
 
 #: "the paper by Yalong Jiang", "work from Smith et al.", "authored by ...": the name after it.
@@ -343,28 +331,6 @@ _DESCRIBED = re.compile(
     r"introducing|presenting|where|with|for)\s+(.+?)(?=[,;?!]|\.\s|\.$| and (?:what|how|which|the)\b|$)|"
     r"\bthe ((?:[\w\-]+\s+){0,5}[\w\-]+)\s+(?:one|paper)\b",
     re.I,
-)
-_NOT_A_DESCRIPTION = frozenset(
-    {
-        "first",
-        "second",
-        "third",
-        "fourth",
-        "last",
-        "other",
-        "same",
-        "former",
-        "latter",
-        "previous",
-        "above",
-        "this",
-        "that",
-        "whole",
-        "two",
-        "three",
-        "both",
-        "next",
-    }
 )
 
 
@@ -381,7 +347,7 @@ def descriptions(question: str) -> list[str]:
     for m in _DESCRIBED.finditer(question):
         text = (m.group(1) or m.group(2) or "").strip()
         words = text.lower().split()
-        if not words or words[0] in _NOT_A_DESCRIPTION or not content_tokens(text):
+        if not words or words[0] in NOT_A_DESCRIPTION or not content_tokens(text):
             continue
         out.append(text)
     return out

@@ -31,49 +31,32 @@ granted ("The CAD paper reports 20%, right?") against the sentence that answers 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
 import numpy as np
 
+from assistant.lang.claims import RELATIONS
 from assistant.lang.markup import plain_text
+from assistant.lang.numbers import NUMBER_WITH_UNIT, NUMBER_WORDS
+from assistant.lang.question_words import FRAME_WORDS
+from assistant.lang.stemming import stem
 from assistant.lang.text import STOPWORDS, content_tokens
+from assistant.lang.words import AND, LIST_MARK, TOKEN_JOINER, whole_phrase_pattern
 from assistant.tuning import ANSWERABLE_MIN_ALIGNMENT, COSINE_WEIGHT, LEXICAL_WEIGHT
 from assistant.types import PaperHit
-from assistant.understand.question import NUMBER_TOKEN, QuestionFacts, asked_thing, counted_words, states_quantity, stem
-from assistant.verify.rules import RELATIONS, Embedder
+from assistant.understand.question import NUMBER_TOKEN, QuestionFacts, asked_thing, counted_words, states_quantity
+from assistant.verify.rules import Embedder
 
 if TYPE_CHECKING:
     from assistant.understand.parse import Question
 
-#: Words that frame a question about a paper rather than name what it asks: never detail words.
-FRAME_WORDS = frozenset(
-    """report reports reported reporting mention mentions mentioned say says said state states stated describe
-    describes described give gives given find finds found get gets got exactly actually really right ok okay
-    also too please know wondering curious kind kinds sort type types thing things way ways like there here
-    anything something someone somebody whats wats whos hows theres author authors they their it its paper one
-    ones does did do done doing have has had included include includes first second third fourth last former
-    latter other wrote write written authored make makes made collection corpus introduce introduces introduced
-    present presents""".split()
-)
-
-#: A number with its unit: "20%", "5.0 %", "10x", "3 percent" (the unit decides the kind of a number).
-_NUMBER_WITH_UNIT = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)\s?(%|percent\b|[x×](?![\w-]))", re.I)
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> Callable[[str], str]:
-    """NLTK's Snowball (Porter 2) English stemmer (NLTK ships with llama-index)."""
-    from nltk.stem.snowball import SnowballStemmer
-
-    return SnowballStemmer("english").stem
-
 
 def _stem(word: str) -> str:
     """``word``'s Snowball stem, with an acronym's plural ``s`` removed too (``LMMs`` -> ``lmm``)."""
-    s = _stemmer()(word)
+    s = stem(word)
     return s[:-1] if len(s) > 3 and s.endswith("s") and not s.endswith(("ss", "us", "is")) else s
 
 
@@ -81,7 +64,7 @@ def _words(token: str) -> set[str]:
     """A content token's stems: the token, and for a hyphenated one its parts and the parts joined
     (``bit-rate`` -> ``bit-rat``, ``bit``, ``rate``, ``bitrat``), so "bitrate" meets "bit-rate"."""
     out = {_stem(token)}
-    parts = [p for p in re.split(r"[-.]", token) if p]
+    parts = [p for p in TOKEN_JOINER.split(token) if p]
     if len(parts) > 1:
         out |= {_stem(p) for p in parts if p not in STOPWORDS} | {_stem("".join(parts))}
     return out
@@ -96,7 +79,7 @@ def _relation_words() -> dict[str, str]:
 
 @lru_cache(maxsize=1)
 def _relation_phrases() -> list[tuple[re.Pattern[str], str]]:
-    return [(re.compile(rf"\b{re.escape(p)}\b", re.I), f"rel:{name}") for name, ps in RELATIONS.items() for p in ps]
+    return [(whole_phrase_pattern(p), f"rel:{name}") for name, ps in RELATIONS.items() for p in ps]
 
 
 def _stems(text: str) -> set[str]:
@@ -120,9 +103,7 @@ def _numbers(text: str) -> set[str]:
     return {m.group(0).replace(",", "").lower() for m in NUMBER_TOKEN.finditer(text)}
 
 
-_COUNTS = {w: i for i, w in enumerate("zero one two three four five six seven eight nine ten".split())}
-#: Where a sentence lists what it names: "components: (1) ...", "such as X", "including X", "namely X".
-_LIST_MARK = re.compile(r":|\(\s*(?:1|i|a)\s*\)|\b(?:such as|including|namely|e\.g\.|i\.e\.)", re.I)
+_COUNTS = {w: v for w, v in NUMBER_WORDS.items() if v <= 10}
 
 
 def _int(word: str) -> int:
@@ -135,17 +116,17 @@ _LIST_WINDOW = 8
 
 def _lists(sentence: str, count: int, thing: set[str]) -> bool:
     """True when ``sentence`` lists the ``count`` things it names (``thing``: stems) rather than only stating how
-    many there are: right after a word of the thing, a list mark (:data:`_LIST_MARK`: "components: (1) ..."),
+    many there are: right after a word of the thing, a list mark (:data:`LIST_MARK`: "components: (1) ..."),
     or, within :data:`_LIST_WINDOW` words on one side of it, at least ``count - 1`` separators (commas, "and")."""
     words = sentence.split()
     at = [i for i, w in enumerate(words) if _words(w.strip(",.;:()").lower()) & thing]
     for i in at:
         after, before = words[i + 1 : i + 1 + _LIST_WINDOW], words[max(0, i - _LIST_WINDOW) : i]
-        if _LIST_MARK.search(" ".join([words[i], *after[:3]])):
+        if LIST_MARK.search(" ".join([words[i], *after[:3]])):
             return True
         for side in (before, after):
             text = " ".join(side)
-            if count > 1 and text.count(",") + len(re.findall(r"\band\b", text)) >= count - 1:
+            if count > 1 and text.count(",") + len(AND.findall(text)) >= count - 1:
                 return True
     return False
 
@@ -292,16 +273,16 @@ def false_premise_number(question: str, hit: PaperHit, fits: Sequence[SentenceFi
         sentence states a number of the same unit).
     """
     text = plain_text(f"{hit.paper.title} {hit.paper.text}")
-    stated_here = {(_value(n), _unit(u)) for n, u in _NUMBER_WITH_UNIT.findall(text)}
+    stated_here = {(_value(n), _unit(u)) for n, u in NUMBER_WITH_UNIT.findall(text)}
     own = [f for f in fits if f.paper_id == hit.paper.id]
-    for m in _NUMBER_WITH_UNIT.finditer(question):
+    for m in NUMBER_WITH_UNIT.finditer(question):
         claimed = (_value(m.group(1)), _unit(m.group(2)))
         if claimed[0] is None or claimed in stated_here:
             continue
         for fit in sorted(own, key=lambda f: -f.alignment):
             others = [
                 f"{n}{'%' if claimed[1] == '%' else u}"
-                for n, u in _NUMBER_WITH_UNIT.findall(fit.text)
+                for n, u in NUMBER_WITH_UNIT.findall(fit.text)
                 if _unit(u) == claimed[1]
             ]
             if others:

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from assistant.lang.claims import TITLE_FRAME_WORDS
 from assistant.lang.text import content_tokens
 from assistant.llm.prompts import is_refusal, strip_citations
 from assistant.retrieve.references import author_phrase
@@ -52,7 +53,6 @@ from assistant.types import AnswerSentence, PaperHit
 from assistant.understand.question import analyze
 from assistant.verify.constraints import hard_mismatches, proper_nouns
 from assistant.verify.rules import (
-    TITLE_FRAME_WORDS,
     Embedder,
     mismatches,
     name_occurs,
@@ -79,7 +79,6 @@ __all__ = [
 
 if TYPE_CHECKING:
     from assistant.understand.parse import Question
-
 
 
 @dataclass(frozen=True, slots=True)

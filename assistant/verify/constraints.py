@@ -9,28 +9,21 @@ A person the sentence credits is checked against the author list instead
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
 
+from assistant.lang.words import NOT_PROPER_NOUNS, POSSESSIVE, PROPER_NOUN
 from assistant.verify.rules import name_occurs, number_mismatch, unmatched_facts
-
-#: A capitalised word inside a sentence (not its first word, nor the first after ``. : ; ( " “``): a
-#: proper noun - an organisation, place, dataset or person ("Stanford University", "Sydney", "ImageNet").
-_PROPER = re.compile(r"(?<=[A-Za-z0-9,\-] )([A-Z][a-z]+(?:['’]s)?)\b")
-#: Capitalised words that are not names (function words after a colon or in a title).
-_NOT_PROPER = frozenset(
-    {"The", "This", "These", "That", "Their", "Its", "It", "A", "An", "In", "On", "And", "Both", "I"}
-)
 
 
 def proper_nouns(sentence: str) -> list[str]:
-    """Capitalised words inside ``sentence`` (see :data:`_PROPER`), in order: candidate organisation, place,
-    dataset or person names; the first word of the sentence or of a clause after ``: ; (`` is skipped."""
+    """Capitalised words inside ``sentence`` (see :data:`assistant.lang.words.PROPER_NOUN`), in order: candidate
+    organisation, place, dataset or person names; the first word of the sentence or of a clause after ``: ; (``
+    is skipped."""
     out = []
-    for m in _PROPER.finditer(sentence):
-        word = re.sub(r"['’]s$", "", m.group(1))
+    for m in PROPER_NOUN.finditer(sentence):
+        word = POSSESSIVE.sub("", m.group(1))
         before = sentence[: m.start()].rstrip()
-        if word in _NOT_PROPER or (before and before[-1] in ".:;(\"“"):
+        if word in NOT_PROPER_NOUNS or (before and before[-1] in ".:;(\"“"):
             continue
         out.append(word)
     return out

@@ -24,11 +24,39 @@ With ``ASSISTANT_VERIFIER=model`` the trained support model decides all of these
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
+from assistant.lang.claims import (
+    ANTONYMS,
+    CLAIM_NUMBER_WORDS,
+    COMPARISON,
+    FIRST_OF_PAIR,
+    GENERIC_WORDS,
+    IDENTITY,
+    LATEX_MARKUP,
+    NEGATION_SCOPE_END,
+    PREFERENCE_LEADS,
+    REFERS_TO_TWO,
+    RELATION_SIDE_NOISE,
+    RELATIONS,
+    SECOND_OF_PAIR,
+    STRENGTH_GROUPS,
+    says_what_it_is,
+)
+from assistant.lang.numbers import DIGIT_NUMBER, THOUSANDS
+from assistant.lang.stemming import stem as _stem
 from assistant.lang.text import STOPWORDS
+from assistant.lang.words import (
+    CLAIM_CLAUSE_BREAK,
+    CLAIM_NAME_TOKEN,
+    CLAIM_WORD,
+    COUNTED_WORKS,
+    NEGATING_PREFIXES,
+    NEGATION_CUES,
+    whole_name_pattern,
+)
 from assistant.tuning import (
     NAME_SIDE_WINDOW,
     NEAR_COPY_LEXICAL,
@@ -38,252 +66,11 @@ from assistant.tuning import (
     SUBSTITUTION_MIN_WORDS,
 )
 
-#: Words allowed around a title in a sentence that only names a paper ("The paper is called X").
-TITLE_FRAME_WORDS = frozenset(
-    {"called", "titled", "named", "introduces", "introduced", "presents", "presented", "by", "authors"}
-)
-
-
-_NUMBER = re.compile(r"(?<![A-Za-z0-9\-.])\d+(?:[.,]\d+)*")
-_NAME_TOKEN = re.compile(r"(?<![A-Za-z0-9\-+])[A-Za-z0-9]+(?:[\-+][A-Za-z0-9]+)*\+*")
-_WORDS = re.compile(r"[a-z0-9]+(?:\.[0-9]+)?|[%,;:()]")
-_CLAUSE_BREAK = re.compile(
-    r",\s+(?:and|but|while|whereas|which|although|though)\b|;|:|\s+—\s+|,\s+(?=a link|an? \w+ that)", re.I
-)
-_LATEX = re.compile(r"\\(?:emph|textit|textbf|mathrm|text)\{|[\\${}*]")
-
-_NUMBER_WORDS = {
-    w: str(i)
-    for i, w in enumerate(
-        "zero _ two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
-        "seventeen eighteen nineteen twenty".split()
-    )
-    if w != "_"
-}
-_NUMBER_WORDS.update(
-    {
-        "thirty": "30",
-        "forty": "40",
-        "fifty": "50",
-        "sixty": "60",
-        "seventy": "70",
-        "eighty": "80",
-        "ninety": "90",
-        "hundred": "100",
-        "percent": "%",
-    }
-)
-#: Nouns after a count that make it a count of works, not a fact ("two papers here").
-_META_COUNTED = frozenset(
-    {"paper", "papers", "work", "works", "abstract", "abstracts", "study", "studies", "source", "sources"}
-)
-
-#: Words that negate the content words after them.
-NEGATION_CUES = frozenset(
-    {
-        "not",
-        "no",
-        "never",
-        "without",
-        "cannot",
-        "nor",
-        "neither",
-        "none",
-        "fail",
-        "fails",
-        "failed",
-        "failing",
-        "lack",
-        "lacks",
-        "lacking",
-        "unable",
-        "nt",
-        "rarely",
-        "hardly",
-    }
-)
-_NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "sub")
-_SCOPE_END = frozenset(
-    {"but", "and", "while", "whereas", "which", "that", "although", "though", "because", ",", ";", ":", "(", ")"}
-)
-
-#: Opposites (compared after :func:`_stem`): the general kinds of flipped claims, not corpus strings.
-ANTONYMS: tuple[tuple[str, str], ...] = (
-    ("larger", "smaller"),
-    ("large", "small"),
-    ("bigger", "smaller"),
-    ("stronger", "weaker"),
-    ("strong", "weak"),
-    ("higher", "lower"),
-    ("high", "low"),
-    ("more", "less"),
-    ("more", "fewer"),
-    ("better", "worse"),
-    ("faster", "slower"),
-    ("fast", "slow"),
-    ("easier", "harder"),
-    ("easy", "hard"),
-    ("increase", "decrease"),
-    ("increase", "reduce"),
-    ("improve", "degrade"),
-    ("improve", "worsen"),
-    ("improve", "hurt"),
-    ("enhance", "degrade"),
-    ("stable", "degrade"),
-    ("stable", "unstable"),
-    ("narrow", "widen"),
-    ("explicit", "implicit"),
-    ("global", "local"),
-    ("maximum", "minimum"),
-    ("maximize", "minimize"),
-    ("before", "after"),
-    ("input", "output"),
-    ("positive", "negative"),
-    ("success", "failure"),
-    ("succeed", "fail"),
-    ("upper", "lower"),
-    ("above", "below"),
-    ("earlier", "later"),
-    ("early", "late"),
-    ("nearby", "distant"),
-    ("short", "long"),
-    ("shorter", "longer"),
-    ("dense", "sparse"),
-    ("cheap", "expensive"),
-    ("outperform", "underperform"),
-    ("accelerate", "delay"),
-    ("enable", "prevent"),
-    ("overestimate", "underestimate"),
-    ("supervised", "unsupervised"),
-    ("leaf", "root"),
-    ("leaves", "roots"),
-    ("natural", "synthetic"),
-    ("linear", "nonlinear"),
-    ("online", "offline"),
-)
-#: Scope/strength words: the claim must not say more than the aligned evidence. Members of a group
-#: stand for each other ("proves" is backed by "proof" or "theorem").
-STRENGTH_GROUPS: tuple[frozenset[str], ...] = (
-    frozenset({"all", "every", "always", "entire", "entirely", "universally", "whole"}),
-    frozenset({"prove", "proves", "proved", "proven", "proof", "proofs", "provably", "theorem", "rigorously"}),
-    frozenset({"first"}),  # only as "the first ..." (priority), not "first trains ..." (sequence)
-    frozenset({"best", "sota", "art"}),  # "state of the art" / "state-of-the-art"
-    frozenset({"far"}),
-    frozenset({"completely", "fully", "perfectly", "perfect"}),
-)
-#: Asymmetric relations ``X <rel> Y``: canonical name -> phrases; ``*_by`` relations read ``Y <rel> X``.
-RELATIONS: dict[str, tuple[str, ...]] = {
-    "beats": (
-        "outperforms",
-        "outperform",
-        "outperformed",
-        "beats",
-        "beat",
-        "surpasses",
-        "surpass",
-        "surpassed",
-        "surpassing",
-        "outperforming",
-        "exceeds",
-        "exceed",
-        "dominates",
-        "dominate",
-        "better than",
-        "rather than",
-        "instead of",
-        "as opposed to",
-    ),
-    "causes": (
-        "leads to",
-        "lead to",
-        "led to",
-        "causes",
-        "cause",
-        "results in",
-        "result in",
-        "gives rise to",
-        "is used to initialize",
-        "used to initialize",
-    ),
-    "caused_by": (
-        "stems from",
-        "stem from",
-        "results from",
-        "result from",
-        "arises from",
-        "caused by",
-        "due to",
-        "driven by",
-    ),
-}
-#: Adverbs ignored on a relation's sides.
-_SIDE_NOISE = frozenset(
-    {
-        "primarily",
-        "mainly",
-        "mostly",
-        "also",
-        "significantly",
-        "even",
-        "only",
-        "largely",
-        "often",
-        "usually",
-        "typically",
-        "still",
-        "further",
-        "first",
-        "then",
-        "solely",
-    }
-)
-#: Words a paraphrase may freely add or swap in; never a substitution by themselves.
-GENERIC_WORDS = frozenset(
-    {
-        "novel",
-        "new",
-        "key",
-        "main",
-        "important",
-        "significant",
-        "significantly",
-        "various",
-        "several",
-        "different",
-        "approach",
-        "method",
-        "methods",
-        "framework",
-        "technique",
-        "paper",
-        "work",
-        "authors",
-        "author",
-        "study",
-        "specifically",
-        "also",
-        "further",
-        "thus",
-        "overall",
-        "their",
-        "its",
-        "they",
-        "the",
-        "this",
-        "these",
-        "our",
-        "we",
-    }
-)
-_REFERS_TO_TWO = re.compile(
-    r"\b(?:both|two|former|latter|respectively|while|whereas|papers|likewise|similarly)\b", re.I
-)
-
 
 def refers_to_two(sentence: str) -> bool:
     """True when ``sentence`` speaks of two works ("both", "the former", "while", "respectively"): it may be
     aligned to one fact from each of two papers."""
-    return _REFERS_TO_TWO.search(sentence) is not None
+    return REFERS_TO_TWO.search(sentence) is not None
 
 
 Embedder = Callable[[list[str]], list[list[float]]]
@@ -308,20 +95,13 @@ def _is_name(token: str) -> bool:
 
 def names_in(text: str) -> list[str]:
     """Name-like tokens of ``text`` in order (see :func:`_is_name`)."""
-    return [t for t in _NAME_TOKEN.findall(text) if _is_name(t)]
-
-
-def _name_pattern(name: str) -> re.Pattern[str]:
-    variants = [re.escape(name)]
-    if name.endswith("s") and any(c.isupper() for c in name[1:-1]):  # "AIGIs" -> "AIGI", "LoRAs" -> "LoRA"
-        variants.append(re.escape(name[:-1]))
-    return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(variants) + r")(?:s|es)?(?![A-Za-z0-9+])", re.I)
+    return [t for t in CLAIM_NAME_TOKEN.findall(text) if _is_name(t)]
 
 
 def name_occurs(name: str, text: str) -> bool:
     """``name`` occurs in ``text`` as a whole token (case-insensitive; a plural ``s`` allowed), so ``GPT-4``
     does not match inside ``GPT-4o``."""
-    return _name_pattern(name).search(text) is not None
+    return whole_name_pattern(name).search(text) is not None
 
 
 def unmatched_facts(sentence: str, paper_text: str) -> list[str]:
@@ -329,29 +109,29 @@ def unmatched_facts(sentence: str, paper_text: str) -> list[str]:
 
     Numbers are compared without thousands commas; names as whole tokens, case-insensitively.
     """
-    text_nums = {_norm_num(n) for n in _NUMBER.findall(paper_text)}
-    missing = [n for n in _NUMBER.findall(sentence) if _norm_num(n) not in text_nums]
+    text_nums = {_norm_num(n) for n in DIGIT_NUMBER.findall(paper_text)}
+    missing = [n for n in DIGIT_NUMBER.findall(sentence) if _norm_num(n) not in text_nums]
     missing += [t for t in names_in(sentence) if not name_occurs(t, paper_text)]
     return missing
 
 
-def _stem(word: str) -> str:
-    """A light suffix stripper, applied alike to both sides of every comparison."""
-    w = word.lower()
-    if len(w) > 4 and w.endswith("ies"):
-        return w[:-3] + "y"
-    for suffix in ("ing", "ed", "es", "s"):
-        if w.endswith(suffix) and len(w) - len(suffix) >= 3 and not w.endswith("ss"):
-            w = w[: -len(suffix)]
-            break
-    return w[:-1] if len(w) > 3 and w.endswith("e") else w
+@lru_cache(maxsize=1)
+def _antonym_of() -> dict[str, set[str]]:
+    """Stem -> the stems of its opposites (:data:`ANTONYMS`); built on first use, so importing this module does
+    not import NLTK (the stemmer's)."""
+    out: dict[str, set[str]] = {}
+    for a, b in ANTONYMS:
+        out.setdefault(_stem(a), set()).add(_stem(b))
+        out.setdefault(_stem(b), set()).add(_stem(a))
+    return out
 
 
-_ANTONYM_OF: dict[str, set[str]] = {}
-for _a, _b in ANTONYMS:
-    _ANTONYM_OF.setdefault(_stem(_a), set()).add(_stem(_b))
-    _ANTONYM_OF.setdefault(_stem(_b), set()).add(_stem(_a))
-_STRENGTH_OF = {_stem(w): i for i, group in enumerate(STRENGTH_GROUPS) for w in group}
+@lru_cache(maxsize=1)
+def _strength_of() -> dict[str, int]:
+    """Stem -> its group in :data:`STRENGTH_GROUPS` (built on first use, like :func:`_antonym_of`)."""
+    return {_stem(w): i for i, group in enumerate(STRENGTH_GROUPS) for w in group}
+
+
 _RELATION_PHRASES = sorted(
     ((tuple(p.split()), rel) for rel, ps in RELATIONS.items() for p in ps), key=lambda x: -len(x[0])
 )
@@ -361,9 +141,9 @@ def words(text: str) -> list[str]:
     """Lower-case word tokens in order, hyphenated words split, LaTeX markup dropped, thousands commas removed,
     number words as digits and ``percent`` as ``%`` (``"sixteen"`` -> ``"16"``, ``"2,864"`` -> ``"2864"``); the
     clause punctuation ``, ; : ( )`` is kept as tokens (it ends a negation's scope)."""
-    text = _LATEX.sub(" ", text.replace("\\%", "%"))
-    text = re.sub(r"(\d),(\d{3})\b", r"\1\2", text.lower())
-    return [_NUMBER_WORDS.get(w, w) for w in _WORDS.findall(text.replace("n't", " nt"))]
+    text = LATEX_MARKUP.sub(" ", text.replace("\\%", "%"))
+    text = THOUSANDS.sub(r"\1\2", text.lower())
+    return [CLAIM_NUMBER_WORDS.get(w, w) for w in CLAIM_WORD.findall(text.replace("n't", " nt"))]
 
 
 def _is_number(w: str) -> bool:
@@ -410,7 +190,7 @@ def _numbers(t: _Text) -> list[tuple[str, str]]:
     for i, w in enumerate(t.words):
         if _is_number(w):
             nxt = t.stems[i + 1] if i + 1 < len(t.words) and (t.words[i + 1].isalnum() or t.words[i + 1] == "%") else ""
-            if nxt in {_stem(m) for m in _META_COUNTED}:
+            if nxt in {_stem(m) for m in COUNTED_WORKS}:
                 continue
             out.append((w.rstrip("."), nxt))
     return out
@@ -451,14 +231,14 @@ def _polarity(t: _Text, other: _Text) -> tuple[set[str], set[str]]:
         if w in NEGATION_CUES:
             scope = NEGATION_SCOPE
             continue
-        if w in _SCOPE_END:
+        if w in NEGATION_SCOPE_END:
             scope = 0
         if not _content(w):
             continue
         base = next(
             (
                 _stem(w[len(p) :])
-                for p in _NEGATING_PREFIXES
+                for p in NEGATING_PREFIXES
                 if w.startswith(p) and len(w) - len(p) >= 4 and _stem(w[len(p) :]) in other.content
             ),
             None,
@@ -488,7 +268,8 @@ def _check_negation(claim: _Text, ev: _Text) -> str:
 
 
 def _check_antonyms(claim: _Text, ev: _Text) -> str:
-    polar = frozenset(_ANTONYM_OF)
+    antonym_of = _antonym_of()
+    polar = frozenset(antonym_of)
     ev_at = [(_context(ev, j, skip=polar), s) for j, s in enumerate(ev.stems) if s in polar]
     if not ev_at:
         return ""
@@ -499,9 +280,9 @@ def _check_antonyms(claim: _Text, ev: _Text) -> str:
         # the evidence occurrence whose neighbours best match this word's: the same word, or its opposite?
         # Neighbours that both have (the noun they share, e.g. "patterns" in "global/local patterns") don't tell.
         same_all = set().union(*(c for c, e in ev_at if e == s))
-        anti_all = set().union(*(c for c, e in ev_at if e in _ANTONYM_OF[s]))
+        anti_all = set().union(*(c for c, e in ev_at if e in antonym_of[s]))
         same = max((len(ctx & (c - anti_all)) for c, e in ev_at if e == s), default=0)
-        anti = max((len(ctx & (c - same_all)) for c, e in ev_at if e in _ANTONYM_OF[s]), default=0)
+        anti = max((len(ctx & (c - same_all)) for c, e in ev_at if e in antonym_of[s]), default=0)
         if anti >= SLOT_MIN_OVERLAP and anti > same:
             return f"'{claim.words[i]}' where the evidence has its opposite"
     return ""
@@ -512,7 +293,7 @@ def _relations(t: _Text, width: int = SLOT_WINDOW) -> list[tuple[str, set[str], 
     a side is the content stems within ``width`` content words of the relation phrase."""
     out = []
     i = 0
-    skip = frozenset(_SIDE_NOISE)
+    skip = frozenset(RELATION_SIDE_NOISE)
     while i < len(t.words):
         for phrase, rel in _RELATION_PHRASES:
             if t.words[i : i + len(phrase)] == phrase:
@@ -521,7 +302,7 @@ def _relations(t: _Text, width: int = SLOT_WINDOW) -> list[tuple[str, set[str], 
                 right = _context(right_t, -1, width, skip)
                 if rel == "caused_by":
                     rel, left, right = "causes", right, left
-                if rel == "beats" and phrase[0] in {"rather", "instead", "as"}:
+                if rel == "beats" and phrase[0] in PREFERENCE_LEADS:
                     rel = "preferred"
                 out.append((rel, left, right))
                 i += len(phrase) - 1
@@ -533,9 +314,9 @@ def _relations(t: _Text, width: int = SLOT_WINDOW) -> list[tuple[str, set[str], 
             before = _context(_Text(t.raw, t.words[:i], t.stems[:i], t.content), i, skip=skip)
             out.append(("from_to:" + ",".join(sorted(before)), x, y))
         i += 1
-    if "another" in t.words or "latter" in t.words:  # "one for X and another for Y", "the former ... the latter"
-        a = next((k for k, w in enumerate(t.words) if w in {"one", "former"}), None)
-        b = next((k for k, w in enumerate(t.words) if w in {"another", "latter"}), None)
+    if SECOND_OF_PAIR & set(t.words):  # "one for X and another for Y", "the former ... the latter"
+        a = next((k for k, w in enumerate(t.words) if w in FIRST_OF_PAIR), None)
+        b = next((k for k, w in enumerate(t.words) if w in SECOND_OF_PAIR), None)
         if a is not None and b is not None and a < b:
             x = {s for w, s in zip(t.words[a + 1 : b], t.stems[a + 1 : b]) if _content(w)}
             y = {s for w, s in zip(t.words[b + 1 :], t.stems[b + 1 :]) if _content(w)}
@@ -576,53 +357,43 @@ def _check_order(claim: _Text, ev: _Text) -> str:
     return ""
 
 
-_IDENTITY = re.compile(r"\b(?:is|are|was|were)\s+(?:an?|the)\s+((?:[\w\-]+\s+){0,3}[\w\-]+)")
-_COMPARE = re.compile(
-    r"\b(?:surpass\w*|outperform\w*|beat\w*|better than|than|compared (?:to|with)|over|unlike|"
-    r"instead of|rather than|versus|vs\.?|against|baselines?)\b"
-)
-
-
 def _check_identity(claim: _Text, ev: _Text) -> str:
     """ "X is a Y" where the evidence only sets X against Y ("X surpasses ... Y models"): the thing a method
     is compared with is not what it is (issue 13: "ControlAR is a diffusion model")."""
     names = [n for n in names_in(claim.raw) if name_occurs(n, ev.raw)]
     low_claim, low_ev = claim.raw.lower(), ev.raw.lower()
     for name in names:
-        m = _IDENTITY.search(low_claim, low_claim.find(name.lower()) + len(name)) if name.lower() in low_claim else None
+        m = IDENTITY.search(low_claim, low_claim.find(name.lower()) + len(name)) if name.lower() in low_claim else None
         if m is None or m.start() - (low_claim.find(name.lower()) + len(name)) > 3:
             continue
         kind = {_stem(w) for w in words(m.group(1)) if _content(w)}
-        for cm in _COMPARE.finditer(low_ev):
+        for cm in COMPARISON.finditer(low_ev):
             after = {_stem(w) for w in words(low_ev[cm.end() : cm.end() + 80]) if _content(w)}
-            if (
-                kind
-                and kind & after
-                and not re.search(re.escape(name.lower()) + r"\W{0,3}(?:is|are|,)\s+(?:an?|the)\b", low_ev)
-            ):
+            if kind and kind & after and not says_what_it_is(name.lower(), low_ev):
                 return f"'{name}' called '{m.group(1)}', which the evidence compares it with"
     return ""
 
 
 def _clauses(claim: str) -> list[_Text]:
-    parts = [p for p in _CLAUSE_BREAK.split(claim) if p and p.strip()]
+    parts = [p for p in CLAIM_CLAUSE_BREAK.split(claim) if p and p.strip()]
     return [_Text.of(p) for p in parts] or [_Text.of(claim)]
 
 
 def _check_strength(claim: str, aligned: Sequence[_Text]) -> str:
+    strength_of = _strength_of()
     for clause in _clauses(claim):
         groups = {
-            _STRENGTH_OF[s]
+            strength_of[s]
             for k, s in enumerate(clause.stems)
-            if s in _STRENGTH_OF and (s != "first" or (k > 0 and clause.words[k - 1] == "the"))
+            if s in strength_of and (s != "first" or (k > 0 and clause.words[k - 1] == "the"))
         }  # "the first", not "first trains"
         if not groups:
             continue
         carrier = max(aligned, key=lambda ev: len(clause.content & ev.content))
-        have = {_STRENGTH_OF[s] for s in carrier.stems if s in _STRENGTH_OF}
+        have = {strength_of[s] for s in carrier.stems if s in strength_of}
         missing = groups - have
         if missing:
-            word = next(w for w, s in zip(clause.words, clause.stems) if _STRENGTH_OF.get(s) in missing)
+            word = next(w for w, s in zip(clause.words, clause.stems) if strength_of.get(s) in missing)
             return f"'{word}' is not backed by the evidence"
     return ""
 

@@ -67,7 +67,7 @@ def test_premises_are_checkable_claims_only() -> None:
     assert premises("I am new to this field. Which paper proposes DUALFormer?") == []
     assert premises("Which paper proposes DUALFormer?") == []
     f = premise_facts("LeReT improved retrieval accuracy by 42%.")
-    assert f.quantity and "accuracy" in f.measured
+    assert f.quantity and "accuraci" in f.measured  # the Snowball stem of "accuracy"
 
 
 def test_clauses_split_a_question_into_its_aspects() -> None:

@@ -245,7 +245,7 @@ def test_a_topic_list_shows_its_count_and_how_to_see_more() -> None:
     session = SimpleNamespace(turns=[SimpleNamespace(answer=page)])
     assert has_more(session) and not has_more(SimpleNamespace(turns=[SimpleNamespace(answer=last)]))  # type: ignore[arg-type]
     assert not has_more(None) and not has_more(SimpleNamespace(turns=[]))  # type: ignore[arg-type]
-    from assistant.conversation.resolve import _MORE
+    from assistant.lang.references import MORE as _MORE
 
     assert _MORE.match(SHOW_MORE_TEXT) and _MORE.match("next page") and not _MORE.match("tell me more about it")
 

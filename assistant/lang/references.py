@@ -1,0 +1,45 @@
+"""The words that point back in a conversation, written once: ordinals ("the second one"), labels ("[2]",
+"paper 2"), "the former/latter", "the other", pronouns and plural/set references, and "show more". Closed-class and
+exact, like the ``[n]`` labels (nothing fitted); read by follow-up resolution (assistant/conversation/resolve.py).
+"""
+
+from __future__ import annotations
+
+import re
+
+from assistant.lang.citations import CITATION_LABEL
+from assistant.lang.numbers import ORDINALS
+
+# Closed-class words that point at a position or a referent: exact, like [2] labels (nothing fitted to examples).
+#: "the second one", "the 2nd paper": group 1 is a key of :data:`assistant.lang.numbers.ORDINALS`.
+ORDINAL_REF = re.compile(rf"\bthe ({'|'.join(ORDINALS)})(?: one| paper| abstract| work)?\b", re.I)
+#: "[2]", "paper 2", "source #2": group 1 or 2 is the label.
+LABEL_REF = re.compile(rf"(?:{CITATION_LABEL.pattern}|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
+FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.I)
+OTHER = re.compile(r"\bthe other(?: one| paper| abstract| work)?\b", re.I)
+PLURAL_REF = re.compile(
+    r"\b(they|them|their|theirs|these|those|both|each|either|the two|the three|all of them|"
+    r"which of them|these papers|those papers|the papers)\b",
+    re.I,
+)
+#: Quantifiers over two or more papers ("both", "either of them"): the question means a set, like "those two".
+SET_REF = re.compile(r"\b(both|either|neither|each of them|the two|all of them)\b", re.I)
+SINGULAR_REF = re.compile(
+    r"\b(it|its|it's|this paper|that paper|the paper|this work|the method|the model|"
+    r"the approach|the authors|this one|that one|the other|he|she|his|her)\b",
+    re.I,
+)
+#: Pronouns and phrases that point back to a paper already discussed.
+BACK_REF = re.compile(
+    r"\b(it|its|they|them|their|this paper|that paper|the paper|this work|these papers|those papers|"
+    r"the authors|both|the two|the three|this one|that one|the other)\b",
+    re.I,
+)
+#: "show more", "more", "next page", "more please", "show the next 10": the next page of the last listing.
+MORE = re.compile(
+    r"^\s*(?:(?:please\s+)?(?:show|list|give me)\s+)?(?:me\s+)?(?:the\s+)?(?:more|next(?:\s+(?:page|\d+|ones?))?|"
+    r"rest)(?:\s+(?:papers|ones|results|please))*\s*[.!?]*\s*$",
+    re.I,
+)
+#: Openings of an elliptic follow-up ("and the second one?", "what about its data?").
+ELLIPTIC_OPENINGS = ("and ", "what about", "how about")
