@@ -331,9 +331,7 @@ class Answerer:
             # the bundled model's loose paraphrases must also be near-restatements (tuning.py)
             min_alignment = SMALL_MODEL_MIN_SUPPORT if self._tools.small_model else VERIFY_MIN_ALIGNMENT
             verifier = build_verifier(self.settings, backend=self._backend, small_model=self._tools.small_model)
-            attributor = Attributor(
-                plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment
-            )
+            attributor = Attributor(plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment)
 
             def verify(raw: str) -> bool:
                 verdict = attributor.attribute(raw)
