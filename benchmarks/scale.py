@@ -128,7 +128,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     model = build_embed_model(settings)
     t0 = time.perf_counter()
     if args.papers == 38:
-        report = ingest(settings, [settings.seeds_dir], model, progress=False)
+        report = ingest(settings, [settings.storage.seeds_dir], model, progress=False)
     else:
         sentences, titles = _seed_material()
         embed = StoredVectors(model, sentences + titles)

@@ -56,9 +56,9 @@ def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
     ``context_papers`` whose dense similarity is within ``context_similarity_margin`` of the best."""
     if not hits:
         return []
-    top = hits[: settings.context_papers]
+    top = hits[: settings.answer.context_papers]
     best = max(h.dense_similarity for h in top)
-    return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.context_similarity_margin]
+    return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.retrieval.context_similarity_margin]
 
 
 #: Words that make a number in a question a bound, not a premise ("more than 10%", "at least 2x").

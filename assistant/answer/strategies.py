@@ -196,7 +196,9 @@ class CompareStrategy(IntentStrategy):
         return None
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
-        wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
+        wanted = max(
+            COMPARE_PAPERS, min(tools.settings.answer.context_papers, req.facts.papers_wanted or COMPARE_PAPERS)
+        )
         papers = hits if req.focus_ids else (shared_topic_papers(tools, req, hits, wanted) or hits[:wanted])
         context = profile_evidence(tools, papers)
         return Plan(context, use_model=not tools.small_model, comparison=comparison_table(context, req.cache))
@@ -245,22 +247,22 @@ class TopicStrategy(IntentStrategy):
         if nar.ids is None:
             return tools.retriever.retrieve(topic, top_k=TOPIC_CANDIDATES, candidate_k=TOPIC_CANDIDATE_WINDOWS)
         if not nar.ids:  # nothing has that venue / author: search unnarrowed, plan() says so
-            return tools.retriever.retrieve(topic, top_k=tools.settings.top_k)
+            return tools.retriever.retrieve(topic, top_k=tools.settings.retrieval.top_k)
         if len(nar.ids) <= TOPIC_NARROWED_RESCORE_MAX:
             hits = tools.retriever.hits_for(req.search(tools, nar.query), sorted(nar.ids))
             return sorted(hits, key=lambda h: max((e.score for e in h.evidence), default=-1.0), reverse=True)
         hits = tools.retriever.retrieve(topic, top_k=4 * TOPIC_CANDIDATES, candidate_k=4 * TOPIC_CANDIDATE_WINDOWS)
-        return [h for h in hits if h.paper.id in nar.ids][:TOPIC_CANDIDATES] or hits[: tools.settings.top_k]
+        return [h for h in hits if h.paper.id in nar.ids][:TOPIC_CANDIDATES] or hits[: tools.settings.retrieval.top_k]
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         if req.focus_ids:
             return Plan(hits, use_model=False, sources=hits)
         nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
         allowed = hits if nar.ids is None else [h for h in hits if h.paper.id in nar.ids]
-        members = topic_members(nar.query, allowed, tools.settings.topic_min_evidence)
+        members = topic_members(nar.query, allowed, tools.settings.answer.topic_min_evidence)
         page = members[req.page.offset : req.page.offset + req.page.limit]
         listing = Listing(len(members), req.page.offset, len(page), req.page.limit, nar.venue, nar.author)
-        return Plan(page, use_model=False, sources=page or hits[: tools.settings.top_k], listing=listing)
+        return Plan(page, use_model=False, sources=page or hits[: tools.settings.retrieval.top_k], listing=listing)
 
     def notice(self, plan: Plan) -> str:
         """Why a listing shows nothing: the narrowing matches no paper, or the page is past the end."""
@@ -303,7 +305,9 @@ class ChoiceStrategy(IntentStrategy):
     )
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
-        wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
+        wanted = max(
+            COMPARE_PAPERS, min(tools.settings.answer.context_papers, req.facts.papers_wanted or COMPARE_PAPERS)
+        )
         context = profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
         chosen = decided_paper(context, req)
         return Plan(context, use_model=not tools.small_model and chosen is None, decided=chosen)

@@ -69,7 +69,7 @@ def _read_records(tools: Tools, question: Question) -> RecordQuery | None:
         return None
     if not ask.only_names(ask.rest):  # asks for no field ("which papers are about X?"): nothing to look up
         return RecordQuery(ask)
-    refs = find_references(question, tools.retriever, tools.settings.min_similarity)
+    refs = find_references(question, tools.retriever, tools.settings.retrieval.min_similarity)
     named = tuple(pid for pid in refs.named if pid not in ask.person_ids)
     words: set[str] = set()  # a person's own papers lend no words: "papers by X about memory" is a topic list
     if named:
@@ -114,7 +114,7 @@ class Request:
 @dataclass(frozen=True, slots=True)
 class Tools:
     """What strategies may use: the retriever, the sentence embedder, the settings (thresholds and sizes)
-    and the answer profile (``small_model``: the bundled 135M model, see ``Settings.llm_profile``)."""
+    and the answer profile (``small_model``: the bundled 135M model, see ``Settings.llm.profile``)."""
 
     retriever: PaperRetriever
     embed: Embedder
@@ -140,7 +140,7 @@ class Plan:
     Attributes:
         context: the papers sentences may cite; source ``[n]`` is ``context[n - 1]``.
         use_model: whether the model writes sentences (else :meth:`IntentStrategy.answer_by_code` does).
-        max_tokens: the model's token budget (None: ``Settings.llm_max_output_tokens``).
+        max_tokens: the model's token budget (None: ``Settings.llm.max_output_tokens``).
         stop_at_first: stop reading the model after its first verified sentence.
         sources: papers shown as sources (None: every candidate).
         comparison: a papers x aspects table shown with the answer.
@@ -259,4 +259,4 @@ def _attributor(tools: Tools, hit: PaperHit) -> Attributor:
     from assistant.verify.attribution import Attributor
     from assistant.verify.verifiers import build_verifier
 
-    return Attributor([hit], tools.embed, build_verifier(tools.settings))
+    return Attributor([hit], tools.embed, build_verifier(tools.settings.verify))

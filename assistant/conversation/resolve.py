@@ -132,7 +132,7 @@ class Resolver:
         question_text = q.text
         shown = self._state.shown()
         current = list(shown[0]) if shown else []
-        refs = find_references(q, self._retriever, self._settings.min_similarity)
+        refs = find_references(q, self._retriever, self._settings.retrieval.min_similarity)
         named = list(refs.named)
         explicit = bool(named or refs.unresolved or refs.unknown_author)  # the question says which paper it means
         by_name = self._named_by_name(q)
@@ -239,7 +239,7 @@ class Resolver:
         top = max((s for pid, s in sims.items() if pid not in current), default=0.0)
         if detected == "topic" and not refers:
             return [], ""
-        min_similarity = self._settings.min_similarity
+        min_similarity = self._settings.retrieval.min_similarity
         if not refers and (s_focus < min_similarity or s_focus < top - FOCUS_PREFERENCE_MARGIN):
             return [], ""
         first = current[0]
@@ -252,7 +252,7 @@ class Resolver:
         describes it: (s1 - s_focus) + (s1 - s2), s_focus the best cosine of a paper in ``current`` and s2 the
         runner-up's; ("", -inf) when no other paper was scored or s1 is below ``min_similarity``."""
         others = sorted(((s, pid) for pid, s in sims.items() if pid not in current), reverse=True)
-        if not others or others[0][0] < self._settings.min_similarity:
+        if not others or others[0][0] < self._settings.retrieval.min_similarity:
             return "", float("-inf")
         s_focus = max((sims.get(pid, 0.0) for pid in current), default=0.0)
         s1, best = others[0]

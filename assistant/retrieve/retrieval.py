@@ -185,7 +185,7 @@ class PaperRetriever:
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers import QueryFusionRetriever
 
-        k = candidate_k or self._settings.candidate_k
+        k = candidate_k or self._settings.retrieval.candidate_k
         # one no-op transformation: no default node parser. An empty list is falsy, and llama-index then builds
         # its global SentenceSplitter, which loads a tiktoken encoding (~0.5 s) and, when TIKTOKEN_CACHE_DIR
         # lacks it, tries to download it (a raw ConnectionError offline; issue 20). Nothing is inserted here.
@@ -196,7 +196,7 @@ class PaperRetriever:
         # num_queries=1: no query generation, so the LLM is never called; MockLLM only keeps
         # llama-index from resolving its global default (OpenAI) at construction.
         return QueryFusionRetriever(
-            {"fused": [dense, bm25], "dense": [dense], "bm25": [bm25]}[self._settings.retrieval_mode],
+            {"fused": [dense, bm25], "dense": [dense], "bm25": [bm25]}[self._settings.retrieval.mode],
             mode="reciprocal_rerank",
             num_queries=1,
             similarity_top_k=2 * k,
@@ -245,7 +245,7 @@ class PaperRetriever:
             switched = generation < 0 or bool(owner and owner != view.store.collection_id)
             if generation == self._seen_generation and not switched:
                 return 0
-            embedded = not self._settings.chroma_host
+            embedded = not self._settings.storage.chroma_host
             others_wrote = writer != process_id() or view.system is not embedded_system(self._settings)
             reopen = switched or (self._seen_generation >= 0 and embedded and others_wrote)
             for attempt in range(1, READ_ATTEMPTS + 1):
@@ -269,7 +269,7 @@ class PaperRetriever:
         at most ``SWITCH_WAIT_S``, for the catalog and the index to match. Call under ``_sync_lock``."""
         from assistant.index.store import SWITCH_WAIT_S, embedded_system, forget_embedded_client, is_stale_view_error
 
-        if not self._settings.chroma_host:
+        if not self._settings.storage.chroma_host:
             forget_embedded_client(self._settings, stop=False)  # the old view's client stops when it is done
         deadline = time.monotonic() + SWITCH_WAIT_S
         while True:
@@ -307,7 +307,7 @@ class PaperRetriever:
             rebuilt = PaperStore.open_rebuilt(self._settings, owner)  # a rebuild is switching (or was killed doing so)
             if rebuilt is not None:
                 return rebuilt  # complete: read it under whichever names its collections have now
-            if self._settings.chroma_host or time.monotonic() > deadline:
+            if self._settings.storage.chroma_host or time.monotonic() > deadline:
                 return store  # server: this replica's catalog is rebuilt; embedded: "run `assistant ingest`"
             time.sleep(0.05)
 
@@ -316,7 +316,7 @@ class PaperRetriever:
         rebuilt (in one transaction) when the server's index was rebuilt; embedded, the writer replaces it."""
         if self._catalog.collection_id != view.store.collection_id:
             self._catalog.collection_id = view.store.collection_id
-        return self._catalog.sync(view.store, rebuild_if_foreign=bool(self._settings.chroma_host))
+        return self._catalog.sync(view.store, rebuild_if_foreign=bool(self._settings.storage.chroma_host))
 
     def _reopen_after(self, failed: _View) -> None:
         """A read through ``failed`` found the index changed under it: reopen, unless another thread already did."""
@@ -435,18 +435,18 @@ class PaperRetriever:
         embedding); ``aspects=True`` for a question that asks for one paper (lookup, summary): the candidates
         are also ranked by how well each covers every clause of the question (tuning.ASPECT_WEIGHT; costs one
         query embedding per clause, at most ASPECT_MAX_CLAUSES). ``candidate_k`` overrides
-        ``settings.candidate_k`` (windows fetched per retriever), for a listing that needs more papers than a
+        ``settings.retrieval.candidate_k`` (windows fetched per retriever), for a listing that needs more papers than a
         lookup (a topic over a whole conference).
 
         Returns:
-            up to ``top_k`` (default ``settings.top_k``) :class:`PaperHit`, best first; ``score`` is the
+            up to ``top_k`` (default ``settings.retrieval.top_k``) :class:`PaperHit`, best first; ``score`` is the
             fused score of the rankers (rankers.py: window RRF score, then metadata, paper-vector, window-rank
             and aspect reciprocal ranks), ``dense_similarity`` the best window cosine in [-1, 1], and
             ``evidence`` the ``evidence_sentences`` best sentences of the paper (in abstract order).
             Papers the query names by author, title name or title words (references.MetadataIndex) get
             a reciprocal-rank list fused in with weight ``METADATA_WEIGHT``.
         """
-        top_k = top_k or self._settings.top_k
+        top_k = top_k or self._settings.retrieval.top_k
         self.refresh()
         q = self._as_query(query)
         return self._read(lambda view, lenient: self._retrieve(view, q, top_k, aspects, lenient, candidate_k))
@@ -463,7 +463,7 @@ class PaperRetriever:
         """One fusion loop over :attr:`rankers`: the ``recall`` rankers decide the candidates (the best
         ``max(top_k, WINDOW_RANK_CANDIDATES)``), whose vectors are then read for the ``rerank`` rankers."""
         fusion = view.fusion
-        if candidate_k and candidate_k != self._settings.candidate_k:
+        if candidate_k and candidate_k != self._settings.retrieval.candidate_k:
             fusion = view.wide.get(candidate_k) or view.wide.setdefault(
                 candidate_k, self._build_fusion(view.store, candidate_k)
             )
@@ -537,8 +537,8 @@ class PaperRetriever:
         sentence_vectors, title_vectors = self._stored_vectors(
             view, {pid: len(all_sentences[pid]) for pid in pids}, lenient
         )
-        half_before = (self._settings.window_sentences - 1) // 2
-        half_after = self._settings.window_sentences - 1 - half_before
+        half_before = (self._settings.storage.window_sentences - 1) // 2
+        half_after = self._settings.storage.window_sentences - 1 - half_before
         out = {}
         for pid in pids:
             sentences = all_sentences[pid]
@@ -609,7 +609,7 @@ class PaperRetriever:
                     sent
                 ) - EVIDENCE_BOILERPLATE_PENALTY * is_boilerplate(sent)
                 ev.append(Evidence(pid, i, sent, dense + EVIDENCE_LEXICAL_WEIGHT * lex + prior))
-            best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.evidence_sentences]
+            best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.answer.evidence_sentences]
             hits.append(
                 PaperHit(
                     paper=self.papers[pid],
