@@ -1,11 +1,17 @@
 """Every fitted number of the answer pipeline, in one place, with what it was fitted on.
 
 A leaf module (no imports from ``assistant``). The user-facing thresholds are :class:`~assistant.config.Settings`
-fields (``min_similarity``, ``support_threshold``, ``topic_min_evidence``, ``context_similarity_margin``,
-``top_k``, ``candidate_k``, ``evidence_sentences``, ``context_papers``); the weights below set the *scale*
-those thresholds are compared against, so changing a weight means re-calibrating the threshold beside it
-(how: docs/evaluation.md, "Tuning (calibration)"). "dev" = eval/dev.jsonl; "claims" = eval/claims-dev.jsonl; all
-on the 38 seed abstracts.
+fields (``retrieval.min_similarity``, ``verify.support_threshold``, ``answer.topic_min_evidence``,
+``retrieval.context_similarity_margin``, ``retrieval.top_k``, ``retrieval.candidate_k``,
+``answer.evidence_sentences``, ``answer.context_papers``); the weights below set the *scale* those thresholds are
+compared against, so changing a weight means re-calibrating the threshold beside it (how: docs/evaluation.md,
+"Tuning (calibration)"). "dev" = eval/dev.jsonl; "claims" = eval/claims-dev.jsonl; all on the 38 seed abstracts.
+
+Most of these numbers are the defaults of fitted fields of the settings groups (``assistant/config.py``:
+``RetrievalSettings.bm25_max_postings`` is ``BM25_MAX_POSTINGS``, ...), which is where the code reads them
+(built once by the entry point, passed down from ``build_assistant``) and where a test changes one
+(``settings.updated(retrieval={"aspect_weight": 0.0})``). The others (text, question-analysis and rules-verifier
+constants read by pure functions) are still read from here.
 """
 
 from __future__ import annotations

@@ -30,11 +30,7 @@ from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
 from assistant.llm.prompts import build_messages, strip_citations
-from assistant.tuning import (
-    ABSTAIN_TOP_PAPERS,
-    SMALL_MODEL_MIN_SUPPORT,
-    VERIFY_MIN_ALIGNMENT,
-)
+from assistant.tuning import ABSTAIN_TOP_PAPERS
 from assistant.types import Answer, AnswerMode, Intent, Page, PaperHit
 from assistant.understand.parse import Question, parse_question
 from assistant.verify.attribution import Attributor, Embedder
@@ -329,7 +325,8 @@ class Answerer:
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
             # the bundled model's loose paraphrases must also be near-restatements (tuning.py)
-            min_alignment = SMALL_MODEL_MIN_SUPPORT if self._tools.small_model else VERIFY_MIN_ALIGNMENT
+            v = self.settings.verify
+            min_alignment = v.small_model_min_support if self._tools.small_model else v.verify_min_alignment
             verifier = build_verifier(self.settings.verify, backend=self._backend, small_model=self._tools.small_model)
             attributor = Attributor(
                 plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment

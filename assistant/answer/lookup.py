@@ -17,11 +17,8 @@ from assistant.answer.extractive import (
 from assistant.lang.text import ROLE_NAMES, content_tokens
 from assistant.tuning import (
     CONFIDENT_MATCH_SIMILARITY,
-    EXTRACTIVE_SENTENCES,
     NEAR_MISS_MAX_MISSING,
-    SMALL_MODEL_CONTEXT_PAPERS,
     SMALL_MODEL_LOOKUP_KINDS,
-    SMALL_MODEL_MAX_TOKENS,
     STATED_MIN_PROBABILITY,
 )
 from assistant.types import AnswerSentence, Evidence, PaperHit
@@ -157,7 +154,8 @@ class LookupStrategy(IntentStrategy):
             return settled
         premise = self._unsupported_premise(tools, req.parsed, hit)
         if premise:  # the model is not asked: a small model echoes the premise
-            quotes = pick_sentences(hit, premise_facts(premise), premise, EXTRACTIVE_SENTENCES, req.cache)
+            k = tools.settings.answer.extractive_sentences
+            quotes = pick_sentences(hit, premise_facts(premise), premise, k, req.cache)
             return Settled(
                 "extractive",
                 f"The question assumes “{premise.rstrip('.')}”, which the abstract does not "
@@ -249,12 +247,12 @@ class LookupStrategy(IntentStrategy):
                 h for h in context[1:] if len(missing_entities(req.facts, h.paper)) < len(req.facts.entities)
             ]
         if tools.small_model and not req.focus_ids:  # prompt time is most of the first-token wait on a laptop CPU
-            context = context[:SMALL_MODEL_CONTEXT_PAPERS]
+            context = context[: tools.settings.llm.small_model_context_papers]
         kinds = SMALL_MODEL_LOOKUP_KINDS  # the small model only where its sentences are kept (tuning.py)
         return Plan(
             profile_evidence(tools, context),
             use_model=not tools.small_model or kinds is None or lookup_kind(req.facts) in kinds,
-            max_tokens=SMALL_MODEL_MAX_TOKENS if tools.small_model else None,
+            max_tokens=tools.settings.llm.small_model_max_tokens if tools.small_model else None,
             stop_at_first=tools.small_model,
             notice=_near_miss_notice(tools, req, context[0]) if _identifies_paper(req) and not req.focus_ids else "",
         )

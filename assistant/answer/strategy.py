@@ -16,10 +16,6 @@ from assistant.answer.extractive import (
 from assistant.lang.text import word_tokens
 from assistant.llm.prompts import DEFAULT_TASK
 from assistant.retrieve.references import find_references
-from assistant.tuning import (
-    CAPABLE_EVIDENCE_SENTENCES,
-    EXTRACTIVE_SENTENCES,
-)
 from assistant.types import AnswerMode, Comparison, Evidence, Listing, Page, PaperHit
 from assistant.understand.metadata import MetadataRequest, metadata_request
 from assistant.understand.parse import Question
@@ -203,12 +199,12 @@ class IntentStrategy:
         chosen: dict[int, Evidence] = {}
         parts = req.parsed.parts
         if len(parts) > 1:
-            for part in parts[:EXTRACTIVE_SENTENCES]:
+            for part in parts[: tools.settings.answer.extractive_sentences]:
                 part_req = replace(req, question=part.text, facts=part.facts, parsed=part)
                 for ev in pick_sentences(asked_of(tools, part_req, hit), part_req.facts, part.text, 1, req.cache):
                     chosen.setdefault(ev.sentence_index, ev)
-        for ev in pick_sentences(hit, req.facts, req.question, EXTRACTIVE_SENTENCES, req.cache):
-            if len(chosen) >= EXTRACTIVE_SENTENCES:
+        for ev in pick_sentences(hit, req.facts, req.question, tools.settings.answer.extractive_sentences, req.cache):
+            if len(chosen) >= tools.settings.answer.extractive_sentences:
                 break
             chosen.setdefault(ev.sentence_index, ev)
         for i in sorted(chosen):
@@ -251,7 +247,8 @@ def by_named_author(tools: Tools, req: Request, hits: list[PaperHit]) -> list[Pa
 
 def profile_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
     """The ``capable`` profile gives the model more evidence sentences per paper."""
-    return context if tools.small_model else [with_evidence(h, CAPABLE_EVIDENCE_SENTENCES) for h in context]
+    k = tools.settings.llm.capable_evidence_sentences
+    return context if tools.small_model else [with_evidence(h, k) for h in context]
 
 
 def _attributor(tools: Tools, hit: PaperHit) -> Attributor:

@@ -298,3 +298,22 @@ def test_a_hand_written_number_beside_a_constant_fails() -> None:
     assert not _wrong_quotes("x", f"at most {current} tokens (`tuning.SMALL_MODEL_MAX_TOKENS`)")[1]
     assert _wrong_quotes("x", "the top 5 papers (`retrieval.top_k`)")[1] == []
     assert _wrong_quotes("x", "the top 6 papers (`retrieval.top_k`)")[1]
+
+
+_FITTED_ROW = re.compile(r"^\| `([a-z]+\.[a-z0-9_]+)` \| `([^`]*)` \| (.*) \|$", re.M)
+
+
+def test_fitted_values_table_is_the_code() -> None:
+    """docs/configuration.md's "Fitted values" table lists every fitted field of the settings groups (those
+    without a variable) with the code's value and description (regenerate the rows from the fields)."""
+    from assistant.config import FLAT
+
+    with_variable = {".".join(where) for where in FLAT.values()}
+    fitted = {f"{g}.{n}": f for g, cls in GROUPS.items() for n, f in cls.model_fields.items()
+              if f"{g}.{n}" not in with_variable}
+    rows = {name: (value, meaning) for name, value, meaning in _FITTED_ROW.findall(CONFIGURATION)}
+    assert sorted(rows) == sorted(fitted)
+    for name, info in fitted.items():
+        value, meaning = rows[name]
+        assert float(value) == float(info.default), f"{name}: docs {value}, code {info.default}"
+        assert meaning == (info.description or "").replace("|", "\\|"), name
