@@ -53,7 +53,7 @@ def _seed_material():
     from assistant.ingest.corpus import read_papers
     from assistant.lang.text import split_sentences
 
-    papers = read_papers([load_settings().seeds_dir])
+    papers = read_papers([load_settings().storage.seeds_dir])
     sentences = sorted({s for p in papers for s in split_sentences(p.text)})
     titles = sorted({p.title for p in papers})
     return sentences, titles
