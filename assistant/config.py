@@ -22,6 +22,7 @@ from assistant.setting_groups import (
     TOP_LEVEL,
     AnswerSettings,
     APISettings,
+    ConversationSettings,
     EmbeddingSettings,
     LLMSettings,
     RetrievalSettings,
@@ -39,6 +40,7 @@ __all__ = [
     "TOP_LEVEL",
     "APISettings",
     "AnswerSettings",
+    "ConversationSettings",
     "EmbeddingSettings",
     "LLMSettings",
     "RetrievalSettings",
@@ -93,6 +95,9 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description=RetrievalSettings.__doc__)
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description=AnswerSettings.__doc__)
     verify: VerifySettings = Field(default_factory=VerifySettings, description=VerifySettings.__doc__)
+    conversation: ConversationSettings = Field(
+        default_factory=ConversationSettings, description=ConversationSettings.__doc__
+    )
     llm: LLMSettings = Field(default_factory=LLMSettings, description=LLMSettings.__doc__)
     api: APISettings = Field(default_factory=APISettings, description=APISettings.__doc__)
 

@@ -398,6 +398,29 @@ class AnswerSettings(_Group):
             "conversation tests and the val split (undecided up to 0.19, decided from 0.30)."
         ),
     )
+    confident_match_similarity: float = Field(
+        tuning.CONFIDENT_MATCH_SIMILARITY,
+        description=(
+            "A \"which paper\" answer built from the abstract says \"The paper is X\" when the question names X or "
+            "X's best window similarity is at least this, else \"The closest match in the abstracts is X\": below "
+            "it, answerable paraphrases (0.33-0.52 on dev + fresh) and off-corpus questions (0.34, 0.60) cannot be "
+            "told apart by similarity."
+        ),
+    )
+    near_miss_max_missing: int = Field(
+        tuning.NEAR_MISS_MAX_MISSING,
+        description="A \"which paper\" answer is caveated as a near miss when its paper lacks at most this many of "
+        "the question's detail words and contains more than it lacks (\"videos\" vs A-Bench's images).",
+    )
+    stated_min_probability: float = Field(
+        tuning.STATED_MIN_PROBABILITY,
+        description=(
+            "A detail the exact tests find unanswered is declared \"not stated\" only when the trained \"stated\" "
+            "model also gives P(stated) below this. On the model's held-out papers the exact tests alone kept 0.89 "
+            "of the answered questions and caught 0.39 of the unanswerable ones; with the model as a second "
+            "opinion: 0.91 / 0.38 (assistant/tuning.py tells why not the model alone)."
+        ),
+    )
     compare_candidates: int = Field(
         tuning.COMPARE_CANDIDATES,
         description=(
@@ -466,6 +489,25 @@ class VerifySettings(_Group):
             "alignment): set under every supported claim's alignment in eval/claims-dev.jsonl and the claims-corpus "
             "validation split; it only saves model passes on off-topic sentences."
         ),
+    )
+
+
+class ConversationSettings(_Group):
+    """Which paper a follow-up is about (conversation/resolve.py: resolution as a ranking)."""
+
+    described_margin: float = Field(
+        tuning.DESCRIBED_MARGIN,
+        description=(
+            "A follow-up describes another paper than the one in focus when its best profile cosine s1 (among "
+            "papers not in focus) beats both the focus paper's and the runner-up's by this much in all. Chosen on "
+            "dev.jsonl follow-ups and the val split of conversations.jsonl: questions that stay on their paper "
+            "score <= 0.40, those that describe another paper >= 0.46 (benchmarks/resolution_margin.py)."
+        ),
+    )
+    focus_preference_margin: float = Field(
+        tuning.FOCUS_PREFERENCE_MARGIN,
+        description="Among the papers in focus, a singular follow-up (\"what does it use colour for?\" after a "
+        "comparison) goes to the one its profile cosine prefers by at least this much; else to the first one shown.",
     )
 
 
@@ -565,6 +607,7 @@ GROUPS: dict[str, type[_Group]] = {
     "retrieval": RetrievalSettings,
     "answer": AnswerSettings,
     "verify": VerifySettings,
+    "conversation": ConversationSettings,
     "llm": LLMSettings,
     "api": APISettings,
 }

@@ -15,12 +15,7 @@ from assistant.answer.extractive import (
     stated_probability,
 )
 from assistant.lang.text import ROLE_NAMES, content_tokens
-from assistant.tuning import (
-    CONFIDENT_MATCH_SIMILARITY,
-    NEAR_MISS_MAX_MISSING,
-    SMALL_MODEL_LOOKUP_KINDS,
-    STATED_MIN_PROBABILITY,
-)
+from assistant.tuning import SMALL_MODEL_LOOKUP_KINDS
 from assistant.types import AnswerSentence, Evidence, PaperHit
 from assistant.understand.intents import sentence_roles
 from assistant.understand.parse import Question
@@ -82,7 +77,8 @@ def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
     found, missing = near_miss(req.question, hit)
     verb = claim.split()[2].lower() if len(claim.split()) > 2 else ""
     missing = tuple(w for w in missing if w.lower() != verb)  # "Which paper *adds* ...": how it is said, not what
-    if not missing or len(missing) > NEAR_MISS_MAX_MISSING or len(found) < len(missing) + 1:
+    most = tools.settings.answer.near_miss_max_missing
+    if not missing or len(missing) > most or len(found) < len(missing) + 1:
         return ""
     nowhere = [w for w in missing if not tools.retriever.mentions_anywhere(w)]
     # the words exist in the index: the verifier decides whether the description fits the paper ("The paper adds
@@ -213,7 +209,8 @@ class LookupStrategy(IntentStrategy):
             return None  # "What problem is it meant to help with?": the abstract has a sentence of that role
         if verdict.stated or not verdict.detail:
             return None
-        if stated_probability(req.question, req.facts, scope, verdict, req.cache) >= STATED_MIN_PROBABILITY:
+        least = tools.settings.answer.stated_min_probability
+        if stated_probability(req.question, req.facts, scope, verdict, req.cache) >= least:
             return None  # the exact tests found no answering sentence, but the trained "stated" model finds one
         if req.facts.quantity and any(
             negates(s) and content_tokens(req.question) & content_tokens(s) for h in scope for s in h.sentences
@@ -269,12 +266,13 @@ class LookupStrategy(IntentStrategy):
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """A "which paper" question is answered with the title first ("The closest match ..." when the paper
-        is neither named nor similar enough to be sure: tuning.CONFIDENT_MATCH_SIMILARITY); then the sentences
+        is neither named nor similar enough to be sure: ``answer.confident_match_similarity``); then the sentences
         that answer it."""
         hit = plan.context[0]
         if req.facts.which_paper:
             named = bool(req.facts.entities) and not missing_entities(req.facts, hit.paper)
-            sure = (named or hit.dense_similarity >= CONFIDENT_MATCH_SIMILARITY) and not plan.notice  # a near miss
+            confident = tools.settings.answer.confident_match_similarity
+            sure = (named or hit.dense_similarity >= confident) and not plan.notice  # a near miss
             lead = "The paper is" if sure else "The closest match in the abstracts is"  # the reader judges
             builder.add(AnswerSentence(f"{lead} “{hit.paper.title}”.", (1,), 1.0), hit.paper.title)
         super().answer_by_code(tools, req, plan, builder)
