@@ -57,7 +57,10 @@ class StorageSettings(_Group):
         json_schema_extra=_env("chroma_host"),
     )
     chroma_port: int = Field(
-        8000, ge=1, le=65535, description="Chroma server port (client/server mode only).",
+        8000,
+        ge=1,
+        le=65535,
+        description="Chroma server port (client/server mode only).",
         json_schema_extra=_env("chroma_port"),
     )
     collection_prefix: str = Field(
@@ -69,7 +72,10 @@ class StorageSettings(_Group):
         json_schema_extra=_env("collection_prefix"),
     )
     write_batch_size: int = Field(
-        256, ge=1, le=5000, description="Nodes per Chroma upsert (Chroma's own max batch is ~5,000).",
+        256,
+        ge=1,
+        le=5000,
+        description="Nodes per Chroma upsert (Chroma's own max batch is ~5,000).",
         json_schema_extra=_env("write_batch_size"),
     )
     window_sentences: int = Field(
@@ -108,7 +114,10 @@ class EmbeddingSettings(_Group):
         json_schema_extra=_env("embed_model"),
     )
     batch_size: int = Field(
-        64, ge=1, le=1024, description="Texts per embedding batch (per request when `embed_base_url` is set).",
+        64,
+        ge=1,
+        le=1024,
+        description="Texts per embedding batch (per request when `embed_base_url` is set).",
         json_schema_extra=_env("embed_batch_size"),
     )
     base_url: str | None = Field(
@@ -120,11 +129,14 @@ class EmbeddingSettings(_Group):
         json_schema_extra=_env("embed_base_url"),
     )
     api_key: SecretStr = Field(
-        SecretStr("not-needed"), description="API key for `embed_base_url` (never logged).",
+        SecretStr("not-needed"),
+        description="API key for `embed_base_url` (never logged).",
         json_schema_extra=_env("embed_api_key"),
     )
     timeout_s: float = Field(
-        60.0, gt=0, description="Per-request timeout of the embeddings endpoint in seconds (each attempt).",
+        60.0,
+        gt=0,
+        description="Per-request timeout of the embeddings endpoint in seconds (each attempt).",
         json_schema_extra=_env("embed_timeout_s"),
     )
     max_retries: int = Field(
@@ -192,7 +204,10 @@ class RetrievalSettings(_Group):
         5, ge=1, le=50, description="Papers shown as sources per answer.", json_schema_extra=_env("top_k")
     )
     candidate_k: int = Field(
-        40, ge=5, le=500, description="Windows fetched per retriever (dense and BM25) before fusion.",
+        40,
+        ge=5,
+        le=500,
+        description="Windows fetched per retriever (dense and BM25) before fusion.",
         json_schema_extra=_env("candidate_k"),
     )
     min_similarity: float = Field(
@@ -329,15 +344,22 @@ class RetrievalSettings(_Group):
         description="Papers of a search for a follow-up scored by profile besides those in focus.",
     )
 
+
 class AnswerSettings(_Group):
     """How much evidence an answer is built from."""
 
     evidence_sentences: int = Field(
-        2, ge=1, le=5, description="Evidence sentences per paper given to the LLM.",
+        2,
+        ge=1,
+        le=5,
+        description="Evidence sentences per paper given to the LLM.",
         json_schema_extra=_env("evidence_sentences"),
     )
     context_papers: int = Field(
-        3, ge=1, le=10, description="Papers whose evidence goes into the prompt.",
+        3,
+        ge=1,
+        le=10,
+        description="Papers whose evidence goes into the prompt.",
         json_schema_extra=_env("context_papers"),
     )
     topic_min_evidence: float = Field(
@@ -353,8 +375,7 @@ class AnswerSettings(_Group):
     # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
     extractive_sentences: int = Field(
         tuning.EXTRACTIVE_SENTENCES,
-        description="Evidence sentences of the top paper in an extractive lookup answer (dev facts hit vs. "
-        "precision).",
+        description="Evidence sentences of the top paper in an extractive lookup answer (dev facts hit vs. precision).",
     )
     summary_sentences: int = Field(
         tuning.SUMMARY_SENTENCES,
@@ -523,7 +544,8 @@ class LLMSettings(_Group):
         json_schema_extra=_env("llm_base_url"),
     )
     api_key: SecretStr = Field(
-        SecretStr("not-needed"), description="API key for `llm_base_url` (never logged).",
+        SecretStr("not-needed"),
+        description="API key for `llm_base_url` (never logged).",
         json_schema_extra=_env("llm_api_key"),
     )
     model: str = Field("smollm2", description="Model name sent to the endpoint.", json_schema_extra=_env("llm_model"))
@@ -531,7 +553,10 @@ class LLMSettings(_Group):
         0.0, ge=0.0, le=2.0, description="Sampling temperature.", json_schema_extra=_env("llm_temperature")
     )
     max_output_tokens: int = Field(
-        160, ge=16, le=4096, description="Max tokens generated per answer.",
+        160,
+        ge=16,
+        le=4096,
+        description="Max tokens generated per answer.",
         json_schema_extra=_env("llm_max_output_tokens"),
     )
     profile: Literal["auto", "small", "capable"] = Field(
@@ -553,7 +578,9 @@ class LLMSettings(_Group):
         2, ge=1, le=256, description="CPU threads for the bundled model server.", json_schema_extra=_env("llm_threads")
     )
     ctx_tokens: int = Field(
-        4096, ge=512, description="Context window of the bundled model server (2048 rejects larger prompts).",
+        4096,
+        ge=512,
+        description="Context window of the bundled model server (2048 rejects larger prompts).",
         json_schema_extra=_env("llm_ctx_tokens"),
     )
     # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
@@ -592,7 +619,8 @@ class APISettings(_Group):
         json_schema_extra=_env("api_key"),
     )
     host: str = Field(
-        "127.0.0.1", description="Interface `assistant serve` binds to (loopback by default).",
+        "127.0.0.1",
+        description="Interface `assistant serve` binds to (loopback by default).",
         json_schema_extra=_env("api_host"),
     )
     port: int = Field(

@@ -328,9 +328,7 @@ class Answerer:
             v = self.settings.verify
             min_alignment = v.small_model_min_support if self._tools.small_model else v.verify_min_alignment
             verifier = build_verifier(self.settings.verify, backend=self._backend, small_model=self._tools.small_model)
-            attributor = Attributor(
-                plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment
-            )
+            attributor = Attributor(plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment)
 
             def verify(raw: str) -> bool:
                 verdict = attributor.attribute(raw)

@@ -479,9 +479,7 @@ class PaperRetriever:
         q = self._as_query(query)
         return self._read(lambda view, lenient: self._hits(q, known, {}, self._vectors(view, known, lenient)))
 
-    def describes(
-        self, query: str | Query, paper_ids: list[str], top_k: int | None = None
-    ) -> dict[str, float]:
+    def describes(self, query: str | Query, paper_ids: list[str], top_k: int | None = None) -> dict[str, float]:
         """How well ``query`` describes each paper as a whole: the cosine in [-1, 1] between the query vector and
         the paper's profile vector (the normalised mean of its stored sentence vectors plus its title vector,
         ``retrieval.profile_title_weight``; nothing is embedded but the query, once). A description of a paper ("a
