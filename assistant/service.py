@@ -83,9 +83,9 @@ class BundledChatBackend:
                 self._url,
                 "not-needed",
                 self.model,
-                temperature=s.llm_temperature,
-                max_output_tokens=s.llm_max_output_tokens,
-                timeout_s=s.llm_timeout_s,
+                temperature=s.llm.temperature,
+                max_output_tokens=s.llm.max_output_tokens,
+                timeout_s=s.llm.timeout_s,
             )
         try:
             yield from self._client.stream(messages, max_tokens)
@@ -129,7 +129,7 @@ class Assistant:
         """Stream the answer to one stand-alone question (``page``: which papers of a topic listing). Raises
         EmptyQuestionError or QuestionTooLongError before any search."""
         yield from self.answerer.stream(
-            clean_question(question, self.settings.max_question_chars), intent=intent, page=page
+            clean_question(question, self.settings.retrieval.max_question_chars), intent=intent, page=page
         )
 
     def explain(self, error: BaseException) -> AssistantError | None:
@@ -142,7 +142,7 @@ class Assistant:
     def ask(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Answer:
         """The final answer to one stand-alone question. Raises EmptyQuestionError or QuestionTooLongError."""
         return self.answerer.answer(
-            clean_question(question, self.settings.max_question_chars), intent=intent, page=page
+            clean_question(question, self.settings.retrieval.max_question_chars), intent=intent, page=page
         )
 
     def new_session(self) -> ChatSession:
@@ -254,7 +254,7 @@ def build_assistant(
     server = None
     if backend is None:
         if settings.uses_bundled_llm or llm_server is not None:
-            server = llm_server or LocalLLMServer(n_ctx=settings.llm_ctx_tokens, n_threads=settings.llm_threads)
+            server = llm_server or LocalLLMServer(n_ctx=settings.llm.ctx_tokens, n_threads=settings.llm.threads)
             label = f"{server.model} (bundled SmolLM2-135M-Instruct, local)"
             try:
                 if start_llm:
@@ -266,18 +266,18 @@ def build_assistant(
                 backend = UnavailableBackend(server.model, first_line, e.reason)
                 label = "no model (the bundled model could not run)"
         else:
-            assert settings.llm_base_url
+            assert settings.llm.base_url
             backend = OpenAIChatBackend(
-                settings.llm_base_url,
-                settings.llm_api_key.get_secret_value(),
-                settings.llm_model,
-                temperature=settings.llm_temperature,
-                max_output_tokens=settings.llm_max_output_tokens,
-                timeout_s=settings.llm_timeout_s,
+                settings.llm.base_url,
+                settings.llm.api_key.get_secret_value(),
+                settings.llm.model,
+                temperature=settings.llm.temperature,
+                max_output_tokens=settings.llm.max_output_tokens,
+                timeout_s=settings.llm.timeout_s,
             )
-            label = f"{settings.llm_model} at {settings.llm_base_url}"
+            label = f"{settings.llm.model} at {settings.llm.base_url}"
     else:
         label = backend.model
-    small = settings.llm_profile == "small" or (settings.llm_profile == "auto" and server is not None)
+    small = settings.llm.profile == "small" or (settings.llm.profile == "auto" and server is not None)
     answerer = Answerer(retriever, backend, embedder, settings, small_model=small, strategies=strategies)
     return Assistant(answerer, retriever, label, settings, server)

@@ -1,11 +1,17 @@
 """Every fitted number of the answer pipeline, in one place, with what it was fitted on.
 
 A leaf module (no imports from ``assistant``). The user-facing thresholds are :class:`~assistant.config.Settings`
-fields (``min_similarity``, ``support_threshold``, ``topic_min_evidence``, ``context_similarity_margin``,
-``top_k``, ``candidate_k``, ``evidence_sentences``, ``context_papers``); the weights below set the *scale*
-those thresholds are compared against, so changing a weight means re-calibrating the threshold beside it
-(how: docs/evaluation.md, "Tuning (calibration)"). "dev" = eval/dev.jsonl; "claims" = eval/claims-dev.jsonl; all
-on the 38 seed abstracts.
+fields (``retrieval.min_similarity``, ``verify.support_threshold``, ``answer.topic_min_evidence``,
+``retrieval.context_similarity_margin``, ``retrieval.top_k``, ``retrieval.candidate_k``,
+``answer.evidence_sentences``, ``answer.context_papers``); the weights below set the *scale* those thresholds are
+compared against, so changing a weight means re-calibrating the threshold beside it (how: docs/evaluation.md,
+"Tuning (calibration)"). "dev" = eval/dev.jsonl; "claims" = eval/claims-dev.jsonl; all on the 38 seed abstracts.
+
+Most of these numbers are the defaults of fitted fields of the settings groups (``assistant/config.py``:
+``RetrievalSettings.bm25_max_postings`` is ``BM25_MAX_POSTINGS``, ...), which is where the code reads them
+(built once by the entry point, passed down from ``build_assistant``) and where a test changes one
+(``settings.updated(retrieval={"aspect_weight": 0.0})``). The others (text, question-analysis and rules-verifier
+constants read by pure functions) are still read from here.
 """
 
 from __future__ import annotations
@@ -65,7 +71,7 @@ EVIDENCE_BOILERPLATE_PENALTY = 0.3
 #: matched in the top papers overrides abstention. Fitted on dev unanswerable vs. name-lookup items.
 RARE_TERM_MAX_DF = 0.05
 
-# --- abstention (answer.py; threshold: Settings.min_similarity) ----------------------------------------
+# --- abstention (answer.py; threshold: Settings.retrieval.min_similarity) ----------------------------------------
 #: The abstention test looks at the best dense similarity among this many top-ranked papers (dev).
 ABSTAIN_TOP_PAPERS = 3
 
@@ -76,7 +82,7 @@ EXTRACTIVE_SENTENCES = 2
 SUMMARY_SENTENCES = 4
 #: Candidate papers scanned for a topic listing. 15 was set on dev topic recall at 38 papers; over a whole
 #: conference a topic has dozens of papers (issue 27), so the listing scans 60, fetched from 120 windows per
-#: retriever (TOPIC_CANDIDATE_WINDOWS) instead of ``Settings.candidate_k``.
+#: retriever (TOPIC_CANDIDATE_WINDOWS) instead of ``Settings.retrieval.candidate_k``.
 TOPIC_CANDIDATES = 60
 TOPIC_CANDIDATE_WINDOWS = 120
 #: A listing narrowed to at most this many papers (one author's, a small venue) scores each of them
@@ -151,7 +157,7 @@ DEFINITION_BONUS = 0.3
 #: How many of the top-ranked papers ``refocus`` looks through for the paper a question names.
 REFOCUS_DEPTH = 3
 
-# --- attribution (attribution.py; threshold: Settings.support_threshold) ---------------------------------
+# --- attribution (attribution.py; threshold: Settings.verify.support_threshold) ---------------------------------
 #: Alignment = COSINE_WEIGHT x embedding cosine + LEXICAL_WEIGHT x share of content words found: picks the
 #: evidence the support model reads (it decides nothing itself). Fitted on claims-dev before issue 22.
 COSINE_WEIGHT = 0.5
@@ -257,7 +263,7 @@ NAME_MAX_PAPERS = 2
 #: Consecutive title words that must appear in a question to count as naming that title.
 TITLE_FRAGMENT_WORDS = 4
 #: A description ("the paper about X") resolves to the best paper of a search for X only when its dense
-#: similarity is at least this (and at least Settings.min_similarity). Set on the issue-12 conversations.
+#: similarity is at least this (and at least Settings.retrieval.min_similarity). Set on the issue-12 conversations.
 DESCRIPTION_MIN_SIMILARITY = 0.35
 #: Weight of the metadata match list (authors, title names and fragments) in the fused paper score: one
 #: metadata match at rank 1 adds METADATA_WEIGHT / (60 + 1), above a paper ranked first by both text

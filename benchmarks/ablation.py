@@ -22,9 +22,9 @@ def default_label() -> str:
     """The default row's label, from the code's defaults (tests/unit/test_docs.py checks docs/ablation.md)."""
     from assistant.config import Settings
 
-    d = {name: f.default for name, f in Settings.model_fields.items()}
-    return (f"default: {d['retrieval_mode']}, {d['window_sentences']}-sentence windows, "
-            f"min_similarity {d['min_similarity']:g}")
+    d = Settings.model_construct()
+    return (f"default: {d.retrieval.mode}, {d.storage.window_sentences}-sentence windows, "
+            f"min_similarity {d.retrieval.min_similarity:g}")
 
 
 VARIANTS: list[tuple[str, dict[str, object]]] = [
@@ -60,7 +60,7 @@ def main() -> int:
     for name, overrides in VARIANTS:
         name = default_label() if name == "default" else name
         settings = load_settings(**overrides)
-        ingest(settings, [settings.seeds_dir], embed, progress=False)
+        ingest(settings, [settings.storage.seeds_dir], embed, progress=False)
         embedder = CachedEmbedder(embed)
         retriever = PaperRetriever.open(settings, embed, sentence_embedder=embedder)
         recalls: dict[int, list[float | None]] = {k: [] for k in (1, 3, 5, 10)}
@@ -69,7 +69,7 @@ def main() -> int:
             query = retrieval_only_query(item)
             hits = retriever.retrieve(query, top_k=10)
             ids = [h.paper.id for h in hits]
-            abstained = abstains(retriever, settings.min_similarity, query, hits[: settings.top_k])
+            abstained = abstains(retriever, settings.retrieval.min_similarity, query, hits[: settings.retrieval.top_k])
             if item.gold_ids:
                 for k in recalls:
                     recalls[k].append(recall_at_k(item.gold_ids, ids, k))

@@ -38,11 +38,11 @@ t1 = time.perf_counter()
 from assistant.config import load_settings
 from assistant.index.embeddings import resolve_model_path
 s = load_settings()
-path = resolve_model_path(s.embed_model)
+path = resolve_model_path(s.embedding.model)
 if sys.argv[1] == "onnx":
     from assistant.index.onnx_embedding import OnnxEmbedding, export_dir
     t2 = time.perf_counter()
-    m = OnnxEmbedding(export_dir(path, s.model_cache_dir), threads=int(sys.argv[2]))
+    m = OnnxEmbedding(export_dir(path, s.embedding.model_cache_dir), threads=int(sys.argv[2]))
 else:
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
     t2 = time.perf_counter()
@@ -60,11 +60,13 @@ def _worker(runtime: str, threads: int, questions: list[str], texts: list[str], 
     from assistant.index.embeddings import resolve_model_path
 
     settings = load_settings()
-    path = resolve_model_path(settings.embed_model)
+    path = resolve_model_path(settings.embedding.model)
     if runtime == "onnx":
         from assistant.index.onnx_embedding import OnnxEmbedding, export_dir
 
-        model = OnnxEmbedding(export_dir(path, settings.model_cache_dir), threads=threads, embed_batch_size=64)
+        model = OnnxEmbedding(
+            export_dir(path, settings.embedding.model_cache_dir), threads=threads, embed_batch_size=64
+        )
     else:
         import torch
         from llama_index.embeddings.huggingface import HuggingFaceEmbedding
@@ -103,10 +105,16 @@ def _inputs() -> tuple[list[str], list[str]]:
     from assistant.ingest.corpus import read_papers
 
     settings = load_settings()
-    questions = [q for line in (REPO / "eval" / "dev.jsonl").read_text().splitlines() if line.strip()
-                 if (q := json.loads(line).get("question"))]
-    papers = read_papers([settings.seeds_dir])
-    texts = [w.text for p in papers for w in make_windows(p, split_sentences(p.text), settings.window_sentences)]
+    questions = [
+        q
+        for line in (REPO / "eval" / "dev.jsonl").read_text().splitlines()
+        if line.strip()
+        if (q := json.loads(line).get("question"))
+    ]
+    papers = read_papers([settings.storage.seeds_dir])
+    texts = [
+        w.text for p in papers for w in make_windows(p, split_sentences(p.text), settings.storage.window_sentences)
+    ]
     return questions, texts
 
 
@@ -129,13 +137,13 @@ def main() -> int:
     from assistant.index.onnx_embedding import ensure_export, read_valid_export
 
     settings = load_settings()
-    path = resolve_model_path(settings.embed_model)
-    if read_valid_export(path, settings.model_cache_dir) is None:
+    path = resolve_model_path(settings.embedding.model)
+    if read_valid_export(path, settings.embedding.model_cache_dir) is None:
         t0 = time.perf_counter()
-        ensure_export(path, settings.model_cache_dir)
+        ensure_export(path, settings.embedding.model_cache_dir)
         print(f"one-time ONNX export: {time.perf_counter() - t0:.1f} s (in-process, torch imported)")
 
-    print(f"load average {os.getloadavg()[0]:.2f} (before); {settings.embed_model}, {args.threads} threads, "
+    print(f"load average {os.getloadavg()[0]:.2f} (before); {settings.embedding.model}, {args.threads} threads, "
           f"{len(questions)} queries, {len(texts)} windows, batch 64"
           + (", one core busy during the latency runs" if args.busy else ""))
     print("| runtime | llama-index import s | runtime import s | model load s | first query ms | process wall s "

@@ -29,15 +29,15 @@ def main() -> int:
     from assistant.lang.text import split_sentences
 
     settings = load_settings()
-    paths = [Path(p) for p in sys.argv[1:]] or [settings.seeds_dir]
+    paths = [Path(p) for p in sys.argv[1:]] or [settings.storage.seeds_dir]
     papers = read_papers(paths)
     texts = [s for p in papers for s in split_sentences(p.text)] + [p.title for p in papers]
 
     embed = build_embed_model(settings)  # the configured runtime (ONNX by default)
     embed.get_text_embedding_batch(texts[:64])  # warm-up
     t0 = time.perf_counter()
-    for b in range(0, len(texts), settings.embed_batch_size):
-        embed.get_text_embedding_batch(texts[b: b + settings.embed_batch_size])
+    for b in range(0, len(texts), settings.embedding.batch_size):
+        embed.get_text_embedding_batch(texts[b: b + settings.embedding.batch_size])
     raw_s = time.perf_counter() - t0
     with tempfile.TemporaryDirectory() as tmp:
         s = load_settings(storage_dir=Path(tmp))
@@ -45,7 +45,7 @@ def main() -> int:
         report = ingest(s, paths, embed, progress=False)
         ingest_s = time.perf_counter() - t0
     print(f"{len(papers)} papers, {report.windows} windows, {len(texts)} texts embedded (sentences + titles), batch "
-          f"{settings.embed_batch_size}")
+          f"{settings.embedding.batch_size}")
     print(f"raw encode : {raw_s:6.1f} s  {len(texts) / raw_s:6.1f} texts/s  {len(papers) / raw_s:6.2f} papers/s")
     print(f"ingest     : {ingest_s:6.1f} s  {report.windows / ingest_s:6.1f} windows/s  "
           f"{report.papers / ingest_s:6.2f} papers/s "

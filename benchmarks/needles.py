@@ -45,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
         sets.append((spec, load_items(Path(path), split=split or None)))
     results: dict[str, dict[str, dict]] = {}
     for storage in args.storage_dir:
-        settings = Settings(storage_dir=storage)
+        settings = Settings().updated(storage_dir=storage)
         embed = build_embed_model(settings)
         t0 = time.perf_counter()
         retriever = PaperRetriever.open(settings, embed)

@@ -1,5 +1,5 @@
-"""How well ``tuning.DESCRIBED_MARGIN`` tells a follow-up that describes another paper from one that stays on
-the paper in focus, on questions nobody wrote as follow-ups.
+"""How well ``conversation.described_margin`` (``tuning.DESCRIBED_MARGIN``) tells a follow-up that describes
+another paper from one that stays on the paper in focus, on questions nobody wrote as follow-ups.
 
 Every one-paper question of eval/dev.jsonl (lookup, fact, summary, paraphrase, adversarial) is asked as a
 follow-up twice over: with its own paper in focus (it must stay: its description strength must be below the
@@ -25,7 +25,6 @@ from pathlib import Path
 
 from assistant.config import Settings
 from assistant.service import build_assistant
-from assistant.tuning import DESCRIBED_MARGIN
 
 REPO = Path(__file__).resolve().parent.parent
 KINDS = ("lookup", "fact", "summary", "paraphrase", "adversarial")
@@ -40,7 +39,9 @@ def main() -> None:
     rng = random.Random(args.seed)
     rows = [json.loads(line) for line in args.questions.read_text(encoding="utf-8").splitlines() if line.strip()]
     items = [r for r in rows if r.get("type") in KINDS and len(r.get("gold_ids") or []) == 1]
-    with build_assistant(Settings(), start_llm=False) as assistant:
+    settings = Settings()
+    described_margin = settings.conversation.described_margin
+    with build_assistant(settings, start_llm=False) as assistant:
         session = assistant.new_session()
         papers = sorted(assistant.retriever.papers)
         stay: list[float] = []
@@ -53,9 +54,9 @@ def main() -> None:
                 sims = assistant.retriever.describes(question, [other, gold])
                 best, strength = session.description_strength(sims, [other])
                 move.append((strength, best == gold))
-    print(f"{len(items)} questions, {len(move)} asked with another paper in focus (current margin {DESCRIBED_MARGIN})")
+    print(f"{len(items)} questions, {len(move)} asked with another paper in focus (current margin {described_margin})")
     print("margin  stay_moved  move_right  move_wrong")
-    for margin in sorted({0.3, 0.35, 0.4, DESCRIBED_MARGIN, 0.46, 0.5}):
+    for margin in sorted({0.3, 0.35, 0.4, described_margin, 0.46, 0.5}):
         stay_moved = sum(s >= margin for s in stay) / len(stay)
         right = sum(s >= margin and ok for s, ok in move) / len(move)
         wrong = sum(s >= margin and not ok for s, ok in move) / len(move)

@@ -53,7 +53,7 @@ def _seed_material():
     from assistant.ingest.corpus import read_papers
     from assistant.lang.text import split_sentences
 
-    papers = read_papers([load_settings().seeds_dir])
+    papers = read_papers([load_settings().storage.seeds_dir])
     sentences = sorted({s for p in papers for s in split_sentences(p.text)})
     titles = sorted({p.title for p in papers})
     return sentences, titles
@@ -128,7 +128,7 @@ def cmd_build(args: argparse.Namespace) -> int:
     model = build_embed_model(settings)
     t0 = time.perf_counter()
     if args.papers == 38:
-        report = ingest(settings, [settings.seeds_dir], model, progress=False)
+        report = ingest(settings, [settings.storage.seeds_dir], model, progress=False)
     else:
         sentences, titles = _seed_material()
         embed = StoredVectors(model, sentences + titles)

@@ -156,13 +156,13 @@ def main() -> int:
                          "%.1f / %.1f ms" % _timed(lambda: remote.get_query_embedding(next(q_iter)), args.repeats)))
             if not null:  # 2. ingest through it
                 t0 = time.perf_counter()
-                r = ingest(Settings(storage_dir=tmp / "remote-index", embed_base_url=remote.base_url,
+                r = ingest(Settings().updated(storage_dir=tmp / "remote-index", embed_base_url=remote.base_url,
                                     embed_model=model),
                            [REPO / "seeds"], remote, progress=False)
                 rows.append((f"ingest 38 seeds ({r.windows} windows), loopback server",
                              f"{time.perf_counter() - t0:.1f} s"))
     t0 = time.perf_counter()
-    embedded = Settings(storage_dir=tmp / "index")
+    embedded = Settings().updated(storage_dir=tmp / "index")
     r = ingest(embedded, [REPO / "seeds"], local, progress=False)
     rows.append((f"ingest 38 seeds ({r.windows} windows), in-process", f"{time.perf_counter() - t0:.1f} s"))
 
@@ -173,7 +173,7 @@ def main() -> int:
                    str(chroma_port)]
     with _process(chroma_argv, f"http://127.0.0.1:{chroma_port}/api/v2/heartbeat",
                   {"ANONYMIZED_TELEMETRY": "False"}) as (chroma, _):
-        server = Settings(chroma_host="127.0.0.1", chroma_port=chroma_port, storage_dir=tmp / "replica-cache")
+        server = Settings().updated(chroma_host="127.0.0.1", chroma_port=chroma_port, storage_dir=tmp / "replica-cache")
         src = PaperStore.open_for_read(embedded)
         dst = PaperStore.open_for_write(server, src.info())
         for coll_src, coll_dst in ((src.windows, dst.windows), (src.papers, dst.papers), (src.log, dst.log)):
@@ -198,7 +198,7 @@ def main() -> int:
         if not args.no_ui:
             from tests.support.fake_openai_server import FakeOpenAIServer
 
-            remote_index_settings = Settings(chroma_host="127.0.0.1", chroma_port=chroma_port,
+            remote_index_settings = Settings().updated(chroma_host="127.0.0.1", chroma_port=chroma_port,
                                              embed_base_url="http://x/v1", embed_model=model)
             dst_r = PaperStore.open_for_write(remote_index_settings, StoreInfo(f"remote:{model}", 384, 3))
             for coll_src, coll_dst in ((src.windows, dst_r.windows), (src.papers, dst_r.papers)):

@@ -49,7 +49,7 @@ def main() -> None:
     ap.add_argument("--qa", action="append", default=[], type=Path, help="annotated questions (repeatable)")
     args = ap.parse_args()
     embed = build_embed_model(Settings())
-    retrievers = [PaperRetriever.open(Settings(storage_dir=d), embed) for d in (args.index, args.covid_index)]
+    retrievers = [PaperRetriever.open(Settings().updated(storage_dir=d), embed) for d in (args.index, args.covid_index)]
 
     def hit_for(question: str, doc_id: str):
         for r in retrievers:

@@ -41,7 +41,7 @@ def main() -> None:
     args = ap.parse_args()
     model = build_embed_model(Settings())
     embed = CachedEmbedder(model)
-    retrievers = [PaperRetriever.open(Settings(storage_dir=d), model) for d in (args.index, args.covid_index)]
+    retrievers = [PaperRetriever.open(Settings().updated(storage_dir=d), model) for d in (args.index, args.covid_index)]
     rows = []
     for name, label in (("answer-questions.jsonl", 1), ("unanswerable-questions.jsonl", 0)):
         for line in (DATA / name).read_text().splitlines():

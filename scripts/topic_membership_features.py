@@ -24,7 +24,7 @@ from assistant.understand.learned import TOPIC_FEATURES, topic_features  # noqa:
 DATA = REPO / "scripts" / "training-data" / "topic-membership.jsonl"
 if len(sys.argv) != 2:
     sys.exit(__doc__)
-s = Settings(storage_dir=sys.argv[1])
+s = Settings().updated(storage_dir=sys.argv[1])
 r = PaperRetriever.open(s, build_embed_model(s))
 labels: dict[str, dict[str, tuple[int, str, str]]] = {}
 for line in DATA.read_text().splitlines():

@@ -44,7 +44,7 @@ def seeded_settings(tmp_path_factory: pytest.TempPathFactory, embed_model):  # t
     from assistant.config import Settings
     from assistant.ingest.pipeline import ingest
 
-    settings = Settings(storage_dir=tmp_path_factory.mktemp("index"))
+    settings = Settings().updated(storage_dir=tmp_path_factory.mktemp("index"))
     ingest(settings, [SEEDS], embed_model, progress=False)
     return settings
 
@@ -87,7 +87,7 @@ def scripted_assistant(seeded_settings, embed_model, sentence_embedder) -> Calla
         base_url = server if isinstance(server, str) else server.base_url
         backend = OpenAIChatBackend(base_url, "k", model, timeout_s=timeout_s, max_output_tokens=max_output_tokens)
         chosen = settings or seeded_settings
-        with build_assistant(chosen.model_copy(update=updates) if updates else chosen, embed_model=embed_model,
+        with build_assistant(chosen.updated(**updates) if updates else chosen, embed_model=embed_model,
                              backend=backend, strategies=strategies, sentence_embedder=sentence_embedder) as assistant:
             yield assistant
 

@@ -30,11 +30,7 @@ from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
 from assistant.llm.prompts import build_messages, strip_citations
-from assistant.tuning import (
-    ABSTAIN_TOP_PAPERS,
-    SMALL_MODEL_MIN_SUPPORT,
-    VERIFY_MIN_ALIGNMENT,
-)
+from assistant.tuning import ABSTAIN_TOP_PAPERS
 from assistant.types import Answer, AnswerMode, Intent, Page, PaperHit
 from assistant.understand.parse import Question, parse_question
 from assistant.verify.attribution import Attributor, Embedder
@@ -153,7 +149,7 @@ class Answerer:
         backend: the chat model (OpenAI-compatible).
         embed: batch text -> unit vectors, used for attribution and comparison cells.
         settings: thresholds and sizes (``min_similarity``, ``context_papers``, ``support_threshold``...).
-        small_model: the ``small`` answer profile (``Settings.llm_profile``): the model only writes short
+        small_model: the ``small`` answer profile (``Settings.llm.profile``): the model only writes short
             lookups, stopping at the first verified sentence; summaries and comparisons are built by code.
         strategies: intent name -> strategy (default :data:`~assistant.answer.strategies.STRATEGIES`).
     """
@@ -185,7 +181,7 @@ class Answerer:
         return final_answer(self.stream(question, **kwargs))  # type: ignore[arg-type]
 
     def _abstains(self, query: str | Query, hits: Sequence[PaperHit], cache: TurnCache | None = None) -> bool:
-        return abstains(self.retriever, self.settings.min_similarity, query, hits, cache)
+        return abstains(self.retriever, self.settings.retrieval.min_similarity, query, hits, cache)
 
     def stream(
         self,
@@ -299,7 +295,7 @@ class Answerer:
                 builder.quote(ev)
         else:
             builder = AnswerBuilder(
-                req.question, [], hits[: self.settings.top_k], self._backend.model, req.intent, req.query
+                req.question, [], hits[: self.settings.retrieval.top_k], self._backend.model, req.intent, req.query
             )
         return AnswerEvent("final", answer=builder.build(settled.mode, settled.notice, timings), hits=tuple(hits))
 
@@ -329,8 +325,9 @@ class Answerer:
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
             # the bundled model's loose paraphrases must also be near-restatements (tuning.py)
-            min_alignment = SMALL_MODEL_MIN_SUPPORT if self._tools.small_model else VERIFY_MIN_ALIGNMENT
-            verifier = build_verifier(self.settings, backend=self._backend, small_model=self._tools.small_model)
+            v = self.settings.verify
+            min_alignment = v.small_model_min_support if self._tools.small_model else v.verify_min_alignment
+            verifier = build_verifier(self.settings.verify, backend=self._backend, small_model=self._tools.small_model)
             attributor = Attributor(plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment)
 
             def verify(raw: str) -> bool:

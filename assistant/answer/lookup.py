@@ -15,15 +15,7 @@ from assistant.answer.extractive import (
 )
 from assistant.lang.text import ROLE_NAMES, content_tokens
 from assistant.lang.words import HOW_OR_WHY, PAPER_NOUNS, THRESHOLD_WORDS, WHICH_PAPER_LEAD
-from assistant.tuning import (
-    CONFIDENT_MATCH_SIMILARITY,
-    EXTRACTIVE_SENTENCES,
-    NEAR_MISS_MAX_MISSING,
-    SMALL_MODEL_CONTEXT_PAPERS,
-    SMALL_MODEL_LOOKUP_KINDS,
-    SMALL_MODEL_MAX_TOKENS,
-    STATED_MIN_PROBABILITY,
-)
+from assistant.tuning import SMALL_MODEL_LOOKUP_KINDS
 from assistant.types import AnswerSentence, Evidence, PaperHit
 from assistant.understand.intents import sentence_roles
 from assistant.understand.parse import Question
@@ -56,9 +48,9 @@ def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
     ``context_papers`` whose dense similarity is within ``context_similarity_margin`` of the best."""
     if not hits:
         return []
-    top = hits[: settings.context_papers]
+    top = hits[: settings.answer.context_papers]
     best = max(h.dense_similarity for h in top)
-    return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.context_similarity_margin]
+    return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.retrieval.context_similarity_margin]
 
 
 def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
@@ -77,7 +69,8 @@ def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
     found, missing = near_miss(req.question, hit)
     verb = claim.split()[2].lower() if len(claim.split()) > 2 else ""
     missing = tuple(w for w in missing if w.lower() != verb)  # "Which paper *adds* ...": how it is said, not what
-    if not missing or len(missing) > NEAR_MISS_MAX_MISSING or len(found) < len(missing) + 1:
+    most = tools.settings.answer.near_miss_max_missing
+    if not missing or len(missing) > most or len(found) < len(missing) + 1:
         return ""
     nowhere = [w for w in missing if not tools.retriever.mentions_anywhere(w)]
     # the words exist in the index: the verifier decides whether the description fits the paper ("The paper adds
@@ -144,7 +137,8 @@ class LookupStrategy(IntentStrategy):
             return settled
         premise = self._unsupported_premise(tools, req.parsed, hit)
         if premise:  # the model is not asked: a small model echoes the premise
-            quotes = pick_sentences(hit, premise_facts(premise), premise, EXTRACTIVE_SENTENCES, req.cache)
+            k = tools.settings.answer.extractive_sentences
+            quotes = pick_sentences(hit, premise_facts(premise), premise, k, req.cache)
             return Settled(
                 "extractive",
                 f"The question assumes “{premise.rstrip('.')}”, which the abstract does not "
@@ -202,7 +196,8 @@ class LookupStrategy(IntentStrategy):
             return None  # "What problem is it meant to help with?": the abstract has a sentence of that role
         if verdict.stated or not verdict.detail:
             return None
-        if stated_probability(req.question, req.facts, scope, verdict, req.cache) >= STATED_MIN_PROBABILITY:
+        least = tools.settings.answer.stated_min_probability
+        if stated_probability(req.question, req.facts, scope, verdict, req.cache) >= least:
             return None  # the exact tests found no answering sentence, but the trained "stated" model finds one
         if req.facts.quantity and any(
             negates(s) and content_tokens(req.question) & content_tokens(s) for h in scope for s in h.sentences
@@ -236,12 +231,12 @@ class LookupStrategy(IntentStrategy):
                 h for h in context[1:] if len(missing_entities(req.facts, h.paper)) < len(req.facts.entities)
             ]
         if tools.small_model and not req.focus_ids:  # prompt time is most of the first-token wait on a laptop CPU
-            context = context[:SMALL_MODEL_CONTEXT_PAPERS]
+            context = context[: tools.settings.llm.small_model_context_papers]
         kinds = SMALL_MODEL_LOOKUP_KINDS  # the small model only where its sentences are kept (tuning.py)
         return Plan(
             profile_evidence(tools, context),
             use_model=not tools.small_model or kinds is None or lookup_kind(req.facts) in kinds,
-            max_tokens=SMALL_MODEL_MAX_TOKENS if tools.small_model else None,
+            max_tokens=tools.settings.llm.small_model_max_tokens if tools.small_model else None,
             stop_at_first=tools.small_model,
             notice=_near_miss_notice(tools, req, context[0]) if _identifies_paper(req) and not req.focus_ids else "",
         )
@@ -258,12 +253,13 @@ class LookupStrategy(IntentStrategy):
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """A "which paper" question is answered with the title first ("The closest match ..." when the paper
-        is neither named nor similar enough to be sure: tuning.CONFIDENT_MATCH_SIMILARITY); then the sentences
+        is neither named nor similar enough to be sure: ``answer.confident_match_similarity``); then the sentences
         that answer it."""
         hit = plan.context[0]
         if req.facts.which_paper:
             named = bool(req.facts.entities) and not missing_entities(req.facts, hit.paper)
-            sure = (named or hit.dense_similarity >= CONFIDENT_MATCH_SIMILARITY) and not plan.notice  # a near miss
+            confident = tools.settings.answer.confident_match_similarity
+            sure = (named or hit.dense_similarity >= confident) and not plan.notice  # a near miss
             lead = "The paper is" if sure else "The closest match in the abstracts is"  # the reader judges
             builder.add(AnswerSentence(f"{lead} “{hit.paper.title}”.", (1,), 1.0), hit.paper.title)
         super().answer_by_code(tools, req, plan, builder)

@@ -31,24 +31,11 @@ from assistant.answer.extractive import (
 from assistant.answer.listing import narrowing
 from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
 from assistant.lang.words import word_start_pattern
-from assistant.tuning import (
-    CHOICE_MARGIN,
-    COMPARE_CANDIDATES,
-    COMPARE_PAPERS,
-    EVIDENCE_BOILERPLATE_PENALTY,
-    EVIDENCE_CONTRIBUTION_PRIOR,
-    EXTRACTIVE_SENTENCES,
-    SUMMARY_SENTENCES,
-    TOPIC_CANDIDATE_WINDOWS,
-    TOPIC_CANDIDATES,
-    TOPIC_CONTRIBUTION_MARGIN,
-    TOPIC_NARROWED_RESCORE_MAX,
-)
 from assistant.types import AnswerSentence, Evidence, Listing, PaperHit
 from assistant.understand.intents import comparison_table, sentence_roles, topic_members, topic_query
 
 if TYPE_CHECKING:
-    pass
+    from assistant.config import Settings
 
 from assistant.answer.lookup import LookupStrategy, select_context
 from assistant.answer.records import MetadataStrategy, record_sentences, unknown_author_notice
@@ -98,7 +85,7 @@ def shared_topic_papers(tools: Tools, req: Request, hits: list[PaperHit], wanted
     a candidate set; its weight is how often the word occurs in those papers (a topic recurs: "grokking"
     3 + 1 times, an incidental "role" 1 + 1); the top ``wanted`` retrieved papers are a candidate too,
     weighted by the best such word they share. The heaviest set wins (at least ``wanted + 1``
-    occurrences to count as a topic), then the better summed retrieval rank among ``COMPARE_CANDIDATES``.
+    occurrences to count as a topic), then the better summed retrieval rank among ``answer.compare_candidates``.
 
     Returns:
         the chosen papers in retrieval order, or None to keep the retrieval ranking.
@@ -106,7 +93,8 @@ def shared_topic_papers(tools: Tools, req: Request, hits: list[PaperHit], wanted
     if not req.facts.papers_wanted or len(hits) < wanted:
         return None
     papers = tools.retriever.papers
-    ranked = [h.paper.id for h in tools.retriever.retrieve(req.search(tools, req.query), top_k=COMPARE_CANDIDATES)]
+    top_k = tools.settings.answer.compare_candidates
+    ranked = [h.paper.id for h in tools.retriever.retrieve(req.search(tools, req.query), top_k=top_k)]
     rank = {pid: i for i, pid in enumerate(ranked)}
     tokens = sorted(content_tokens(req.question))  # whole tokens: "combinatorial-optimization" is not "combinatorial"
 
@@ -144,13 +132,15 @@ class SummaryStrategy(IntentStrategy):
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         context = hits if req.focus_ids else by_named_author(tools, req, hits)[:1]
-        return Plan([with_evidence(h, SUMMARY_SENTENCES) for h in context], use_model=not tools.small_model)
+        k = tools.settings.answer.summary_sentences
+        return Plan([with_evidence(h, k) for h in context], use_model=not tools.small_model)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """Each paper's summary sentences (extractive.summary_sentences: its problem, approach and key result
         as the abstract states them), in abstract order: one summary per paper in focus ("Summarize them"),
         three sentences for one paper, two each for several."""
-        k = SUMMARY_SENTENCES - 1 if len(plan.context) == 1 else EXTRACTIVE_SENTENCES
+        a = tools.settings.answer
+        k = a.summary_sentences - 1 if len(plan.context) == 1 else a.extractive_sentences
         for n, hit in enumerate(plan.context, start=1):
             evidence = summary_sentences(hit, k, req.cache)
             named = _naming_sentence(hit, req.facts.entities)
@@ -196,7 +186,10 @@ class CompareStrategy(IntentStrategy):
         return None
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
-        wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
+        wanted = max(
+            tools.settings.answer.compare_papers,
+            min(tools.settings.answer.context_papers, req.facts.papers_wanted or tools.settings.answer.compare_papers),
+        )
         papers = hits if req.focus_ids else (shared_topic_papers(tools, req, hits, wanted) or hits[:wanted])
         context = profile_evidence(tools, papers)
         return Plan(context, use_model=not tools.small_model, comparison=comparison_table(context, req.cache))
@@ -236,31 +229,33 @@ class TopicStrategy(IntentStrategy):
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
         """A wide search for the topic without the question's frame ("which papers ...") and without its
         narrowing words, restricted to the papers the narrowing allows: a small allowed set (at most
-        ``TOPIC_NARROWED_RESCORE_MAX`` papers, e.g. one author's) is scored whole, a large one (a venue) is
+        ``answer.topic_narrowed_rescore_max`` papers, e.g. one author's) is scored whole, a large one (a venue) is
         searched with more candidate windows and filtered."""
         if req.focus_ids:
             return super().candidates(tools, req)
         nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
         topic = req.search(tools, nar.query)
+        a = tools.settings.answer
         if nar.ids is None:
-            return tools.retriever.retrieve(topic, top_k=TOPIC_CANDIDATES, candidate_k=TOPIC_CANDIDATE_WINDOWS)
+            return tools.retriever.retrieve(topic, top_k=a.topic_candidates, candidate_k=a.topic_candidate_windows)
         if not nar.ids:  # nothing has that venue / author: search unnarrowed, plan() says so
-            return tools.retriever.retrieve(topic, top_k=tools.settings.top_k)
-        if len(nar.ids) <= TOPIC_NARROWED_RESCORE_MAX:
+            return tools.retriever.retrieve(topic, top_k=tools.settings.retrieval.top_k)
+        if len(nar.ids) <= a.topic_narrowed_rescore_max:
             hits = tools.retriever.hits_for(req.search(tools, nar.query), sorted(nar.ids))
             return sorted(hits, key=lambda h: max((e.score for e in h.evidence), default=-1.0), reverse=True)
-        hits = tools.retriever.retrieve(topic, top_k=4 * TOPIC_CANDIDATES, candidate_k=4 * TOPIC_CANDIDATE_WINDOWS)
-        return [h for h in hits if h.paper.id in nar.ids][:TOPIC_CANDIDATES] or hits[: tools.settings.top_k]
+        hits = tools.retriever.retrieve(topic, top_k=4 * a.topic_candidates, candidate_k=4 * a.topic_candidate_windows)
+        narrowed = [h for h in hits if h.paper.id in nar.ids][: a.topic_candidates]
+        return narrowed or hits[: tools.settings.retrieval.top_k]
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         if req.focus_ids:
             return Plan(hits, use_model=False, sources=hits)
         nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
         allowed = hits if nar.ids is None else [h for h in hits if h.paper.id in nar.ids]
-        members = topic_members(nar.query, allowed, tools.settings.topic_min_evidence)
+        members = topic_members(nar.query, allowed, tools.settings.answer.topic_min_evidence)
         page = members[req.page.offset : req.page.offset + req.page.limit]
         listing = Listing(len(members), req.page.offset, len(page), req.page.limit, nar.venue, nar.author)
-        return Plan(page, use_model=False, sources=page or hits[: tools.settings.top_k], listing=listing)
+        return Plan(page, use_model=False, sources=page or hits[: tools.settings.retrieval.top_k], listing=listing)
 
     def notice(self, plan: Plan) -> str:
         """Why a listing shows nothing: the narrowing matches no paper, or the page is past the end."""
@@ -275,14 +270,15 @@ class TopicStrategy(IntentStrategy):
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """Each listed paper's best evidence sentence, cited to it; its contribution sentence instead (which
-        names what the paper does) when that scores within ``TOPIC_CONTRIBUTION_MARGIN`` of the best."""
+        names what the paper does) when that scores within ``answer.topic_contribution_margin`` of the best."""
         for n, hit in enumerate(plan.context, start=1):
             if not hit.evidence:
                 continue
             best = max(hit.evidence, key=lambda e: e.score)
             scores = hit.sentence_scores or ()
             own = next((i for i, s in enumerate(hit.sentences) if states_contribution(s)), None)
-            if own is not None and own < len(scores) and scores[own] >= best.score - TOPIC_CONTRIBUTION_MARGIN:
+            margin = tools.settings.answer.topic_contribution_margin
+            if own is not None and own < len(scores) and scores[own] >= best.score - margin:
                 best = Evidence(hit.paper.id, own, hit.sentences[own], scores[own])
             builder.quote(best, n)
 
@@ -291,7 +287,7 @@ class ChoiceStrategy(IntentStrategy):
     """ "Which of them needs less data?": a choice between the papers in focus (or the two best papers).
 
     Every sentence of every paper's abstract is scored for the question (:func:`plain_scores`); when one
-    paper's best sentence beats every other paper's best by ``CHOICE_MARGIN``, the answer names that paper
+    paper's best sentence beats every other paper's best by ``answer.choice_margin``, the answer names that paper
     and quotes the sentence ("which of them uses reinforcement learning?" -> LeReT, "a reinforcement-learning
     framework"). Otherwise the ``capable`` model may decide, citing the deciding sentences; by code, each
     paper's sentence that bears on the question is quoted under a notice that the abstracts do not decide it."""
@@ -303,9 +299,12 @@ class ChoiceStrategy(IntentStrategy):
     )
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
-        wanted = max(COMPARE_PAPERS, min(tools.settings.context_papers, req.facts.papers_wanted or COMPARE_PAPERS))
+        wanted = max(
+            tools.settings.answer.compare_papers,
+            min(tools.settings.answer.context_papers, req.facts.papers_wanted or tools.settings.answer.compare_papers),
+        )
         context = profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
-        chosen = decided_paper(context, req)
+        chosen = decided_paper(context, req, tools.settings)
         return Plan(context, use_model=not tools.small_model and chosen is None, decided=chosen)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
@@ -315,7 +314,7 @@ class ChoiceStrategy(IntentStrategy):
         if chosen is not None:
             hit = plan.context[chosen]
             n = chosen + 1
-            scores = plain_scores(hit, req)
+            scores = plain_scores(hit, req, tools.settings)
             best = max(range(len(scores)), key=lambda i: scores[i])
             lead = f"“{hit.paper.title}” is the one whose abstract states it."
             builder.add(AnswerSentence(lead, (n,), 1.0), hit.paper.title)
@@ -333,28 +332,29 @@ class ChoiceStrategy(IntentStrategy):
         return "The abstracts don't settle this between them directly; here is what each one says."
 
 
-def plain_scores(hit: PaperHit, req: Request) -> list[float]:
+def plain_scores(hit: PaperHit, req: Request, settings: Settings) -> list[float]:
     """Each sentence of ``hit`` scored for what ``req`` asks (extractive.score_sentences: the evidence score plus
     the bonuses for a number or name asked for) without the priors retrieval adds for ranking evidence (the
     contribution-sentence bonus and the code/URL boilerplate penalty), so "The code and model are available at
-    https://github.com/..." can answer "which one links its code?"."""
+    https://github.com/..." can answer "which one links its code?"; ``settings.retrieval``: those priors)."""
+    r = settings.retrieval
     return [
         p.score
-        - EVIDENCE_CONTRIBUTION_PRIOR * states_contribution(p.evidence.text)
-        + EVIDENCE_BOILERPLATE_PENALTY * is_boilerplate(p.evidence.text)
+        - r.evidence_contribution_prior * states_contribution(p.evidence.text)
+        + r.evidence_boilerplate_penalty * is_boilerplate(p.evidence.text)
         for p in score_sentences(hit, req.facts, req.question)
     ]
 
 
-def decided_paper(context: list[PaperHit], req: Request) -> int | None:
+def decided_paper(context: list[PaperHit], req: Request, settings: Settings) -> int | None:
     """The index in ``context`` of the paper whose abstract answers a "which of them" question: its best sentence
-    (:func:`plain_scores`, every sentence of every abstract) beats each other paper's best by ``CHOICE_MARGIN``;
+    (:func:`plain_scores`, every sentence of every abstract) beats each other paper's best by ``answer.choice_margin``;
     None when fewer than two papers have scored sentences or none leads by that much."""
     if len(context) < 2 or not all(h.sentence_scores for h in context):
         return None
-    best = [max(plain_scores(h, req)) for h in context]
+    best = [max(plain_scores(h, req, settings)) for h in context]
     order = sorted(range(len(best)), key=lambda i: best[i], reverse=True)
-    return order[0] if best[order[0]] - best[order[1]] >= CHOICE_MARGIN else None
+    return order[0] if best[order[0]] - best[order[1]] >= settings.answer.choice_margin else None
 
 
 #: The registry: intent name -> strategy. ``intents.detect_intent`` returns one of these names.

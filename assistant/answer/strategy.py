@@ -16,10 +16,6 @@ from assistant.answer.extractive import (
 from assistant.lang.text import word_tokens
 from assistant.llm.prompts import DEFAULT_TASK
 from assistant.retrieve.references import find_references
-from assistant.tuning import (
-    CAPABLE_EVIDENCE_SENTENCES,
-    EXTRACTIVE_SENTENCES,
-)
 from assistant.types import AnswerMode, Comparison, Evidence, Listing, Page, PaperHit
 from assistant.understand.metadata import MetadataRequest, metadata_request
 from assistant.understand.parse import Question
@@ -69,7 +65,7 @@ def _read_records(tools: Tools, question: Question) -> RecordQuery | None:
         return None
     if not ask.only_names(ask.rest):  # asks for no field ("which papers are about X?"): nothing to look up
         return RecordQuery(ask)
-    refs = find_references(question, tools.retriever, tools.settings.min_similarity)
+    refs = find_references(question, tools.retriever, tools.settings.retrieval.min_similarity)
     named = tuple(pid for pid in refs.named if pid not in ask.person_ids)
     words: set[str] = set()  # a person's own papers lend no words: "papers by X about memory" is a topic list
     if named:
@@ -114,7 +110,7 @@ class Request:
 @dataclass(frozen=True, slots=True)
 class Tools:
     """What strategies may use: the retriever, the sentence embedder, the settings (thresholds and sizes)
-    and the answer profile (``small_model``: the bundled 135M model, see ``Settings.llm_profile``)."""
+    and the answer profile (``small_model``: the bundled 135M model, see ``Settings.llm.profile``)."""
 
     retriever: PaperRetriever
     embed: Embedder
@@ -140,7 +136,7 @@ class Plan:
     Attributes:
         context: the papers sentences may cite; source ``[n]`` is ``context[n - 1]``.
         use_model: whether the model writes sentences (else :meth:`IntentStrategy.answer_by_code` does).
-        max_tokens: the model's token budget (None: ``Settings.llm_max_output_tokens``).
+        max_tokens: the model's token budget (None: ``Settings.llm.max_output_tokens``).
         stop_at_first: stop reading the model after its first verified sentence.
         sources: papers shown as sources (None: every candidate).
         comparison: a papers x aspects table shown with the answer.
@@ -203,12 +199,12 @@ class IntentStrategy:
         chosen: dict[int, Evidence] = {}
         parts = req.parsed.parts
         if len(parts) > 1:
-            for part in parts[:EXTRACTIVE_SENTENCES]:
+            for part in parts[: tools.settings.answer.extractive_sentences]:
                 part_req = replace(req, question=part.text, facts=part.facts, parsed=part)
                 for ev in pick_sentences(asked_of(tools, part_req, hit), part_req.facts, part.text, 1, req.cache):
                     chosen.setdefault(ev.sentence_index, ev)
-        for ev in pick_sentences(hit, req.facts, req.question, EXTRACTIVE_SENTENCES, req.cache):
-            if len(chosen) >= EXTRACTIVE_SENTENCES:
+        for ev in pick_sentences(hit, req.facts, req.question, tools.settings.answer.extractive_sentences, req.cache):
+            if len(chosen) >= tools.settings.answer.extractive_sentences:
                 break
             chosen.setdefault(ev.sentence_index, ev)
         for i in sorted(chosen):
@@ -251,7 +247,8 @@ def by_named_author(tools: Tools, req: Request, hits: list[PaperHit]) -> list[Pa
 
 def profile_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
     """The ``capable`` profile gives the model more evidence sentences per paper."""
-    return context if tools.small_model else [with_evidence(h, CAPABLE_EVIDENCE_SENTENCES) for h in context]
+    k = tools.settings.llm.capable_evidence_sentences
+    return context if tools.small_model else [with_evidence(h, k) for h in context]
 
 
 def _attributor(tools: Tools, hit: PaperHit) -> Attributor:
@@ -259,4 +256,4 @@ def _attributor(tools: Tools, hit: PaperHit) -> Attributor:
     from assistant.verify.attribution import Attributor
     from assistant.verify.verifiers import build_verifier
 
-    return Attributor([hit], tools.embed, build_verifier(tools.settings))
+    return Attributor([hit], tools.embed, build_verifier(tools.settings.verify))

@@ -32,8 +32,8 @@ __all__ = ["MCP_PATH", "api_key_for", "build_api_app", "is_loopback", "run_app"]
 def api_key_for(settings: Settings, ui_auth: str | None = None) -> str | None:
     """The bearer key API requests need: ``ASSISTANT_API_KEY`` if set, else the UI login ``user:password``
     (``ui_auth``) if the UI requires one, else None (no key)."""
-    if settings.api_key is not None and settings.api_key.get_secret_value():
-        return settings.api_key.get_secret_value()
+    if settings.api.key is not None and settings.api.key.get_secret_value():
+        return settings.api.key.get_secret_value()
     return ui_auth or None
 
 

@@ -21,7 +21,7 @@ logger = logging.getLogger(__name__)
 def _ask(settings: Settings, args: argparse.Namespace) -> int:
     from assistant.understand.question import clean_question
 
-    question = clean_question(args.question, settings.max_question_chars)
+    question = clean_question(args.question, settings.retrieval.max_question_chars)
     if args.limit is not None and args.limit < 1:
         raise AssistantError(f"--limit must be at least 1, got {args.limit}")
     if args.offset < 0:
@@ -111,8 +111,8 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
     from assistant.api.openai_compat import MODEL_ID
     from assistant.api.server import api_key_for, build_api_app, is_loopback, run_app
 
-    host = args.host or settings.api_host
-    port = args.port or settings.api_port
+    host = args.host or settings.api.host
+    port = args.port or settings.api.port
     check_listen(host, port, "--host / --port (ASSISTANT_API_HOST / ASSISTANT_API_PORT)")
     require_existing_storage(settings)
     key = api_key_for(settings)

@@ -109,7 +109,7 @@ def rebuild_inputs(settings: Settings, paths: Sequence[Path]) -> list[Path]:
         return list(paths)
     recorded = recorded_inputs(settings)
     if not recorded:
-        return [settings.seeds_dir]
+        return [settings.storage.seeds_dir]
     present = [p for p in recorded if p.exists()]
     for p in recorded:
         if not p.exists():
@@ -178,7 +178,7 @@ def ingest_command(
 
     check_storage_path(settings)  # a file where the index folder should be: said before any model loads
     check_no_writer(settings)  # another writer: one line now, before reading or asking anything
-    inputs = rebuild_inputs(settings, paths) if rebuild else list(paths) or [settings.seeds_dir]
+    inputs = rebuild_inputs(settings, paths) if rebuild else list(paths) or [settings.storage.seeds_dir]
     skipped: list[str] = []
     papers = read_papers(inputs, skipped=skipped)  # every file parsed before the model loads
     from assistant.ingest.pipeline import ingest_papers, rebuild_losses

@@ -29,9 +29,7 @@ from assistant.lang.text import content_tokens
 from assistant.retrieve.references import find_references
 from assistant.tuning import (
     CLARIFY_MAX_CONTENT_WORDS,
-    DESCRIBED_MARGIN,
     ELLIPTIC_MAX_WORDS,
-    FOCUS_PREFERENCE_MARGIN,
 )
 
 if TYPE_CHECKING:
@@ -110,7 +108,7 @@ class Resolver:
         question_text = q.text
         shown = self._state.shown()
         current = list(shown[0]) if shown else []
-        refs = find_references(q, self._retriever, self._settings.min_similarity)
+        refs = find_references(q, self._retriever, self._settings.retrieval.min_similarity)
         named = list(refs.named)
         explicit = bool(named or refs.unresolved or refs.unknown_author)  # the question says which paper it means
         by_name = self._named_by_name(q)
@@ -186,14 +184,14 @@ class Resolver:
            two" after two one-paper turns).
         2. A question (or one of its sentences: "There's also a paper on how sensitive transformers are to
            random token perturbations. Does it say anything about grokking?") that describes a paper not in
-           focus (profile cosine s1 with (s1 - s_focus) + (s1 - s2) >= ``DESCRIBED_MARGIN``, s2 the
+           focus (profile cosine s1 with (s1 - s_focus) + (s1 - s2) >= ``conversation.described_margin``, s2 the
            runner-up's, :meth:`description_strength`): that paper when the question refers back ("there's
            also a robot grasping one ..., how long does it take to train?"), else a new search.
         3. A topic list without a back-reference, or a question that neither refers back nor matches the paper
-           in focus (its cosine below ``min_similarity`` or ``FOCUS_PREFERENCE_MARGIN`` under the best): a new
-           search.
+           in focus (its cosine below ``min_similarity`` or ``conversation.focus_preference_margin`` under the
+           best): a new search.
         4. Else the paper in focus the question describes best, when it leads the first one shown by
-           ``FOCUS_PREFERENCE_MARGIN``; else the first one shown.
+           ``conversation.focus_preference_margin``; else the first one shown.
         """
         recent = self._state.recent()
         # "of those two", "both": the question says how many papers it means
@@ -211,18 +209,19 @@ class Resolver:
             sims = sims or part_sims  # the whole question's
             if part_strength > strength:
                 described, strength = best, part_strength
-        if described and strength >= DESCRIBED_MARGIN:
+        if described and strength >= self._settings.conversation.described_margin:
             return ([described], current[0]) if refers else ([], "")
         s_focus = max((sims.get(pid, 0.0) for pid in current), default=0.0)
         top = max((s for pid, s in sims.items() if pid not in current), default=0.0)
         if detected == "topic" and not refers:
             return [], ""
-        min_similarity = self._settings.min_similarity
-        if not refers and (s_focus < min_similarity or s_focus < top - FOCUS_PREFERENCE_MARGIN):
+        min_similarity = self._settings.retrieval.min_similarity
+        prefer = self._settings.conversation.focus_preference_margin
+        if not refers and (s_focus < min_similarity or s_focus < top - prefer):
             return [], ""
         first = current[0]
         best_own = max(current, key=lambda pid: sims.get(pid, 0.0))
-        pick = best_own if sims.get(best_own, 0.0) >= sims.get(first, 0.0) + FOCUS_PREFERENCE_MARGIN else first
+        pick = best_own if sims.get(best_own, 0.0) >= sims.get(first, 0.0) + prefer else first
         return [pick], ""
 
     def description_strength(self, sims: Mapping[str, float], current: list[str]) -> tuple[str, float]:
@@ -230,7 +229,7 @@ class Resolver:
         describes it: (s1 - s_focus) + (s1 - s2), s_focus the best cosine of a paper in ``current`` and s2 the
         runner-up's; ("", -inf) when no other paper was scored or s1 is below ``min_similarity``."""
         others = sorted(((s, pid) for pid, s in sims.items() if pid not in current), reverse=True)
-        if not others or others[0][0] < self._settings.min_similarity:
+        if not others or others[0][0] < self._settings.retrieval.min_similarity:
             return "", float("-inf")
         s_focus = max((sims.get(pid, 0.0) for pid in current), default=0.0)
         s1, best = others[0]

@@ -53,9 +53,9 @@ class ChatSession(ConversationState):
 
         Raises:
             EmptyQuestionError: nothing to answer (before any model call).
-            QuestionTooLongError: longer than ``Settings.max_question_chars`` (before any search).
+            QuestionTooLongError: longer than ``Settings.retrieval.max_question_chars`` (before any search).
         """
-        question = clean_question(question, self._answerer.settings.max_question_chars)
+        question = clean_question(question, self._answerer.settings.retrieval.max_question_chars)
         more = self._next_page(question) if page is None else None
         if more is not None:  # "show more" after a listing: the same listing, next page
             previous, page = more

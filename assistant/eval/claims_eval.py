@@ -173,7 +173,7 @@ def check_claim(
     min_probability: float = 0.2,
 ) -> dict[str, Any]:
     """Run ``item.claim`` through the answerer's verifier against ``context``; one report item (module docstring).
-    ``verifier`` / ``min_probability`` as ``Settings.verifier`` / ``Settings.support_probability``."""
+    ``verifier`` / ``min_probability`` as ``Settings.verify.verifier`` / ``Settings.verify.support_probability``."""
     from assistant.verify.attribution import Attributor
     from assistant.verify.verifiers import build_verifier
 
@@ -326,15 +326,15 @@ def run_claims_command(
             retriever,
             embedder,
             items,
-            settings.support_threshold,
+            settings.verify.support_threshold,
             progress=progress,
-            verifier=settings.verifier,
-            min_probability=settings.support_probability,
+            verifier=settings.verify.verifier,
+            min_probability=settings.verify.support_probability,
         )
     report = {
         "claims": str(claims),
         "split": split,
-        "verifier": settings.verifier,
+        "verifier": settings.verify.verifier,
         "seconds": round(time.perf_counter() - t0, 1),
         **report,
     }

@@ -39,7 +39,7 @@ from assistant.lang.text import split_sentences, states_contribution
 from assistant.types import Paper
 
 if TYPE_CHECKING:
-    from assistant.config import Settings
+    from assistant.config import RetrievalSettings, Settings
     from assistant.index.store import PaperStore
 
 logger = logging.getLogger(__name__)
@@ -90,9 +90,14 @@ def catalog_path(storage_dir: Path, collection: str) -> Path:
 
 
 def open_catalog(settings: Settings, store: PaperStore, *, repair: bool = False) -> Catalog:
-    """The catalog of ``store``'s collection under ``settings.storage_dir`` (created empty when missing;
+    """The catalog of ``store``'s collection under ``settings.storage.storage_dir`` (created empty when missing;
     ``repair``: a damaged file is replaced by an empty one, which the next sync fills)."""
-    return Catalog(catalog_path(settings.storage_dir, settings.collection_name()), store.collection_id, repair=repair)
+    return Catalog(
+        catalog_path(settings.storage.storage_dir, settings.collection_name()),
+        store.collection_id,
+        repair=repair,
+        retrieval=settings.retrieval,
+    )
 
 
 class Catalog:
@@ -103,9 +108,15 @@ class Catalog:
         path: the SQLite file (created with its folder when missing).
         collection_id: the Chroma collection's id; a catalog built for another id is rebuilt by :meth:`sync`
             with ``rebuild_if_foreign`` (ingest) or refused (readers).
+        retrieval: the BM25 word-choice limits (``bm25_*`` fields; None: the defaults).
     """
 
-    def __init__(self, path: Path, collection_id: str, *, repair: bool = False) -> None:
+    def __init__(
+        self, path: Path, collection_id: str, *, repair: bool = False, retrieval: RetrievalSettings | None = None
+    ) -> None:
+        from assistant.config import RetrievalSettings
+
+        self._retrieval = retrieval or RetrievalSettings()
         self.path = path
         self.collection_id = collection_id
         self._local = threading.local()
@@ -479,28 +490,30 @@ class Catalog:
     def bm25(self, query: str, k: int) -> list[tuple[str, str, int, str, str, float]]:
         """The ``k`` best windows for ``query`` by BM25 (any query word may match).
 
-        Only the query's rarer words are searched: words in more than ``BM25_MAX_DF_SHARE`` of the papers
-        (at least ``BM25_MIN_DF_CUTOFF`` papers) are left out, then the rarest are taken while there are at
-        most ``BM25_MAX_TERMS`` and their papers add up to at most ``BM25_MAX_POSTINGS`` (if none is left, the
-        rarest word alone when it is in at most that many papers, else nothing: ``[]``). Common words add little
-        to BM25 (low idf) but make SQLite score most of the windows; see tuning.py.
+        Only the query's rarer words are searched: words in more than ``bm25_max_df_share`` of the papers
+        (at least ``bm25_min_df_cutoff`` papers) are left out, then the rarest are taken while there are at
+        most ``bm25_max_terms`` and their papers add up to at most ``bm25_max_postings`` (if none is left, the
+        rarest word alone when it is in at most that many papers, else nothing: ``[]``; the fields of
+        ``retrieval``, :class:`~assistant.config.RetrievalSettings`). Common words add little to BM25 (low idf)
+        but make SQLite score most of the windows; see tuning.py.
 
         Returns:
             ``(window_id, paper_id, sentence, content_hash, text, score)``, best first; ``score`` is SQLite's
             bm25() negated, so higher is better (> 0).
         """
-        from assistant.tuning import BM25_MAX_DF_SHARE, BM25_MAX_POSTINGS, BM25_MAX_TERMS, BM25_MIN_DF_CUTOFF
-
+        limits = self._retrieval
         words = query_words(query)
         df = {w: self.document_frequency(w) for w in words}
         known = sorted((w for w in words if df[w] > 0), key=lambda w: (df[w], w))
-        cutoff = max(BM25_MAX_DF_SHARE * self.paper_count(), BM25_MIN_DF_CUTOFF)
+        cutoff = max(limits.bm25_max_df_share * self.paper_count(), limits.bm25_min_df_cutoff)
         chosen: list[str] = []
         for w in (w for w in known if df[w] <= cutoff):
-            if len(chosen) >= BM25_MAX_TERMS or (chosen and sum(df[c] for c in chosen) + df[w] > BM25_MAX_POSTINGS):
+            if len(chosen) >= limits.bm25_max_terms or (
+                chosen and sum(df[c] for c in chosen) + df[w] > limits.bm25_max_postings
+            ):
                 break
             chosen.append(w)
-        chosen = chosen or [w for w in known[:1] if df[w] <= BM25_MAX_POSTINGS]
+        chosen = chosen or [w for w in known[:1] if df[w] <= limits.bm25_max_postings]
         match = fts_query(" ".join(chosen))
         if not match:
             return []

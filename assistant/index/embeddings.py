@@ -56,34 +56,34 @@ def build_embed_model(settings: Settings) -> BaseEmbedding:
         ConfigError: see :func:`resolve_model_path` and :func:`assistant.index.remote_embedding.build_remote_embedding`;
             for onnx also a failed or unsupported export.
     """
-    if settings.embed_base_url:
+    if settings.embedding.base_url:
         from assistant.index.remote_embedding import build_remote_embedding
 
         return build_remote_embedding(settings)
-    path = resolve_model_path(settings.embed_model)
+    path = resolve_model_path(settings.embedding.model)
     t0 = time.perf_counter()
-    if settings.embed_runtime == "onnx":
+    if settings.embedding.runtime == "onnx":
         from assistant.index.onnx_embedding import OnnxEmbedding
 
         onnx_model = OnnxEmbedding.from_model_dir(
             path,
-            settings.model_cache_dir,
-            threads=settings.embed_threads,
-            embed_batch_size=settings.embed_batch_size,
+            settings.embedding.model_cache_dir,
+            threads=settings.embedding.threads,
+            embed_batch_size=settings.embedding.batch_size,
             model_name=str(path),
         )
-        logger.info("embedding model %s (onnx) loaded in %.1f s", settings.embed_model, time.perf_counter() - t0)
+        logger.info("embedding model %s (onnx) loaded in %.1f s", settings.embedding.model, time.perf_counter() - t0)
         return onnx_model
     from llama_index.embeddings.huggingface import HuggingFaceEmbedding
 
     model = HuggingFaceEmbedding(
         model_name=str(path),
         device="cpu",
-        embed_batch_size=settings.embed_batch_size,
+        embed_batch_size=settings.embedding.batch_size,
         normalize=True,
         show_progress_bar=False,
     )
-    logger.info("embedding model %s loaded in %.1f s", settings.embed_model, time.perf_counter() - t0)
+    logger.info("embedding model %s loaded in %.1f s", settings.embedding.model, time.perf_counter() - t0)
     return model
 
 

@@ -188,7 +188,7 @@ def read_valid_export(model_dir: Path, cache_dir: Path) -> dict[str, Any] | None
 def export_onnx(model_dir: Path, out_dir: Path) -> Path:
     """Export the transformer of a sentence-transformers folder to ONNX, once; returns the export folder.
 
-    ``out_dir`` is the cache root (``Settings.model_cache_dir``); the export goes to
+    ``out_dir`` is the cache root (``Settings.embedding.model_cache_dir``); the export goes to
     :func:`export_dir` ``(model_dir, out_dir)``. An existing valid export is returned as is. Otherwise
     torch + transformers are imported (~8 s) and the model is traced with the legacy exporter (opset 17;
     inputs ``input_ids``, ``attention_mask`` [, ``token_type_ids``], int64 ``(batch, seq)``; output

@@ -224,34 +224,34 @@ def _root_cause(e: BaseException) -> str:
 
 
 def build_remote_embedding(settings: Settings) -> RemoteEmbedding:
-    """The :class:`RemoteEmbedding` for ``settings.embed_base_url`` (nothing is sent until the first embedding).
+    """The :class:`RemoteEmbedding` for ``settings.embedding.base_url`` (nothing is sent until the first embedding).
 
     Raises:
         ConfigError: the URL is not http(s), or ``embed_model`` still names the bundled model (the server
             needs the name it serves).
     """
-    url = settings.embed_base_url or ""
+    url = settings.embedding.base_url or ""
     if not url.startswith(("http://", "https://")):
         raise ConfigError(
             f"ASSISTANT_EMBED_BASE_URL={shown_url(url)!r} is not an http(s) URL; use e.g. http://127.0.0.1:8080/v1."
         )
-    if settings.embed_model.startswith("bundled:"):
+    if settings.embedding.model.startswith("bundled:"):
         raise ConfigError(
             f"ASSISTANT_EMBED_BASE_URL is set, so ASSISTANT_EMBED_MODEL must be the model name that server serves "
-            f"(e.g. BAAI/bge-small-en-v1.5), not {settings.embed_model!r}. "
+            f"(e.g. BAAI/bge-small-en-v1.5), not {settings.embedding.model!r}. "
             "Unset ASSISTANT_EMBED_BASE_URL to use the bundled model."
         )
     logger.info(
         "embeddings from %s (model %s, %d texts per request)",
         shown_url(url),
-        settings.embed_model,
-        settings.embed_batch_size,
+        settings.embedding.model,
+        settings.embedding.batch_size,
     )
     return RemoteEmbedding(
         base_url=url,
-        model_name=settings.embed_model,
-        api_key=settings.embed_api_key.get_secret_value(),
-        embed_batch_size=settings.embed_batch_size,
-        timeout_s=settings.embed_timeout_s,
-        max_retries=settings.embed_max_retries,
+        model_name=settings.embedding.model,
+        api_key=settings.embedding.api_key.get_secret_value(),
+        embed_batch_size=settings.embedding.batch_size,
+        timeout_s=settings.embedding.timeout_s,
+        max_retries=settings.embedding.max_retries,
     )

@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 
 def store_location(settings: Settings) -> str:
     """Where the index lives, for messages: ``chroma://host:port`` for a server, else the storage folder."""
-    if settings.chroma_host:
-        return f"chroma://{settings.chroma_host}:{settings.chroma_port}"
-    return str(settings.storage_dir)
+    if settings.storage.chroma_host:
+        return f"chroma://{settings.storage.chroma_host}:{settings.storage.chroma_port}"
+    return str(settings.storage.storage_dir)
 
 
 def require_existing_storage(settings: Settings) -> None:
@@ -29,10 +29,10 @@ def require_existing_storage(settings: Settings) -> None:
         StorageEnvironmentError: the storage path (or a folder above it) is a file.
         StoreNotReadyError: it does not exist; the message says to run ``assistant ingest``.
     """
-    if settings.chroma_host:
+    if settings.storage.chroma_host:
         return
     check_storage_path(settings)
-    d = settings.storage_dir
+    d = settings.storage.storage_dir
     if not d.is_dir():
         raise StoreNotReadyError(
             f"No index: {d} does not exist. Run `assistant ingest` (with the same --storage-dir) first."
@@ -56,9 +56,9 @@ def check_storage_path(settings: Settings) -> None:
     Raises:
         StorageEnvironmentError: names the path, the setting and what to do; the file is never touched.
     """
-    if settings.chroma_host:
+    if settings.storage.chroma_host:
         return
-    d = settings.storage_dir
+    d = settings.storage.storage_dir
     for p in (d, *d.parents):
         if p.exists():
             if not p.is_dir():
@@ -103,13 +103,13 @@ def storage_failure(error: BaseException, settings: Settings) -> StorageEnvironm
     Returns:
         A :class:`StorageEnvironmentError` whose one-line message names the folder, the cause and the fix.
     """
-    if settings.chroma_host:
+    if settings.storage.chroma_host:
         return None
     import errno
     import os
     import shutil
 
-    d = settings.storage_dir
+    d = settings.storage.storage_dir
     text = f"{error} {error.__cause__ or ''}"
     code = getattr(error, "errno", None)
     try:

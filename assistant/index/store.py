@@ -82,17 +82,17 @@ def triple(name: str) -> tuple[str, str, str]:
 
 
 def embedded_system(settings: Settings) -> Any:
-    """This process's cached embedded Chroma ``System`` for ``settings.storage_dir`` (None in client/server mode
+    """This process's cached embedded Chroma ``System`` for ``settings.storage.storage_dir`` (None in client/server mode
     or before a client was made). chromadb caches one per path (``SharedSystemClient``), with no public accessor."""
-    if settings.chroma_host:
+    if settings.storage.chroma_host:
         return None
     from chromadb.api.shared_system_client import SharedSystemClient
 
-    return SharedSystemClient._identifier_to_system.get(str(settings.storage_dir))
+    return SharedSystemClient._identifier_to_system.get(str(settings.storage.storage_dir))
 
 
 def forget_embedded_client(settings: Settings, *, stop: bool = True) -> Any:
-    """Drop this process's cached embedded Chroma client for ``settings.storage_dir``, so the next
+    """Drop this process's cached embedded Chroma client for ``settings.storage.storage_dir``, so the next
     :func:`make_client` loads the index from disk again. An embedded client keeps its vector segments in
     memory (it replays Chroma's write log once per collection, at its first read) and does not see what
     another process wrote afterwards: a read of a new id fails with "Error finding id" (chroma issue #3792).
@@ -106,7 +106,7 @@ def forget_embedded_client(settings: Settings, *, stop: bool = True) -> Any:
     """
     from chromadb.api.shared_system_client import SharedSystemClient
 
-    system = SharedSystemClient._identifier_to_system.pop(str(settings.storage_dir), None)
+    system = SharedSystemClient._identifier_to_system.pop(str(settings.storage.storage_dir), None)
     if system is not None and stop:
         system.stop()
     return system
@@ -147,7 +147,7 @@ def start_loading_vectors(settings: Settings) -> threading.Thread | None:
     overlaps the two (Chroma's Rust core releases the GIL). Errors are left for the caller's own open."""
     import threading
 
-    if not settings.chroma_host and not settings.storage_dir.is_dir():
+    if not settings.storage.chroma_host and not settings.storage.storage_dir.is_dir():
         return None
     try:
         collection = make_client(settings).get_collection(settings.collection_name(), embedding_function=None)
@@ -178,23 +178,26 @@ def make_client(settings: Settings) -> ClientAPI:
     from chromadb.config import Settings as ChromaSettings
 
     chroma_settings = ChromaSettings(anonymized_telemetry=False)
-    if settings.chroma_host:
+    if settings.storage.chroma_host:
         try:
-            return chromadb.HttpClient(host=settings.chroma_host, port=settings.chroma_port, settings=chroma_settings)
+            return chromadb.HttpClient(
+                host=settings.storage.chroma_host, port=settings.storage.chroma_port, settings=chroma_settings
+            )
         except Exception as e:  # chromadb raises plain ValueError/ConnectionError variants here
             raise StoreNotReadyError(
-                f"Cannot reach the Chroma server at {settings.chroma_host}:{settings.chroma_port} ({e}). "
+                f"Cannot reach the Chroma server at {settings.storage.chroma_host}:{settings.storage.chroma_port} "
+                f"({e}). "
                 "Start it with `chroma run --path DIR --host HOST --port PORT` or unset ASSISTANT_CHROMA_HOST."
             ) from e
     check_storage_path(settings)
     try:
-        settings.storage_dir.mkdir(parents=True, exist_ok=True)
+        settings.storage.storage_dir.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise storage_failure(e, settings) or StorageEnvironmentError(
-            f"Cannot create the index folder {settings.storage_dir} ({STORAGE_SETTING}): {short_error(e)}."
+            f"Cannot create the index folder {settings.storage.storage_dir} ({STORAGE_SETTING}): {short_error(e)}."
         ) from e
     try:
-        return chromadb.PersistentClient(path=str(settings.storage_dir), settings=chroma_settings)
+        return chromadb.PersistentClient(path=str(settings.storage.storage_dir), settings=chroma_settings)
     except Exception as e:  # chromadb raises InternalError / sqlite errors for a damaged store
         from chromadb.api.client import SharedSystemClient
 
@@ -203,7 +206,7 @@ def make_client(settings: Settings) -> ClientAPI:
         if cause is not None:  # read-only or full: the index is healthy, never call it damaged
             raise cause from e
         raise StoreNotReadyError(
-            f"The index at {settings.storage_dir} cannot be opened ({e}). It may be damaged: run "
+            f"The index at {settings.storage.storage_dir} cannot be opened ({e}). It may be damaged: run "
             "`assistant ingest --rebuild` (the damaged folder is kept aside as <dir>.damaged-<time>)."
         ) from e
 
@@ -238,7 +241,7 @@ def store_info(settings: Settings, probe_vector: Sequence[float]) -> StoreInfo:
     return StoreInfo(
         settings.embed_identity(),
         len(probe_vector),
-        settings.window_sentences,
+        settings.storage.window_sentences,
         probe=tuple(round(float(x), 5) for x in probe_vector[:PROBE_COMPONENTS]),
     )
 
@@ -338,7 +341,7 @@ class PaperStore:
             others = sorted(
                 c
                 for c in existing
-                if c.startswith(settings.collection_prefix)
+                if c.startswith(settings.storage.collection_prefix)
                 and not c.endswith(("_papers", "_log", STAGING_SUFFIX, RETIRED_SUFFIX))
             )
             found, older = [], []
@@ -351,12 +354,12 @@ class PaperStore:
                 found.append(f"{c} ({_describe(meta)})")
                 if (
                     meta.get("embed_model") == settings.embed_identity()
-                    and meta.get("window_sentences") == settings.window_sentences
+                    and meta.get("window_sentences") == settings.storage.window_sentences
                     and int(meta.get("schema", 1)) < SCHEMA_VERSION
                 ):
                     older.append(c)
             wanted = (
-                f"{settings.embed_identity()}, {settings.window_sentences}-sentence windows, "
+                f"{settings.embed_identity()}, {settings.storage.window_sentences}-sentence windows, "
                 f"index layout v{SCHEMA_VERSION}"
             )
             if older:

@@ -82,9 +82,9 @@ def _delete_lock(settings: Settings, paper_ids: Sequence[str]) -> Iterator[None]
     except StoreNotReadyError as e:
         holder = ""
         with suppress(OSError):
-            holder = (settings.storage_dir / ".ingest.lock").read_text().strip()
+            holder = (settings.storage.storage_dir / ".ingest.lock").read_text().strip()
         raise WriterBusyError(
-            f"Nothing removed: an ingest ({holder or 'another process'}) is writing to {settings.storage_dir}. "
+            f"Nothing removed: an ingest ({holder or 'another process'}) is writing to {settings.storage.storage_dir}. "
             f"Wait for the ingest to finish, then run `assistant delete {' '.join(paper_ids)}` again."
         ) from e
     with stack:
@@ -110,17 +110,19 @@ def _open_client_or_move_damaged(settings: Settings) -> ClientAPI | None:
     except StorageEnvironmentError:
         raise  # read-only, full disk, old SQLite: the index is not damaged; moving it aside would not help
     except StoreNotReadyError:
-        if settings.chroma_host:
+        if settings.storage.chroma_host:
             raise
     import shutil
 
-    aside = settings.storage_dir.with_name(f"{settings.storage_dir.name}.damaged-{int(time.time())}")
+    aside = settings.storage.storage_dir.with_name(f"{settings.storage.storage_dir.name}.damaged-{int(time.time())}")
     aside.mkdir()
-    for entry in settings.storage_dir.iterdir():
+    for entry in settings.storage.storage_dir.iterdir():
         if entry.name != LOCK_FILE:  # the lock stays where other writers look for it
             shutil.move(str(entry), aside / entry.name)
     logger.warning(
-        "storage at %s could not be opened; moved its contents to %s and starting afresh", settings.storage_dir, aside
+        "storage at %s could not be opened; moved its contents to %s and starting afresh",
+        settings.storage.storage_dir,
+        aside,
     )
     return None
 
@@ -137,7 +139,7 @@ def _remove_catalog(settings: Settings, name: str) -> None:
     from assistant.index.catalog import catalog_path
 
     for suffix in ("", "-wal", "-shm"):
-        Path(f"{catalog_path(settings.storage_dir, name)}{suffix}").unlink(missing_ok=True)
+        Path(f"{catalog_path(settings.storage.storage_dir, name)}{suffix}").unlink(missing_ok=True)
 
 
 def _drop_index(settings: Settings) -> None:
@@ -148,8 +150,8 @@ def _drop_index(settings: Settings) -> None:
     for n in (name, f"{name}{STAGING_SUFFIX}", f"{name}{RETIRED_SUFFIX}"):
         _drop_collections(client, n)
         _remove_catalog(settings, n)
-    if not settings.chroma_host:
-        remove_orphan_segment_dirs(settings.storage_dir)
+    if not settings.storage.chroma_host:
+        remove_orphan_segment_dirs(settings.storage.storage_dir)
 
 
 def _existing(client: ClientAPI) -> set[str]:
@@ -191,8 +193,8 @@ def recover_interrupted_rebuild(settings: Settings, client: ClientAPI) -> None:
     _drop_collections(client, staging)
     _remove_catalog(settings, retired)
     _remove_catalog(settings, staging)
-    if not settings.chroma_host:
-        remove_orphan_segment_dirs(settings.storage_dir)
+    if not settings.storage.chroma_host:
+        remove_orphan_segment_dirs(settings.storage.storage_dir)
 
 
 def remove_orphan_segment_dirs(storage_dir: Path) -> list[str]:
@@ -235,7 +237,7 @@ def check_no_writer(settings: Settings) -> None:
     Raises:
         WriterBusyError: another process is writing (the message names its pid).
     """
-    if settings.chroma_host or not (settings.storage_dir / LOCK_FILE).is_file():
+    if settings.storage.chroma_host or not (settings.storage.storage_dir / LOCK_FILE).is_file():
         return
     with writer_lock(settings, record=False):
         pass
@@ -256,20 +258,21 @@ def writer_lock(settings: Settings, *, record: bool = True) -> Iterator[None]:
     Raises:
         WriterBusyError: another process is writing to the same storage dir.
     """
-    if settings.chroma_host:
+    if settings.storage.chroma_host:
         yield
         return
     import fcntl
 
-    settings.storage_dir.mkdir(parents=True, exist_ok=True)
-    path = settings.storage_dir / LOCK_FILE
+    settings.storage.storage_dir.mkdir(parents=True, exist_ok=True)
+    path = settings.storage.storage_dir / LOCK_FILE
     with open(path, "a+") as f:
         try:
             fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as e:
             f.seek(0)
             raise WriterBusyError(
-                f"Another ingest ({f.read().strip() or 'unknown process'}) is writing to {settings.storage_dir}; "
+                f"Another ingest ({f.read().strip() or 'unknown process'}) is writing to "
+                f"{settings.storage.storage_dir}; "
                 "nothing was changed. Wait for it to finish, then run the command again."
             ) from e
         if record:
@@ -432,8 +435,8 @@ def _rebuild(
     # the switch: the catalog first (one transaction; readers keep reading the old one until it commits), then
     # the collection names (milliseconds; a reader opening meanwhile waits or reads the retired ones)
     new_id = str(client.get_collection(staging, embedding_function=None).id)
-    Catalog(catalog_path(settings.storage_dir, name), new_id, repair=True).replace_with(
-        catalog_path(settings.storage_dir, staging)
+    Catalog(catalog_path(settings.storage.storage_dir, name), new_id, repair=True).replace_with(
+        catalog_path(settings.storage.storage_dir, staging)
     )
     _remove_catalog(settings, staging)
     have = _existing(client)
@@ -444,8 +447,8 @@ def _rebuild(
         _rename(client, new, current)
     _drop_collections(client, retired)
     client.get_collection(f"{name}_log", embedding_function=None).delete(ids=[BUILT_ID])
-    if not settings.chroma_host:
-        remove_orphan_segment_dirs(settings.storage_dir)
+    if not settings.storage.chroma_host:
+        remove_orphan_segment_dirs(settings.storage.storage_dir)
     logger.info("rebuilt %s: %d papers", name, report.papers)
     return report
 
@@ -459,7 +462,7 @@ def word_piece_counter(settings: Settings) -> Callable[[list[str]], list[int]]:
     from assistant.index.embeddings import BUNDLED_MINILM, resolve_model_path
 
     try:
-        folder = resolve_model_path(settings.embed_model)
+        folder = resolve_model_path(settings.embedding.model)
     except Exception:  # a remote model name: count with the bundled tokenizer (an estimate, said in the report docs)
         folder = resolve_model_path(BUNDLED_MINILM)
     path = folder / "tokenizer.json"
@@ -496,7 +499,7 @@ def _ingest(
     info = store_info(settings, embed_model.get_text_embedding(PROBE_TEXT))  # model identity, size, probe vector
     store = PaperStore.open_for_write(settings, info, name=name)
     catalog = Catalog(
-        catalog_path(settings.storage_dir, name or settings.collection_name()), store.collection_id, repair=True
+        catalog_path(settings.storage.storage_dir, name or settings.collection_name()), store.collection_id, repair=True
     )
     catalog.sync(store, rebuild_if_foreign=True, progress=progress)  # a stale or damaged catalog is rebuilt here
     count_pieces = word_piece_counter(settings)
@@ -519,7 +522,7 @@ def _ingest(
     corpus_tokens = sum(count_pieces([f"{p.title} {p.text}" for p in papers]))
     for p in papers:
         sentences = split_sentences(p.text)
-        windows = make_windows(p, sentences, settings.window_sentences)
+        windows = make_windows(p, sentences, settings.storage.window_sentences)
         total_windows += len(windows)
         h = paper_hash(p)
         if stored_papers.get(p.id) != h or p.id in plan.moved:
@@ -541,7 +544,7 @@ def _ingest(
     added = updated = removed = embedded_tokens = 0
     pending = [w for _, _, ws, _ in todo for w in ws if stored_windows.get(w.id) != w.content_hash]
     bar = tqdm(total=len(pending), desc="embedding sentences", unit="sent", disable=not progress or not pending)
-    group_size = max(1, settings.write_batch_size // WINDOWS_PER_PAPER_ESTIMATE)
+    group_size = max(1, settings.storage.write_batch_size // WINDOWS_PER_PAPER_ESTIMATE)
     for g in range(0, len(todo), group_size):
         group = todo[g : g + group_size]
         new_windows: list[tuple[Window, str]] = []  # (window, the sentence it is centred on: what is embedded)
@@ -560,8 +563,8 @@ def _ingest(
                         added += 1
         removed += len([s for s in stale if s not in {w.id for w, _ in new_windows}])
         store.delete_windows(stale)
-        for b in range(0, len(new_windows), settings.write_batch_size):
-            batch = new_windows[b : b + settings.write_batch_size]
+        for b in range(0, len(new_windows), settings.storage.write_batch_size):
+            batch = new_windows[b : b + settings.storage.write_batch_size]
             texts = [sentence for _, sentence in batch]
             vectors = embed_model.get_text_embedding_batch(texts)
             embedded_tokens += sum(count_pieces(texts))

@@ -18,18 +18,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
-from assistant import tuning
 from assistant.lang.text import clauses
-from assistant.tuning import (
-    ASPECT_MAX_CLAUSES,
-    ASPECT_WEIGHT,
-    METADATA_WEIGHT,
-    RRF_K,
-    SECOND_WINDOW_WEIGHT,
-    WINDOW_RANK_WEIGHT,
-)
+from assistant.tuning import RRF_K
 
 if TYPE_CHECKING:
+    from assistant.config import RetrievalSettings
     from assistant.retrieve.query import Query
     from assistant.retrieve.references import MetadataIndex
 
@@ -73,10 +66,13 @@ def fuse(scored: dict[str, float], ranked: Ranked, weight: float | None) -> None
 
 class WindowFusion:
     """Dense + BM25 over sentence windows (llama-index ``QueryFusionRetriever``, reciprocal rank), aggregated
-    to papers: a paper's best window score plus ``SECOND_WINDOW_WEIGHT`` x its second best. Fused by score."""
+    to papers: a paper's best window score plus ``second_window_weight`` x its second best. Fused by score."""
 
     weight: float | None = None
     stage: Literal["recall", "rerank"] = "recall"
+
+    def __init__(self, second_window_weight: float) -> None:
+        self._second = second_window_weight
 
     def __call__(self, query: Query, pool: Pool) -> Ranked:
         per_paper: dict[str, list[float]] = defaultdict(list)
@@ -85,47 +81,49 @@ class WindowFusion:
             if pid in pool.papers:
                 per_paper[str(pid)].append(float(hit.score or 0.0))
         return [
-            (pid, s[0] + SECOND_WINDOW_WEIGHT * (s[1] if len(s) > 1 else 0.0))
+            (pid, s[0] + self._second * (s[1] if len(s) > 1 else 0.0))
             for pid, s in ((pid, sorted(v, reverse=True)) for pid, v in per_paper.items())
         ]
 
 
 class MetadataMatches:
     """Papers the query names by author, title name or title words (references.MetadataIndex.matches), in
-    order of mention; weight ``METADATA_WEIGHT``."""
+    order of mention; weight ``metadata_weight``."""
 
-    weight: float | None = METADATA_WEIGHT
     stage: Literal["recall", "rerank"] = "recall"
 
-    def __init__(self, metadata: MetadataIndex) -> None:
+    def __init__(self, metadata: MetadataIndex, weight: float) -> None:
         self._metadata = metadata
+        self.weight: float | None = weight
 
     def __call__(self, query: Query, pool: Pool) -> Ranked:
         return [(pid, 1.0) for pid in self._metadata.matches(query.text, query.cache)]
 
 
 class PaperVectors:
-    """Paper-level vectors (titles), nearest first; weight ``tuning.PAPER_VECTOR_WEIGHT`` (read per call; 0
-    turns the list off)."""
+    """Paper-level vectors (titles), the ``k`` nearest first; weight ``paper_vector_weight`` (0 turns the list
+    off)."""
 
     stage: Literal["recall", "rerank"] = "recall"
 
-    @property
-    def weight(self) -> float | None:
-        return tuning.PAPER_VECTOR_WEIGHT
+    def __init__(self, weight: float, k: int) -> None:
+        self.weight: float | None = weight
+        self._k = k
 
     def __call__(self, query: Query, pool: Pool) -> Ranked:
-        if tuning.PAPER_VECTOR_WEIGHT <= 0:
+        if self.weight is None or self.weight <= 0:
             return []
-        nearest = pool.store.nearest_papers(query.embedding, tuning.PAPER_VECTOR_K)
+        nearest = pool.store.nearest_papers(query.embedding, self._k)
         return [(pid, 1.0) for pid in nearest if pid in pool.papers]
 
 
 class WindowRank:
-    """The candidates by their best whole window (with its title) cosine; weight ``WINDOW_RANK_WEIGHT``."""
+    """The candidates by their best whole window (with its title) cosine; weight ``window_rank_weight``."""
 
-    weight: float | None = WINDOW_RANK_WEIGHT
     stage: Literal["recall", "rerank"] = "rerank"
+
+    def __init__(self, weight: float) -> None:
+        self.weight: float | None = weight
 
     def __call__(self, query: Query, pool: Pool) -> Ranked:
         q = np.asarray(query.embedding, dtype=np.float32)
@@ -135,17 +133,18 @@ class WindowRank:
 
 class AspectCoverage:
     """For a question that asks for one paper (``Pool.aspects``): the candidates by how well they cover every
-    clause of the question (lang.text.clauses, at most ``ASPECT_MAX_CLAUSES``; one query embedding per clause,
-    ``embed``); weight ``ASPECT_WEIGHT``. Empty for a one-clause question."""
+    clause of the question (lang.text.clauses, at most ``max_clauses``; one query embedding per clause,
+    ``embed``); weight ``aspect_weight``. Empty for a one-clause question."""
 
-    weight: float | None = ASPECT_WEIGHT
     stage: Literal["recall", "rerank"] = "rerank"
 
-    def __init__(self, embed: Callable[[Query, str], list[float]]) -> None:
+    def __init__(self, embed: Callable[[Query, str], list[float]], weight: float, max_clauses: int) -> None:
         self._embed = embed
+        self.weight: float | None = weight
+        self._max_clauses = max_clauses
 
     def __call__(self, query: Query, pool: Pool) -> Ranked:
-        parts = clauses(query.text)[:ASPECT_MAX_CLAUSES] if pool.aspects else []
+        parts = clauses(query.text)[: self._max_clauses] if pool.aspects else []
         if not parts or not pool.vectors:
             return []
         aspect_q = np.asarray([self._embed(query, p) for p in parts], dtype=np.float32).T
@@ -156,7 +155,16 @@ class AspectCoverage:
         return [(pid, coverage[pid]) for pid in sorted(coverage, key=lambda pid: coverage[pid], reverse=True)]
 
 
-def default_rankers(metadata: MetadataIndex, embed: Callable[[Query, str], list[float]]) -> list[Ranker]:
+def default_rankers(
+    metadata: MetadataIndex, embed: Callable[[Query, str], list[float]], retrieval: RetrievalSettings
+) -> list[Ranker]:
     """Retrieval's ranked lists in fusion order: window fusion, metadata matches, paper vectors (recall);
-    window rank, aspect coverage (rerank)."""
-    return [WindowFusion(), MetadataMatches(metadata), PaperVectors(), WindowRank(), AspectCoverage(embed)]
+    window rank, aspect coverage (rerank); weights and sizes from ``retrieval`` (its fitted fields)."""
+    r = retrieval
+    return [
+        WindowFusion(r.second_window_weight),
+        MetadataMatches(metadata, r.metadata_weight),
+        PaperVectors(r.paper_vector_weight, r.paper_vector_k),
+        WindowRank(r.window_rank_weight),
+        AspectCoverage(embed, r.aspect_weight, r.aspect_max_clauses),
+    ]

@@ -30,17 +30,6 @@ from assistant.lang.words import DOTTED_WORD, QUERY_NAME_LIKE
 from assistant.retrieve.query import Query
 from assistant.retrieve.rankers import Pool, Ranker, default_rankers, fuse
 from assistant.retrieve.references import MetadataIndex
-from assistant.tuning import (
-    DESCRIBED_CANDIDATES,
-    EVIDENCE_BOILERPLATE_PENALTY,
-    EVIDENCE_CONTRIBUTION_PRIOR,
-    EVIDENCE_LEXICAL_WEIGHT,
-    PROFILE_TITLE_WEIGHT,
-    RARE_TERM_MAX_DF,
-    SENTENCE_WEIGHT,
-    WINDOW_RANK_CANDIDATES,
-    WINDOW_TITLE_WEIGHT,
-)
 from assistant.types import Evidence, Paper, PaperHit
 
 if TYPE_CHECKING:
@@ -166,7 +155,7 @@ class PaperRetriever:
         self.papers: Mapping[str, Paper] = CatalogPapers(catalog)
         self.metadata = MetadataIndex(catalog)
         #: The ranked lists fused per query, in order (rankers.py); a reranker is one more ``rerank`` entry.
-        self.rankers: list[Ranker] = default_rankers(self.metadata, self._clause_vector)
+        self.rankers: list[Ranker] = default_rankers(self.metadata, self._clause_vector, settings.retrieval)
         logger.info(
             "retriever ready: %d papers (catalog generation %d) in %.2f s",
             len(self.papers),
@@ -184,7 +173,7 @@ class PaperRetriever:
         from llama_index.core.llms import MockLLM
         from llama_index.core.retrievers import QueryFusionRetriever
 
-        k = candidate_k or self._settings.candidate_k
+        k = candidate_k or self._settings.retrieval.candidate_k
         # one no-op transformation: no default node parser. An empty list is falsy, and llama-index then builds
         # its global SentenceSplitter, which loads a tiktoken encoding (~0.5 s) and, when TIKTOKEN_CACHE_DIR
         # lacks it, tries to download it (a raw ConnectionError offline; issue 20). Nothing is inserted here.
@@ -195,7 +184,7 @@ class PaperRetriever:
         # num_queries=1: no query generation, so the LLM is never called; MockLLM only keeps
         # llama-index from resolving its global default (OpenAI) at construction.
         return QueryFusionRetriever(
-            {"fused": [dense, bm25], "dense": [dense], "bm25": [bm25]}[self._settings.retrieval_mode],
+            {"fused": [dense, bm25], "dense": [dense], "bm25": [bm25]}[self._settings.retrieval.mode],
             mode="reciprocal_rerank",
             num_queries=1,
             similarity_top_k=2 * k,
@@ -244,7 +233,7 @@ class PaperRetriever:
             switched = generation < 0 or bool(owner and owner != view.store.collection_id)
             if generation == self._seen_generation and not switched:
                 return 0
-            embedded = not self._settings.chroma_host
+            embedded = not self._settings.storage.chroma_host
             others_wrote = writer != process_id() or view.system is not embedded_system(self._settings)
             reopen = switched or (self._seen_generation >= 0 and embedded and others_wrote)
             for attempt in range(1, READ_ATTEMPTS + 1):
@@ -268,7 +257,7 @@ class PaperRetriever:
         at most ``SWITCH_WAIT_S``, for the catalog and the index to match. Call under ``_sync_lock``."""
         from assistant.index.store import SWITCH_WAIT_S, embedded_system, forget_embedded_client, is_stale_view_error
 
-        if not self._settings.chroma_host:
+        if not self._settings.storage.chroma_host:
             forget_embedded_client(self._settings, stop=False)  # the old view's client stops when it is done
         deadline = time.monotonic() + SWITCH_WAIT_S
         while True:
@@ -306,7 +295,7 @@ class PaperRetriever:
             rebuilt = PaperStore.open_rebuilt(self._settings, owner)  # a rebuild is switching (or was killed doing so)
             if rebuilt is not None:
                 return rebuilt  # complete: read it under whichever names its collections have now
-            if self._settings.chroma_host or time.monotonic() > deadline:
+            if self._settings.storage.chroma_host or time.monotonic() > deadline:
                 return store  # server: this replica's catalog is rebuilt; embedded: "run `assistant ingest`"
             time.sleep(0.05)
 
@@ -315,7 +304,7 @@ class PaperRetriever:
         rebuilt (in one transaction) when the server's index was rebuilt; embedded, the writer replaces it."""
         if self._catalog.collection_id != view.store.collection_id:
             self._catalog.collection_id = view.store.collection_id
-        return self._catalog.sync(view.store, rebuild_if_foreign=bool(self._settings.chroma_host))
+        return self._catalog.sync(view.store, rebuild_if_foreign=bool(self._settings.storage.chroma_host))
 
     def _reopen_after(self, failed: _View) -> None:
         """A read through ``failed`` found the index changed under it: reopen, unless another thread already did."""
@@ -382,9 +371,9 @@ class PaperRetriever:
 
         Returns:
             the matched rare terms if at least one is name-like (capitals, digits, hyphens) or at least
-            two match; else ``[]``. A term is rare when at most ``RARE_TERM_MAX_DF`` of papers contain it.
+            two match; else ``[]``. A term is rare when at most ``retrieval.rare_term_max_df`` of papers contain it.
         """
-        max_df = max(1, int(RARE_TERM_MAX_DF * len(self.papers)))
+        max_df = max(1, int(self._settings.retrieval.rare_term_max_df * len(self.papers)))
         df = self._catalog.document_frequency
         name_like = {t.lower().strip(".") for t in DOTTED_WORD.findall(query) if QUERY_NAME_LIKE.search(t)}
         hit_tokens: set[str] = set()
@@ -432,20 +421,20 @@ class PaperRetriever:
     ) -> list[PaperHit]:
         """Rank papers for ``query`` (a text, or a :class:`~assistant.retrieve.query.Query` holding its
         embedding); ``aspects=True`` for a question that asks for one paper (lookup, summary): the candidates
-        are also ranked by how well each covers every clause of the question (tuning.ASPECT_WEIGHT; costs one
-        query embedding per clause, at most ASPECT_MAX_CLAUSES). ``candidate_k`` overrides
-        ``settings.candidate_k`` (windows fetched per retriever), for a listing that needs more papers than a
+        are also ranked by how well each covers every clause of the question (``retrieval.aspect_weight``; costs
+        one query embedding per clause, at most ``retrieval.aspect_max_clauses``). ``candidate_k`` overrides
+        ``settings.retrieval.candidate_k`` (windows fetched per retriever), for a listing that needs more papers than a
         lookup (a topic over a whole conference).
 
         Returns:
-            up to ``top_k`` (default ``settings.top_k``) :class:`PaperHit`, best first; ``score`` is the
+            up to ``top_k`` (default ``settings.retrieval.top_k``) :class:`PaperHit`, best first; ``score`` is the
             fused score of the rankers (rankers.py: window RRF score, then metadata, paper-vector, window-rank
             and aspect reciprocal ranks), ``dense_similarity`` the best window cosine in [-1, 1], and
             ``evidence`` the ``evidence_sentences`` best sentences of the paper (in abstract order).
             Papers the query names by author, title name or title words (references.MetadataIndex) get
             a reciprocal-rank list fused in with weight ``METADATA_WEIGHT``.
         """
-        top_k = top_k or self._settings.top_k
+        top_k = top_k or self._settings.retrieval.top_k
         self.refresh()
         q = self._as_query(query)
         return self._read(lambda view, lenient: self._retrieve(view, q, top_k, aspects, lenient, candidate_k))
@@ -460,9 +449,9 @@ class PaperRetriever:
         candidate_k: int | None = None,
     ) -> list[PaperHit]:
         """One fusion loop over :attr:`rankers`: the ``recall`` rankers decide the candidates (the best
-        ``max(top_k, WINDOW_RANK_CANDIDATES)``), whose vectors are then read for the ``rerank`` rankers."""
+        ``max(top_k, retrieval.window_rank_candidates)``), whose vectors are then read for the ``rerank`` rankers."""
         fusion = view.fusion
-        if candidate_k and candidate_k != self._settings.candidate_k:
+        if candidate_k and candidate_k != self._settings.retrieval.candidate_k:
             fusion = view.wide.get(candidate_k) or view.wide.setdefault(
                 candidate_k, self._build_fusion(view.store, candidate_k)
             )
@@ -471,7 +460,9 @@ class PaperRetriever:
         for ranker in self.rankers:
             if ranker.stage == "recall":
                 fuse(scored, ranker(query, pool), ranker.weight)
-        candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[: max(top_k, WINDOW_RANK_CANDIDATES)]
+        candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[
+            : max(top_k, self._settings.retrieval.window_rank_candidates)
+        ]
         pool.vectors = vectors = self._vectors(view, candidates, lenient)
         for ranker in self.rankers:
             if ranker.stage == "rerank":
@@ -487,24 +478,25 @@ class PaperRetriever:
         q = self._as_query(query)
         return self._read(lambda view, lenient: self._hits(q, known, {}, self._vectors(view, known, lenient)))
 
-    def describes(
-        self, query: str | Query, paper_ids: list[str], top_k: int = DESCRIBED_CANDIDATES
-    ) -> dict[str, float]:
+    def describes(self, query: str | Query, paper_ids: list[str], top_k: int | None = None) -> dict[str, float]:
         """How well ``query`` describes each paper as a whole: the cosine in [-1, 1] between the query vector and
         the paper's profile vector (the normalised mean of its stored sentence vectors plus its title vector,
-        ``tuning.PROFILE_TITLE_WEIGHT``; nothing is embedded but the query, once). A description of a paper ("a
+        ``retrieval.profile_title_weight``; nothing is embedded but the query, once). A description of a paper ("a
         robot grasping one that uses RL") matches that paper's profile; a question about a detail ("how many
         baselines?") matches many papers' profiles about equally, and none well.
 
         Args:
             query: the question as asked (a text or a :class:`~assistant.retrieve.query.Query`).
             paper_ids: papers always scored (e.g. those a conversation is about); unknown ids are skipped.
-            top_k: how many papers of a search for ``query`` are scored besides them.
+            top_k: how many papers of a search for ``query`` are scored besides them (None:
+                ``retrieval.described_candidates``).
 
         Returns:
             ``{paper_id: cosine}`` for ``paper_ids`` and the ``top_k`` best papers of :meth:`retrieve`.
         """
         query = self._as_query(query)
+        top_k = self._settings.retrieval.described_candidates if top_k is None else top_k
+        title_weight = self._settings.retrieval.profile_title_weight
         pids = list(dict.fromkeys([*(h.paper.id for h in self.retrieve(query, top_k=top_k)), *paper_ids]))
         pids = [pid for pid in pids if pid in self.papers]
         q = np.asarray(query.embedding, dtype=np.float32)
@@ -517,7 +509,7 @@ class PaperRetriever:
                 profile = vecs.mean(axis=0)
                 profile /= max(float(np.linalg.norm(profile)), 1e-12)
                 if pid in titles:
-                    profile = profile + PROFILE_TITLE_WEIGHT * np.asarray(titles[pid], dtype=np.float32)
+                    profile = profile + title_weight * np.asarray(titles[pid], dtype=np.float32)
                 out[pid] = float(profile @ q) / max(float(np.linalg.norm(profile)), 1e-12)
             return out
 
@@ -527,7 +519,7 @@ class PaperRetriever:
         self, view: _View, pids: list[str], lenient: bool = False
     ) -> dict[str, tuple[np.ndarray, np.ndarray, list[str]]]:
         """``{paper_id: (sentence vectors, window vectors, sentences)}`` from the stored vectors (rows in
-        sentence order; the window centred on each sentence derived as in tuning.WINDOW_TITLE_WEIGHT). Papers
+        sentence order; the window centred on each sentence derived with ``retrieval.window_title_weight``). Papers
         whose windows are not all written yet (another process is re-indexing them) are left out; so are, when
         ``lenient``, papers whose vectors ``view`` cannot read (written after it was opened)."""
         all_sentences = {pid: self._catalog.sentences(pid) for pid in pids if pid in self.papers}
@@ -536,8 +528,9 @@ class PaperRetriever:
         sentence_vectors, title_vectors = self._stored_vectors(
             view, {pid: len(all_sentences[pid]) for pid in pids}, lenient
         )
-        half_before = (self._settings.window_sentences - 1) // 2
-        half_after = self._settings.window_sentences - 1 - half_before
+        title_weight = self._settings.retrieval.window_title_weight
+        half_before = (self._settings.storage.window_sentences - 1) // 2
+        half_after = self._settings.storage.window_sentences - 1 - half_before
         out = {}
         for pid in pids:
             sentences = all_sentences[pid]
@@ -550,7 +543,7 @@ class PaperRetriever:
             )
             windows /= np.maximum(np.linalg.norm(windows, axis=1, keepdims=True), 1e-12)
             if pid in title_vectors:
-                windows += WINDOW_TITLE_WEIGHT * np.asarray(title_vectors[pid], dtype=np.float32)
+                windows += title_weight * np.asarray(title_vectors[pid], dtype=np.float32)
                 windows /= np.maximum(np.linalg.norm(windows, axis=1, keepdims=True), 1e-12)
             out[pid] = (vecs, windows, sentences)
         return out
@@ -591,6 +584,7 @@ class PaperRetriever:
     ) -> list[PaperHit]:
         q_tokens = content_tokens(query.text)
         q = np.asarray(query.embedding, dtype=np.float32)
+        r = self._settings.retrieval
         hits = []
         for pid in ranked:
             if pid not in vectors:
@@ -603,12 +597,12 @@ class PaperRetriever:
             ev = []
             for i, sent in enumerate(sentences):
                 lex = len(q_tokens & content_tokens(sent)) / len(q_tokens) if q_tokens else 0.0
-                dense = SENTENCE_WEIGHT * float(sentence_cos[i]) + (1 - SENTENCE_WEIGHT) * float(window_cos[i])
-                prior = EVIDENCE_CONTRIBUTION_PRIOR * states_contribution(
+                dense = r.sentence_weight * float(sentence_cos[i]) + (1 - r.sentence_weight) * float(window_cos[i])
+                prior = r.evidence_contribution_prior * states_contribution(
                     sent
-                ) - EVIDENCE_BOILERPLATE_PENALTY * is_boilerplate(sent)
-                ev.append(Evidence(pid, i, sent, dense + EVIDENCE_LEXICAL_WEIGHT * lex + prior))
-            best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.evidence_sentences]
+                ) - r.evidence_boilerplate_penalty * is_boilerplate(sent)
+                ev.append(Evidence(pid, i, sent, dense + r.evidence_lexical_weight * lex + prior))
+            best = sorted(ev, key=lambda e: e.score, reverse=True)[: self._settings.answer.evidence_sentences]
             hits.append(
                 PaperHit(
                     paper=self.papers[pid],

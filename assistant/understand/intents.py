@@ -128,7 +128,7 @@ def comparison_table(hits: Sequence[PaperHit], cache: TurnCache | None = None) -
 
 def topic_members(topic: str, hits: Sequence[PaperHit], min_evidence: float) -> list[PaperHit]:
     """The candidates (retriever order for ``topic``) that belong in the topic list: none when even the best
-    candidate's best evidence sentence scores under ``min_evidence`` (``Settings.topic_min_evidence``: nothing is
+    candidate's best evidence sentence scores under ``min_evidence`` (``Settings.answer.topic_min_evidence``: nothing is
     about the topic); else the best candidate and every candidate the trained membership classifier
     (:func:`assistant.understand.learned.topic_membership`, learned from 1,625 labelled (topic, paper) pairs over
     the 9.9k-paper corpus, on scores relative to the best candidate's) gives P(member) >= 0.5."""

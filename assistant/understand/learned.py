@@ -116,7 +116,7 @@ def topic_features(topic: str, hits: Sequence[PaperHit]) -> np.ndarray:
 
     Only relative scores: an absolute score or a rank means another thing among 38 papers than among 10k (a
     model with them, trained over the 9.9k corpus, listed too few papers on the seeds); whether anything is
-    about the topic at all is ``Settings.topic_min_evidence``'s decision (:func:`intents.topic_members`)."""
+    about the topic at all is ``Settings.answer.topic_min_evidence``'s decision (:func:`intents.topic_members`)."""
     from assistant.lang.text import stems
 
     best = [max((e.score for e in h.evidence), default=0.0) for h in hits]

@@ -87,7 +87,7 @@ class QuestionFacts:
     definition: bool = False
 
 
-#: Default longest question, in characters (``Settings.max_question_chars``; prompt budget, see prompts.py).
+#: Default longest question, in characters (``Settings.retrieval.max_question_chars``; prompt budget, see prompts.py).
 MAX_QUESTION_CHARS = 2000
 
 
@@ -96,7 +96,7 @@ class EmptyQuestionError(AssistantError):
 
 
 class QuestionTooLongError(AssistantError):
-    """The question is longer than ``Settings.max_question_chars`` (``ASSISTANT_MAX_QUESTION_CHARS``)."""
+    """The question is longer than ``Settings.retrieval.max_question_chars`` (``ASSISTANT_MAX_QUESTION_CHARS``)."""
 
 
 def clean_question(question: str, max_chars: int = MAX_QUESTION_CHARS) -> str:

@@ -96,7 +96,7 @@ class Attributor:
             abstract is candidate evidence, and a sentence that only names a paper's title is supported.
         embed: batch text -> unit vectors (the retrieval embedding model), used to align.
         verifier: decides among a sentence's candidate evidence (:mod:`assistant.verify.verifiers`; built once
-            per answer by :func:`assistant.verify.verifiers.build_verifier` from ``Settings.verifier``,
+            per answer by :func:`assistant.verify.verifiers.build_verifier` from ``Settings.verify.verifier``,
             ``support_threshold``, ``support_probability`` and ``llm_judge``).
         question: the user's question (a text, or the turn's reading: ``understand.parse.Question``, then it is
             not read again); a sentence adding fewer than :data:`MIN_NEW_WORDS` content words to it only echoes

@@ -43,7 +43,7 @@ __all__ = [
     "build_verifier",
 ]
 
-#: The verifiers :func:`build_verifier` knows (``Settings.verifier``).
+#: The verifiers :func:`build_verifier` knows (``Settings.verify.verifier``).
 VERIFIER_NAMES = ("rules", "model")
 
 
@@ -113,7 +113,7 @@ class RulesVerifier(_SupportModelUser):
     sentence (``Alignment.score``).
 
     Args:
-        threshold: minimum alignment in [0, 1] (``Settings.support_threshold``).
+        threshold: minimum alignment in [0, 1] (``Settings.verify.support_threshold``).
         model: the support model (default: the shipped one, loaded at first use).
     """
 
@@ -142,7 +142,7 @@ class ModelVerifier(_SupportModelUser):
     probable one is kept when ``P(supported) >= min_probability``.
 
     Args:
-        min_probability: the support model's threshold (``Settings.support_probability``).
+        min_probability: the support model's threshold (``Settings.verify.support_probability``).
         model: the support model (default: the shipped one, loaded at first use).
     """
 

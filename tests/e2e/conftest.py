@@ -136,10 +136,10 @@ def special_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Ite
     from tests.conftest import SEEDS
     from tests.support.fake_openai_server import FakeOpenAIServer
 
-    settings = Settings(storage_dir=tmp_path_factory.mktemp("special-index"))
+    settings = Settings().updated(storage_dir=tmp_path_factory.mktemp("special-index"))
     ingest(settings, [SEEDS, SPECIAL_SEEDS], embed_model, progress=False)
     with FakeOpenAIServer(scripted_reply) as llm:
-        yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(settings.storage_dir),
+        yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(settings.storage.storage_dir),
                                 "ASSISTANT_LLM_BASE_URL": llm.base_url},
                                tmp_path_factory.mktemp("special-ui") / "ui.log")
 
@@ -152,9 +152,9 @@ def mixed_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Itera
     from assistant.ingest.pipeline import ingest
     from tests.conftest import REPO, SEEDS
 
-    settings = Settings(storage_dir=tmp_path_factory.mktemp("mixed-index"))
+    settings = Settings().updated(storage_dir=tmp_path_factory.mktemp("mixed-index"))
     ingest(settings, [SEEDS, REPO / "eval" / "claims-corpus-papers.jsonl"], embed_model, progress=False)
-    yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(settings.storage_dir), "ASSISTANT_LLM_BASE_URL": None},
+    yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(settings.storage.storage_dir), "ASSISTANT_LLM_BASE_URL": None},
                            tmp_path_factory.mktemp("mixed-ui") / "ui.log")
 
 
@@ -162,8 +162,10 @@ def mixed_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Itera
 def ui_url(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """``python -m ui`` on a free port over the seeded index (one per test session, shared
     by the browser and API tests); yields its URL."""
-    yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(seeded_settings.storage_dir), "ASSISTANT_LLM_BASE_URL": None},
-                           tmp_path_factory.mktemp("ui") / "ui.log")
+    yield from _running_ui(
+        {"ASSISTANT_STORAGE_DIR": str(seeded_settings.storage.storage_dir), "ASSISTANT_LLM_BASE_URL": None},
+        tmp_path_factory.mktemp("ui") / "ui.log",
+    )
 
 
 @pytest.fixture(scope="module")

@@ -57,7 +57,7 @@ def server(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     log = tmp_path_factory.mktemp("serve") / "serve.log"
     with FakeOpenAIServer(scripted) as llm:
         port = free_port()
-        env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage_dir),
+        env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage.storage_dir),
                "ASSISTANT_LLM_BASE_URL": llm.base_url, "ASSISTANT_API_PORT": str(port), "ASSISTANT_API_KEY": KEY}
         with open(log, "wb") as out:
             proc = subprocess.Popen([sys.executable, "-m", "assistant", "serve"], env=env, stdout=out,

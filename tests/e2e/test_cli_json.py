@@ -15,7 +15,7 @@ from tests.support.fake_openai_server import FakeOpenAIServer
 
 def test_ask_json_with_a_capable_model(seeded_settings) -> None:  # type: ignore[no-untyped-def]
     with FakeOpenAIServer([FIRST]) as server:
-        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage_dir),
+        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage.storage_dir),
                    ASSISTANT_LLM_BASE_URL=server.base_url,
                    ASSISTANT_LLM_MODEL="capable-scripted", ASSISTANT_LOG_LEVEL="WARNING")
         proc = subprocess.run([sys.executable, "-m", "assistant", "ask", "--json",

@@ -34,7 +34,7 @@ def _alive(pid: int) -> bool:
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
 def test_model_server_stops_with_the_app(seeded_settings, sig: int) -> None:  # type: ignore[no-untyped-def]
     port = free_port()
-    env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage_dir)}
+    env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage.storage_dir)}
     env.pop("ASSISTANT_LLM_BASE_URL", None)
     app = subprocess.Popen([sys.executable, "-m", "ui", "--no-ingest", "--port", str(port)], env=env,
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

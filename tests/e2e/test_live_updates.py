@@ -28,9 +28,12 @@ QUESTION = "Which model segments zebra stripes?"
 
 
 def _run(settings: Settings, *args: str) -> None:
-    env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(settings.storage_dir)}
-    if settings.chroma_host:
-        env |= {"ASSISTANT_CHROMA_HOST": settings.chroma_host, "ASSISTANT_CHROMA_PORT": str(settings.chroma_port)}
+    env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(settings.storage.storage_dir)}
+    if settings.storage.chroma_host:
+        env |= {
+            "ASSISTANT_CHROMA_HOST": settings.storage.chroma_host,
+            "ASSISTANT_CHROMA_PORT": str(settings.storage.chroma_port),
+        }
     done = subprocess.run([sys.executable, "-m", "assistant", *args], env=env, capture_output=True, text=True,
                           timeout=300)
     assert done.returncode == 0, done.stderr
@@ -77,7 +80,7 @@ def _add_replace_delete(settings: Settings, embed_model, tmp_path: Path) -> None
 
 
 def test_embedded_reader_sees_another_process_add_replace_and_delete(embed_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    _add_replace_delete(Settings(storage_dir=tmp_path / "index"), embed_model, tmp_path)
+    _add_replace_delete(Settings().updated(storage_dir=tmp_path / "index"), embed_model, tmp_path)
 
 
 @pytest.fixture(scope="module")
@@ -88,5 +91,8 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
 
 def test_server_replica_sees_another_process_add_replace_and_delete(  # type: ignore[no-untyped-def]
         chroma_server: int, embed_model, tmp_path: Path) -> None:
-    _add_replace_delete(Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "cache"),
-                        embed_model, tmp_path)
+    _add_replace_delete(
+        Settings().updated(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "cache"),
+        embed_model,
+        tmp_path,
+    )

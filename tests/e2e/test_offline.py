@@ -73,7 +73,7 @@ def test_a_bare_onnxruntime_session_is_silent_after_enforce_offline(tmp_path: Pa
             "from assistant.config import load_settings\n"
             "from assistant.index.onnx_embedding import ensure_export\n"
             "from assistant.index.embeddings import BUNDLED_MINILM, resolve_model_path\n"
-            "folder = ensure_export(resolve_model_path(BUNDLED_MINILM), load_settings().model_cache_dir)\n"
+            "folder = ensure_export(resolve_model_path(BUNDLED_MINILM), load_settings().embedding.model_cache_dir)\n"
             "sess = ort.InferenceSession(str(next(folder.glob('*.onnx'))), providers=['CPUExecutionProvider'])\n"
             "sess.run(None, {i.name: np.ones((1, 8), dtype=np.int64) for i in sess.get_inputs()})\n"
             "time.sleep(float(sys.argv[2]))\n")

@@ -139,7 +139,7 @@ def test_embedded_readers_keep_answering_during_ingest_delete_and_rebuild(  # ty
     embed_model,
     sentence_embedder,
 ) -> None:
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [SEEDS], embed_model, progress=False)
     rows = corpus_rows(200, 400)
     batch = write_export(tmp_path / "batch.jsonl", rows)
@@ -170,7 +170,7 @@ def test_server_readers_keep_answering_during_ingest_and_rebuild(  # type: ignor
     embed_model,
     sentence_embedder,
 ) -> None:
-    settings = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "replica")
+    settings = Settings().updated(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "replica")
     ingest(settings, [SEEDS], embed_model, progress=False)
     rows = corpus_rows(700, 100)
     batch = write_export(tmp_path / "batch.jsonl", rows)

@@ -60,7 +60,7 @@ def test_the_block_shows_every_command() -> None:
 def test_every_readme_command_runs_as_written(seeded_settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,  # type: ignore[no-untyped-def]
                                               capsys: pytest.CaptureFixture[str]) -> None:
     index = tmp_path / "index"
-    shutil.copytree(seeded_settings.storage_dir, index)
+    shutil.copytree(seeded_settings.storage.storage_dir, index)
     work = tmp_path / "work"
     work.mkdir()
     for name in ("seeds", "eval"):  # what the commands read, relative to the repository root

@@ -43,7 +43,7 @@ def test_ingest_json_reports_papers_and_embedding_work(tmp_path: Path, seeds: Pa
 def test_start_up_reads_no_window(tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     import assistant.index.store as store_module
 
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
     reads: list[str] = []
     real = store_module._get_all
@@ -55,9 +55,9 @@ def test_start_up_reads_no_window(tmp_path: Path, seeds: Path, embed_model, monk
 
 
 def test_a_damaged_catalog_is_refused_and_rebuilt_by_ingest(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
-    path = catalog_path(settings.storage_dir, settings.collection_name())
+    path = catalog_path(settings.storage.storage_dir, settings.collection_name())
     path.write_bytes(b"this is not a database" * 100)
     for suffix in ("-wal", "-shm"):
         Path(f"{path}{suffix}").unlink(missing_ok=True)
@@ -69,9 +69,9 @@ def test_a_damaged_catalog_is_refused_and_rebuilt_by_ingest(tmp_path: Path, seed
 
 
 def test_a_catalog_of_another_index_is_never_used(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
-    path = catalog_path(settings.storage_dir, settings.collection_name())
+    path = catalog_path(settings.storage.storage_dir, settings.collection_name())
     old = path.read_bytes()
     drop_index(settings)  # the index is rebuilt: a new collection...
     (seeds / "tiny.txt").write_text((seeds / "tiny.txt").read_text(encoding="utf-8").split("\n\n")[0] + "\n\n" +
@@ -90,7 +90,7 @@ def test_a_catalog_of_another_index_is_never_used(tmp_path: Path, seeds: Path, e
 def test_bm25_and_metadata_follow_updates_by_paper_id(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
     from assistant.ingest.pipeline import delete_papers
 
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
     retriever = PaperRetriever.open(settings, embed_model)
     catalog = retriever._catalog
@@ -107,17 +107,15 @@ def test_bm25_and_metadata_follow_updates_by_paper_id(tmp_path: Path, seeds: Pat
 
 
 def test_bm25_searches_only_words_within_the_postings_budget(  # type: ignore[no-untyped-def]
-        tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:
-    """A question whose every word is in more papers than BM25_MAX_POSTINGS gets no BM25 list (the dense
-    ranking decides) instead of SQLite scoring most windows; a rare word is still searched."""
-    import assistant.tuning as tuning
-
-    settings = Settings(storage_dir=tmp_path / "index")
+        tmp_path: Path, seeds: Path, embed_model) -> None:
+    """A question whose every word is in more papers than ``retrieval.bm25_max_postings`` gets no BM25 list
+    (the dense ranking decides) instead of SQLite scoring most windows; a rare word is still searched."""
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
     catalog = PaperRetriever.open(settings, embed_model)._catalog
     common = next(w for w in ("graph", "graphs", "learning", "data") if catalog.document_frequency(w) >= 2)
     assert catalog.bm25(common, 5)  # within the default budget
-    monkeypatch.setattr(tuning, "BM25_MIN_DF_CUTOFF", 0)
-    monkeypatch.setattr(tuning, "BM25_MAX_POSTINGS", 1)
+    tight = settings.updated(retrieval={"bm25_min_df_cutoff": 0, "bm25_max_postings": 1})
+    catalog = PaperRetriever.open(tight, embed_model)._catalog
     assert catalog.bm25(common, 5) == []
     assert {pid for _, pid, *_ in catalog.bm25(f"{common} dualformer", 5)} == {"tiny.txt#1"}  # the rare word alone

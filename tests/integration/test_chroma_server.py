@@ -25,7 +25,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
 
 
 def test_ingest_and_answer_through_chroma_server(chroma_server: int, embed_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    settings = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "cache")
+    settings = Settings().updated(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "cache")
     first = ingest(settings, [FIXTURES], embed_model, progress=False)
     assert first.papers == 3 and first.added == first.windows
     again = ingest(settings, [FIXTURES], embed_model, progress=False)
@@ -43,7 +43,7 @@ def test_ingest_and_answer_through_chroma_server(chroma_server: int, embed_model
 def test_unreachable_chroma_server_is_a_clear_error(embed_model) -> None:  # type: ignore[no-untyped-def]
     from assistant.errors import StoreNotReadyError
 
-    settings = Settings(chroma_host="127.0.0.1", chroma_port=free_port())
+    settings = Settings().updated(chroma_host="127.0.0.1", chroma_port=free_port())
     with pytest.raises(StoreNotReadyError, match="Chroma server"):
         ingest(settings, [FIXTURES], embed_model, progress=False)
 
@@ -51,9 +51,9 @@ def test_unreachable_chroma_server_is_a_clear_error(embed_model) -> None:  # typ
 def test_a_new_replica_builds_its_catalog_from_the_server(chroma_server: int, embed_model, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from assistant.retrieve.retrieval import PaperRetriever
 
-    writer = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "writer")
+    writer = Settings().updated(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "writer")
     ingest(writer, [FIXTURES], embed_model, progress=False)
-    replica = Settings(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "replica")
+    replica = Settings().updated(chroma_host="127.0.0.1", chroma_port=chroma_server, storage_dir=tmp_path / "replica")
     retriever = PaperRetriever.open(replica, embed_model)  # no local catalog yet: synced from the server
     assert len(retriever.papers) == 3
     assert retriever.retrieve("dual graph transformer feature dimension")[0].paper.id == "tiny.txt#1"

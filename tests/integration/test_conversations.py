@@ -146,13 +146,13 @@ def test_a_sentence_that_only_restates_a_title_answers_only_which_paper(embed_mo
     echo = "Generating CAD Code with Vision-Language Models for 3D Designs 3."
     assert (
         Attributor(
-            hits, embedder, build_verifier(seeded_settings), "What benchmarks did they evaluate it on?"
+            hits, embedder, build_verifier(seeded_settings.verify), "What benchmarks did they evaluate it on?"
         ).attribute(echo)
         is None
     )
     named = "The paper is called Generating CAD Code with Vision-Language Models for 3D Designs."
     verdict = Attributor(
-        hits, embedder, build_verifier(seeded_settings), "Which paper generates CAD code?"
+        hits, embedder, build_verifier(seeded_settings.verify), "Which paper generates CAD code?"
     ).attribute(named)
     assert verdict is not None and verdict[0].citations == (1,)
 
@@ -166,7 +166,7 @@ def test_a_sentence_crediting_the_wrong_author_is_dropped(embed_model, seeded_se
     grok = f"{A}#5"
     hits = retriever.hits_for("grokking", [LOCAL_PATTERNS, grok])
     attributor = Attributor(
-        hits, embedder, build_verifier(seeded_settings), "What does the paper by Yalong Jiang propose?"
+        hits, embedder, build_verifier(seeded_settings.verify), "What does the paper by Yalong Jiang propose?"
     )
     wrong = ("The paper by Yalong Jiang proposes GrokTransfer, a method for accelerating grokking in training "
              "neural networks.")

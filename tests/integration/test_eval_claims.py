@@ -35,8 +35,8 @@ def _report(settings, embed_model, path: Path, verifier: str = "rules") -> dict[
 
     embedder = CachedEmbedder(embed_model)
     retriever = PaperRetriever.open(settings, embed_model, sentence_embedder=embedder)
-    return evaluate_claims(retriever, embedder, load_claims(path), settings.support_threshold, verifier=verifier,
-                           min_probability=settings.support_probability)
+    return evaluate_claims(retriever, embedder, load_claims(path), settings.verify.support_threshold, verifier=verifier,
+                           min_probability=settings.verify.support_probability)
 
 
 @pytest.fixture(scope="module")

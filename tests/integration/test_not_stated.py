@@ -20,7 +20,7 @@ EXPORT = Path(__file__).resolve().parent.parent / "fixtures" / "own_export" / "o
 
 @pytest.fixture(scope="module")
 def assistant(tmp_path_factory: pytest.TempPathFactory, embed_model) -> Iterator[Assistant]:  # type: ignore[no-untyped-def]
-    settings = Settings(
+    settings = Settings().updated(
         storage_dir=tmp_path_factory.mktemp("own-export"), llm_base_url="http://127.0.0.1:9/v1", llm_timeout_s=2
     )
     ingest(settings, [EXPORT], embed_model, progress=False)

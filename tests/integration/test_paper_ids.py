@@ -51,7 +51,7 @@ def setup(tmp_path: Path, embed_model):  # type: ignore[no-untyped-def]
     exports = tmp_path / "exports"
     exports.mkdir()
     export = _write(exports / "export.jsonl", BATS)
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     first = ingest(settings, [seeds, export], embed_model, progress=False)
     assert first.papers == 6
     return settings, seeds, export, first
@@ -104,7 +104,7 @@ def test_updated_abstract_in_a_renamed_export_updates_in_place(setup, embed_mode
     assert "assistant delete bat-003" in caplog.text
 
     capsys.readouterr()
-    assert main(["--storage-dir", str(settings.storage_dir), "delete", "bat-003"]) == 0
+    assert main(["--storage-dir", str(settings.storage.storage_dir), "delete", "bat-003"]) == 0
     assert "Removed 1 paper(s): bat-003." in capsys.readouterr().out
     assert set(_papers(settings)) == SEED_IDS | {"bat-001", "bat-002"}
     assert not any(w.startswith("bat-003:") for w in PaperStore.open_for_read(settings).window_hashes())
@@ -112,7 +112,7 @@ def test_updated_abstract_in_a_renamed_export_updates_in_place(setup, embed_mode
 
 def test_delete_takes_the_id_the_user_knows(setup, capsys) -> None:  # type: ignore[no-untyped-def]
     settings, *_ = setup
-    d = ["--storage-dir", str(settings.storage_dir), "delete"]
+    d = ["--storage-dir", str(settings.storage.storage_dir), "delete"]
     capsys.readouterr()
     assert main([*d, "bat-002", "tiny.txt#2", "BAT-01"]) == 0
     out = capsys.readouterr().out
@@ -126,7 +126,7 @@ def test_delete_takes_the_id_the_user_knows(setup, capsys) -> None:  # type: ign
 def test_delete_by_arxiv_id_of_the_paper_link(setup, capsys) -> None:  # type: ignore[no-untyped-def]
     settings, *_ = setup
     capsys.readouterr()
-    assert main(["--storage-dir", str(settings.storage_dir), "delete", "arXiv:2401.01234v2"]) == 0
+    assert main(["--storage-dir", str(settings.storage.storage_dir), "delete", "arXiv:2401.01234v2"]) == 0
     assert "Removed 1 paper(s): bat-002 (for arXiv:2401.01234v2)." in capsys.readouterr().out
 
 
@@ -137,7 +137,7 @@ def test_an_index_with_old_export_ids_is_migrated_by_the_next_ingest(  # type: i
     export = _write(tmp_path / "export.jsonl", BATS)
     other = _write(tmp_path / "other.jsonl", [{"id": "cat-1",
                                                "abstract": "Cats sleep sixteen hours a day. We count naps."}])
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     # what the previous version wrote: export papers named <file name>#<id>
     old = [replace(p, id=f"{p.source_file}#{p.id}") if not p.source_file.endswith(".txt") else p
            for p in read_papers([seeds, export, other])]
@@ -145,7 +145,7 @@ def test_an_index_with_old_export_ids_is_migrated_by_the_next_ingest(  # type: i
     assert set(_papers(settings)) == SEED_IDS | {"export.jsonl#bat-001", "export.jsonl#bat-002", "export.jsonl#bat-003",
                                                  "other.jsonl#cat-1"}
     capsys.readouterr()
-    assert main(["--storage-dir", str(settings.storage_dir), "delete", "bat-003"]) == 0  # the bare id finds it
+    assert main(["--storage-dir", str(settings.storage.storage_dir), "delete", "bat-003"]) == 0  # the bare id finds it
     assert "Removed 1 paper(s): export.jsonl#bat-003 (for bat-003)." in capsys.readouterr().out
 
     renamed = export.rename(export.with_name("export-v2.jsonl"))

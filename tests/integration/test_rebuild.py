@@ -36,7 +36,7 @@ def _collection_id(settings: Settings) -> str:
 @pytest.fixture
 def indexed(tmp_path: Path, seeds: Path, embed_model):  # type: ignore[no-untyped-def]
     """An index of the tiny seeds plus a 4-paper export of real abstracts, built by two ingests."""
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     export = write_export(tmp_path / "export.jsonl", corpus_rows(100, 4))
     ingest(settings, [seeds], embed_model, progress=False)
     ingest(settings, [export], embed_model, progress=False)
@@ -48,20 +48,23 @@ def test_rebuild_without_paths_rebuilds_from_every_recorded_input(indexed, embed
     settings, seeds, export = indexed
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))  # not a terminal: nothing may be asked
     before = _collection_id(settings)
-    assert main(["ingest", "--rebuild", "--no-progress", "--storage-dir", str(settings.storage_dir)]) == 0
+    assert main(["ingest", "--rebuild", "--no-progress", "--storage-dir", str(settings.storage.storage_dir)]) == 0
     out, err = capsys.readouterr()
     assert f"Rebuilding from the inputs recorded in the index: {seeds.resolve()}, {export.resolve()}" in err
     assert "no paper removed" in out
     assert index_papers(settings, embed_model) == TINY | export_ids(export)  # 7 before, 7 after
     assert _collection_id(settings) != before  # really rebuilt
-    assert not [d for d in settings.storage_dir.iterdir() if "rebuild" in d.name or "retired" in d.name]
+    assert not [d for d in settings.storage.storage_dir.iterdir() if "rebuild" in d.name or "retired" in d.name]
 
 
 def test_rebuild_that_would_drop_papers_is_refused_without_yes(indexed, embed_model, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     settings, seeds, export = indexed
     before = _collection_id(settings)
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    assert main(["ingest", "--rebuild", "--no-progress", str(seeds), "--storage-dir", str(settings.storage_dir)]) == 1
+    assert (
+        main(["ingest", "--rebuild", "--no-progress", str(seeds), "--storage-dir", str(settings.storage.storage_dir)])
+        == 1
+    )
     out, err = capsys.readouterr()
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: --rebuild would remove 4 indexed paper(s)"), err
@@ -70,7 +73,10 @@ def test_rebuild_that_would_drop_papers_is_refused_without_yes(indexed, embed_mo
     assert _collection_id(settings) == before and index_papers(settings, embed_model) == TINY | export_ids(export)
 
     monkeypatch.setattr(sys, "stdin", _Terminal("n\n"))  # a terminal: the list, then the question; "n" keeps all
-    assert main(["ingest", "--rebuild", "--no-progress", str(seeds), "--storage-dir", str(settings.storage_dir)]) == 1
+    assert (
+        main(["ingest", "--rebuild", "--no-progress", str(seeds), "--storage-dir", str(settings.storage.storage_dir)])
+        == 1
+    )
     out, err = capsys.readouterr()
     assert "would not have these 4 paper(s)" in err and "remove them? [y/N]" in err and "cancelled" in err
     for pid in export_ids(export):
@@ -78,14 +84,20 @@ def test_rebuild_that_would_drop_papers_is_refused_without_yes(indexed, embed_mo
     assert _collection_id(settings) == before
 
     monkeypatch.setattr(sys, "stdin", _Terminal("y\n"))
-    assert main(["ingest", "--rebuild", "--no-progress", str(seeds), "--storage-dir", str(settings.storage_dir)]) == 0
+    assert (
+        main(["ingest", "--rebuild", "--no-progress", str(seeds), "--storage-dir", str(settings.storage.storage_dir)])
+        == 0
+    )
     out, err = capsys.readouterr()
     assert "removed 4 paper(s) not in them: " in out
     assert index_papers(settings, embed_model) == TINY
 
     # the index now records only what rebuilt it: a rebuild without paths keeps the 3 papers, asks nothing
     monkeypatch.setattr(sys, "stdin", io.StringIO(""))
-    assert main(["ingest", "--rebuild", "--no-progress", "--json", "--storage-dir", str(settings.storage_dir)]) == 0
+    assert (
+        main(["ingest", "--rebuild", "--no-progress", "--json", "--storage-dir", str(settings.storage.storage_dir)])
+        == 0
+    )
     out, _ = capsys.readouterr()
     assert '"removed_papers": []' in out and index_papers(settings, embed_model) == TINY
 
@@ -93,7 +105,17 @@ def test_rebuild_that_would_drop_papers_is_refused_without_yes(indexed, embed_mo
 def test_rebuild_with_yes_lists_what_it_removed(indexed, embed_model, capsys) -> None:  # type: ignore[no-untyped-def]
     settings, seeds, export = indexed
     assert (
-        main(["ingest", "--rebuild", "--yes", "--no-progress", str(seeds), "--storage-dir", str(settings.storage_dir)])
+        main(
+            [
+                "ingest",
+                "--rebuild",
+                "--yes",
+                "--no-progress",
+                str(seeds),
+                "--storage-dir",
+                str(settings.storage.storage_dir),
+            ]
+        )
         == 0
     )
     out, err = capsys.readouterr()

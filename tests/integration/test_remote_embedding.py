@@ -44,7 +44,7 @@ def minilm(embed_model) -> Callable[[list[str]], list[list[float]]]:  # type: ig
 
 
 def remote_settings(url: str, storage: Path, **kw: object) -> Settings:
-    return Settings(storage_dir=storage, embed_base_url=url, **{"embed_model": MODEL, **kw})  # type: ignore[arg-type]
+    return Settings().updated(storage_dir=storage, embed_base_url=url, **{"embed_model": MODEL, **kw})
 
 
 def remote(settings: Settings) -> RemoteEmbedding:
@@ -56,19 +56,19 @@ def test_fingerprint_records_the_model_not_the_url() -> None:
     local = Settings()
     key = b"bundled:all-MiniLM-L6-v2|window=3|v2"  # v2: sentence vectors + catalog (schema 2)
     assert local.collection_name() == f"papers_{hashlib.sha1(key).hexdigest()[:10]}"
-    a = Settings(embed_base_url="http://10.0.0.1:8080/v1", embed_model=MODEL)
-    b = Settings(embed_base_url="http://embed.internal/v1", embed_model=MODEL)
+    a = Settings().updated(embed_base_url="http://10.0.0.1:8080/v1", embed_model=MODEL)
+    b = Settings().updated(embed_base_url="http://embed.internal/v1", embed_model=MODEL)
     assert (a.embed_identity() == f"remote:{MODEL}"
             and a.collection_name() == b.collection_name() != local.collection_name())
-    assert Settings(embed_base_url="http://10.0.0.1:8080/v1",
+    assert Settings().updated(embed_base_url="http://10.0.0.1:8080/v1",
                     embed_model="BAAI/bge-small-en-v1.5").collection_name() != a.collection_name()
 
 
 def test_remote_settings_are_checked_before_any_request() -> None:
     with pytest.raises(ConfigError, match="ASSISTANT_EMBED_MODEL must be the model name"):
-        build_remote_embedding(Settings(embed_base_url="http://127.0.0.1:1/v1"))
+        build_remote_embedding(Settings().updated(embed_base_url="http://127.0.0.1:1/v1"))
     with pytest.raises(ConfigError, match="not an http"):
-        build_remote_embedding(Settings(embed_base_url="127.0.0.1:8080", embed_model=MODEL))
+        build_remote_embedding(Settings().updated(embed_base_url="127.0.0.1:8080", embed_model=MODEL))
 
 
 # --- real vectors through the endpoint ---------------------------------------------------------------
@@ -224,7 +224,7 @@ def test_a_silent_server_times_out(minilm) -> None:  # type: ignore[no-untyped-d
 # --- models are never mixed ------------------------------------------------------------------------------
 def test_a_local_index_and_a_remote_index_live_side_by_side(embed_model, minilm, seeds: Path, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     index = tmp_path / "index"
-    local = Settings(storage_dir=index)
+    local = Settings().updated(storage_dir=index)
     ingest(local, [seeds], embed_model, progress=False)
     with FakeEmbeddingsServer(minilm) as server:
         settings = remote_settings(server.base_url, index)

@@ -18,7 +18,7 @@ from assistant.service import build_assistant
 def test_a_model_of_another_vector_size_is_named_at_start(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
     from llama_index.core.embeddings import MockEmbedding
 
-    settings = Settings(storage_dir=tmp_path / "index", llm_base_url="http://127.0.0.1:9/v1")
+    settings = Settings().updated(storage_dir=tmp_path / "index", llm_base_url="http://127.0.0.1:9/v1")
     ingest(settings, [seeds], embed_model, progress=False)
     swapped = MockEmbedding(embed_dim=768)  # the model folder now holds a 768-dimensional model
     with pytest.raises(StoreNotReadyError) as err:
@@ -37,7 +37,7 @@ def test_a_model_of_another_vector_size_is_named_at_start(tmp_path: Path, seeds:
 
 
 def test_the_same_model_passes_the_start_check(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    settings = Settings(storage_dir=tmp_path / "index", llm_base_url="http://127.0.0.1:9/v1")
+    settings = Settings().updated(storage_dir=tmp_path / "index", llm_base_url="http://127.0.0.1:9/v1")
     ingest(settings, [seeds], embed_model, progress=False)
     with build_assistant(settings, embed_model=embed_model, start_llm=False) as assistant:
         assert assistant.paper_count == 3

@@ -17,7 +17,7 @@ FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 
 
 def test_reingest_adds_nothing_and_reopens_from_disk(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     first = ingest(settings, [seeds], embed_model, progress=False)
     assert first.papers == 3 and first.added == first.windows > 3
     second = ingest(settings, [seeds], embed_model, progress=False)
@@ -34,7 +34,7 @@ def test_reingest_adds_nothing_and_reopens_from_disk(tmp_path: Path, seeds: Path
 
 
 def test_changed_abstract_is_updated_and_shrunk_file_removes_paper(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
     f = seeds / "tiny.txt"
     blocks = f.read_text().split("\n\n")
@@ -50,10 +50,10 @@ def test_changed_abstract_is_updated_and_shrunk_file_removes_paper(tmp_path: Pat
 
 def test_missing_index_and_other_settings_give_clear_errors(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(StoreNotReadyError, match="assistant ingest"):
-        PaperStore.open_for_read(Settings(storage_dir=tmp_path / "empty"))
-    settings = Settings(storage_dir=tmp_path / "index")
+        PaperStore.open_for_read(Settings().updated(storage_dir=tmp_path / "empty"))
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
-    other = Settings(storage_dir=tmp_path / "index", window_sentences=5)
+    other = Settings().updated(storage_dir=tmp_path / "index", window_sentences=5)
     assert other.collection_name() != settings.collection_name()
     with pytest.raises(StoreNotReadyError, match="other settings"):
         PaperStore.open_for_read(other)
@@ -64,9 +64,9 @@ def test_an_index_of_an_older_layout_is_named_as_such(tmp_path: Path) -> None:
     the reader says so and how to build the index this version reads, instead of "other settings"."""
     from assistant.index.store import make_client
 
-    settings = Settings(storage_dir=tmp_path / "index")
-    settings.storage_dir.mkdir()
-    old = f"{settings.collection_prefix}_0123456789"
+    settings = Settings().updated(storage_dir=tmp_path / "index")
+    settings.storage.storage_dir.mkdir()
+    old = f"{settings.storage.collection_prefix}_0123456789"
     make_client(settings).create_collection(old, metadata={"embed_model": settings.embed_identity(),
                                                            "window_sentences": 3},
                                             embedding_function=None)
@@ -78,7 +78,7 @@ def test_an_index_of_an_older_layout_is_named_as_such(tmp_path: Path) -> None:
 
 
 def test_bad_input_writes_nothing_and_keeps_index(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
     (seeds / "broken.txt").write_bytes(b"\xff\xfe broken")
     with pytest.raises(CorpusFormatError, match="broken.txt"):  # named directly: an error, nothing written
@@ -95,7 +95,7 @@ class _Interrupt(Exception):
 
 def test_interrupted_ingest_keeps_index_usable_and_next_run_completes(  # type: ignore[no-untyped-def]
         tmp_path: Path, seeds: Path, embed_model, monkeypatch) -> None:
-    settings = Settings(storage_dir=tmp_path / "index", write_batch_size=4)
+    settings = Settings().updated(storage_dir=tmp_path / "index", write_batch_size=4)
     full = ingest(settings, [seeds], embed_model, progress=False)
     f = seeds / "tiny.txt"
     f.write_text(f.read_text() + "\n\nA brand new abstract about reinforcement learning for chip placement. It uses "
@@ -125,7 +125,7 @@ def test_interrupted_ingest_keeps_index_usable_and_next_run_completes(  # type: 
 def test_second_writer_fails_fast_with_clear_message(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
     from assistant.ingest.pipeline import writer_lock
 
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     with writer_lock(settings):  # another process/thread is ingesting
         with pytest.raises(StoreNotReadyError, match="Another ingest"):
             ingest(settings, [seeds], embed_model, progress=False)
@@ -135,9 +135,9 @@ def test_second_writer_fails_fast_with_clear_message(tmp_path: Path, seeds: Path
 def test_damaged_storage_gives_clear_error_and_rebuild_recovers(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
     from assistant.ingest.pipeline import drop_index
 
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
-    (settings.storage_dir / "chroma.sqlite3").write_bytes(b"\x00garbage" * 20)
+    (settings.storage.storage_dir / "chroma.sqlite3").write_bytes(b"\x00garbage" * 20)
     with pytest.raises(StoreNotReadyError, match="--rebuild"):
         PaperStore.open_for_read(settings)
     drop_index(settings)
@@ -150,7 +150,7 @@ def test_reads_are_paged(tmp_path: Path, seeds: Path, embed_model, monkeypatch) 
     """Large collections are read page by page (an unpaged get fails with 'too many SQL variables')."""
     import assistant.index.store as store_module
 
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     report = ingest(settings, [seeds], embed_model, progress=False)
     monkeypatch.setattr(store_module, "READ_PAGE_SIZE", 4)
     store = PaperStore.open_for_read(settings)
@@ -163,22 +163,22 @@ def test_reads_are_paged(tmp_path: Path, seeds: Path, embed_model, monkeypatch) 
 def test_delete_paper_by_id(tmp_path: Path, seeds: Path, embed_model, capsys) -> None:  # type: ignore[no-untyped-def]
     from assistant.cli import main
 
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
-    assert main(["--storage-dir", str(settings.storage_dir), "delete", "tiny.txt#2", "nope#1"]) == 0
+    assert main(["--storage-dir", str(settings.storage.storage_dir), "delete", "tiny.txt#2", "nope#1"]) == 0
     assert "Removed 1 paper(s): tiny.txt#2" in capsys.readouterr().out
     store = PaperStore.open_for_read(settings)
     assert set(store.load_papers()) == {"tiny.txt#1", "tiny.txt#3"}
     assert not any(i.startswith("tiny.txt#2:") for i in store.window_hashes())
-    assert main(["--storage-dir", str(settings.storage_dir), "delete", "nope#1"]) == 1
+    assert main(["--storage-dir", str(settings.storage.storage_dir), "delete", "nope#1"]) == 1
 
 
 def test_rebuild_leaves_no_folders_of_the_dropped_collections(tmp_path: Path, seeds: Path, embed_model) -> None:  # type: ignore[no-untyped-def]
     from assistant.ingest.pipeline import drop_index
 
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     ingest(settings, [seeds], embed_model, progress=False)
-    folders = lambda: sorted(p.name for p in settings.storage_dir.iterdir() if p.is_dir())  # noqa: E731
+    folders = lambda: sorted(p.name for p in settings.storage.storage_dir.iterdir() if p.is_dir())  # noqa: E731
     before = folders()
     assert len(before) == 3  # one vector segment per collection (windows, papers, log)
     for _ in range(2):
@@ -193,9 +193,9 @@ def test_rebuild_leaves_no_folders_of_the_dropped_collections(tmp_path: Path, se
 def test_ask_and_delete_never_create_an_index_folder(tmp_path: Path) -> None:
     from assistant.ingest.pipeline import delete_papers
 
-    settings = Settings(storage_dir=tmp_path / "nothing-here")
+    settings = Settings().updated(storage_dir=tmp_path / "nothing-here")
     with pytest.raises(StoreNotReadyError, match="does not exist. Run `assistant ingest`"):
         PaperStore.open_for_read(settings)
     with pytest.raises(StoreNotReadyError, match="does not exist"):
         delete_papers(settings, ["x#1"])
-    assert not settings.storage_dir.exists()
+    assert not settings.storage.storage_dir.exists()

@@ -23,7 +23,7 @@ def mixed_settings(tmp_path_factory: pytest.TempPathFactory, embed_model: Any) -
     from assistant.config import Settings
     from assistant.ingest.pipeline import ingest
 
-    settings = Settings(storage_dir=tmp_path_factory.mktemp("mixed"))
+    settings = Settings().updated(storage_dir=tmp_path_factory.mktemp("mixed"))
     ingest(settings, [REPO / "seeds", REPO / "eval" / "claims-corpus-papers.jsonl"], embed_model, progress=False)
     return settings
 

@@ -90,7 +90,7 @@ LOOSE = ("The horizon generalization paper is a theoretical work in the field of
 
 
 def test_the_small_profile_keeps_only_near_restatements(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    """A loose, vague sentence (support ~0.63: above Settings.support_threshold, below SMALL_MODEL_MIN_SUPPORT)
+    """A loose, vague sentence (support ~0.63: above Settings.verify.support_threshold, below SMALL_MODEL_MIN_SUPPORT)
     is kept from a capable model but dropped from the small one, whose answer then quotes the abstract."""
     from assistant.tuning import SMALL_MODEL_MIN_SUPPORT
 

@@ -32,7 +32,7 @@ def test_an_accented_name_is_found_and_a_chinese_abstract_is_windowed(tmp_path: 
     (seeds / "extra.jsonl").write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in (ANG, ZH)),
                                        encoding="utf-8")
     # BM25 alone: before, the term was stored as "ngstr" and the question found nothing (abstained)
-    settings = Settings(storage_dir=tmp_path / "index", retrieval_mode="bm25", llm_base_url="http://127.0.0.1:9/v1")
+    settings = Settings().updated(storage_dir=tmp_path / "index", retrieval_mode="bm25", llm_base_url="http://127.0.0.1:9/v1")
     ingest(settings, [seeds], embed_model, progress=False)
     store = PaperStore.open_for_read(settings)
     papers = store.load_papers()
@@ -42,7 +42,7 @@ def test_an_accented_name_is_found_and_a_chinese_abstract_is_windowed(tmp_path: 
     catalog = open_catalog(settings, store)
     assert catalog is not None
     for mode in ("bm25", "fused"):
-        with build_assistant(settings.model_copy(update={"retrieval_mode": mode}), embed_model=embed_model,
+        with build_assistant(settings.updated(retrieval_mode=mode), embed_model=embed_model,
                              start_llm=False) as assistant:
             answer = assistant.ask("What does ÅngströmNet do?")
             assert not answer.abstained, (mode, answer.notice)

@@ -48,7 +48,7 @@ def _one_error_line(err: str) -> str:
 def scripted_env(seeded_settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path):  # type: ignore[no-untyped-def]
     """The seeded index and a scripted LLM endpoint, through the environment (as a user sets them)."""
     with FakeOpenAIServer(["A-Bench is a benchmark for LMMs."] * 50) as server:
-        monkeypatch.setenv("ASSISTANT_STORAGE_DIR", str(seeded_settings.storage_dir))
+        monkeypatch.setenv("ASSISTANT_STORAGE_DIR", str(seeded_settings.storage.storage_dir))
         monkeypatch.setenv("ASSISTANT_LLM_BASE_URL", server.base_url)
         monkeypatch.chdir(tmp_path)
         yield server
@@ -63,10 +63,15 @@ def test_ingest_and_delete_with_a_full_stdout(tmp_path: Path, monkeypatch: pytes
     monkeypatch.setattr(sys, "stdout", FullDisk())
     assert main(["ingest", "--no-progress", str(TINY), "--storage-dir", str(index)]) == 1
     assert "could not write the output to stdout (No space left on device)" in _one_error_line(capsys.readouterr().err)
-    assert len(PaperStore.open_for_read(Settings(storage_dir=index)).load_papers()) == 3  # the work itself was done
+    assert (
+        len(PaperStore.open_for_read(Settings().updated(storage_dir=index)).load_papers()) == 3
+    )  # the work itself was done
     assert main(["delete", "tiny.txt#2", "--storage-dir", str(index)]) == 1
     assert "No space left on device" in _one_error_line(capsys.readouterr().err)
-    assert set(PaperStore.open_for_read(Settings(storage_dir=index)).load_papers()) == {"tiny.txt#1", "tiny.txt#3"}
+    assert set(PaperStore.open_for_read(Settings().updated(storage_dir=index)).load_papers()) == {
+        "tiny.txt#1",
+        "tiny.txt#3",
+    }
 
 
 @pytest.mark.parametrize("argv", [

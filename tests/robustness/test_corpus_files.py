@@ -53,7 +53,7 @@ def test_enormous_abstract_is_indexed_in_bounded_windows(tmp_path: Path, embed_m
     seeds.mkdir()
     big = " ".join(f"Sentence {i} describes step {i} of a very long method for sorting socks." for i in range(600))
     (seeds / "big.txt").write_text(f"Venue\n\n{big}\n\n{ABSTRACT}")
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     report = ingest(settings, [seeds], embed_model, progress=False)
     assert report.papers == 2 and report.windows >= 600
     store = PaperStore.open_for_read(settings)

@@ -36,7 +36,7 @@ def test_kill_9_mid_ingest_then_resume(tmp_path: Path, embed_model) -> None:  # 
     proc.wait()
     assert proc.returncode == -signal.SIGKILL, seen[-2000:]
 
-    settings = Settings(storage_dir=tmp_path / "index", write_batch_size=8)
+    settings = Settings().updated(storage_dir=tmp_path / "index", write_batch_size=8)
     store = PaperStore.open_for_read(settings)  # the papers committed before the kill are usable
     partial = store.load_papers()
     assert 0 < len(partial) < 38

@@ -142,7 +142,7 @@ def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(  # type
 
 def test_cli_ask_json_with_a_stalled_stream_prints_json_on_time(seeded_settings) -> None:  # type: ignore[no-untyped-def]
     with FakeOpenAIServer([STALL + "Stalled partial words"]) as server:
-        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage_dir),
+        env = dict(os.environ, ASSISTANT_STORAGE_DIR=str(seeded_settings.storage.storage_dir),
                    ASSISTANT_LLM_BASE_URL=server.base_url,
                    ASSISTANT_LLM_MODEL="scripted", ASSISTANT_LLM_TIMEOUT_S="5", ASSISTANT_LOG_LEVEL="WARNING")
         proc = subprocess.run([sys.executable, "-m", "assistant", "ask", "--json", Q], env=env, cwd=REPO,

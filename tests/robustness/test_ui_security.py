@@ -27,8 +27,13 @@ def secured_ui(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Ite
     port = free_port()
     log = tmp_path_factory.mktemp("secure-ui") / "ui.log"
     with FakeOpenAIServer(["OK."] * 50) as llm:
-        env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage_dir), "ASSISTANT_UI_PORT": str(port),
-               "ASSISTANT_UI_AUTH": "alice:s3cret-pw", "ASSISTANT_LLM_BASE_URL": llm.base_url}
+        env = {
+            **os.environ,
+            "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage.storage_dir),
+            "ASSISTANT_UI_PORT": str(port),
+            "ASSISTANT_UI_AUTH": "alice:s3cret-pw",
+            "ASSISTANT_LLM_BASE_URL": llm.base_url,
+        }
         with open(log, "wb") as out:
             proc = subprocess.Popen([sys.executable, "-m", "ui", "--no-ingest"], env=env,
                                     stdout=out, stderr=subprocess.STDOUT)

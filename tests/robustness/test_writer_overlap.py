@@ -43,7 +43,7 @@ def test_overlapping_ingest_and_rebuild_never_lose_a_completed_run(  # type: ign
     first: str, seed: int, tmp_path: Path, embed_model
 ) -> None:
     rng = random.Random(seed)
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     a = write_export(tmp_path / "a.jsonl", corpus_rows(0, 20))
     b = write_export(tmp_path / "b.jsonl", corpus_rows(20, 50))
     ingest(settings, [SEEDS, a], embed_model, progress=False)

@@ -40,9 +40,12 @@ def write_export(path: Path, rows: list[dict[str, Any]]) -> Path:
 
 def env_for(settings: Settings, **extra: str) -> dict[str, str]:
     """The environment of an `assistant` subprocess on ``settings``' index (embedded or a Chroma server)."""
-    env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(settings.storage_dir), **extra}
-    if settings.chroma_host:
-        env |= {"ASSISTANT_CHROMA_HOST": settings.chroma_host, "ASSISTANT_CHROMA_PORT": str(settings.chroma_port)}
+    env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(settings.storage.storage_dir), **extra}
+    if settings.storage.chroma_host:
+        env |= {
+            "ASSISTANT_CHROMA_HOST": settings.storage.chroma_host,
+            "ASSISTANT_CHROMA_PORT": str(settings.storage.chroma_port),
+        }
     return env
 
 
@@ -71,8 +74,8 @@ def run(settings: Settings, *args: str, timeout: float = 300, **extra: str) -> s
 
 
 def wait_for_lock(settings: Settings, proc: subprocess.Popen[str], timeout_s: float = 120) -> None:
-    """Wait until ``proc`` holds the writer lock of ``settings.storage_dir`` (the lock file names its pid)."""
-    lock = settings.storage_dir / ".ingest.lock"
+    """Wait until ``proc`` holds the writer lock of ``settings.storage.storage_dir`` (the lock file names its pid)."""
+    lock = settings.storage.storage_dir / ".ingest.lock"
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
@@ -90,7 +93,7 @@ def index_papers(settings: Settings, embed_model: Any) -> set[str]:
     from assistant.index.store import PaperStore, forget_embedded_client
     from assistant.retrieve.retrieval import PaperRetriever
 
-    if not settings.chroma_host:
+    if not settings.storage.chroma_host:
         forget_embedded_client(settings)
     store = PaperStore.open_for_read(settings)
     ids = set(store.paper_hashes())

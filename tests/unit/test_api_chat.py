@@ -84,10 +84,10 @@ def test_the_conversation_is_split_from_the_messages() -> None:
 def test_the_bearer_key() -> None:
     assert bearer_ok(None, None) and bearer_ok("Bearer k", "k") and bearer_ok("bearer  k", "k")
     assert not bearer_ok(None, "k") and not bearer_ok("Bearer x", "k") and not bearer_ok("Basic k", "k")
-    assert api_key_for(Settings(api_key="s3cret"), "u:p") == "s3cret"
+    assert api_key_for(Settings().updated(api_key="s3cret"), "u:p") == "s3cret"
     assert api_key_for(Settings(), "u:p") == "u:p"
     assert api_key_for(Settings(), None) is None
-    assert api_key_for(Settings(api_key=""), None) is None
+    assert api_key_for(Settings().updated(api_key=""), None) is None
 
 
 def test_sentence_spacing_matches_answer_text() -> None:

@@ -65,7 +65,7 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-unt
     from assistant.config import Settings
     from assistant.index.store import explain_failure
 
-    settings = Settings(storage_dir=tmp_path / "index")
+    settings = Settings().updated(storage_dir=tmp_path / "index")
     stub = SimpleNamespace(paper_count=1, model_label="stub", new_session=StubSession,
                            explain=lambda e: explain_failure(e, settings))
     demo = build_app(stub)  # type: ignore[arg-type]

@@ -14,7 +14,7 @@ import pytest
 from pydantic_settings import BaseSettings
 
 from assistant.cli import main
-from assistant.config import OTHER_VARIABLES, Settings, env_names
+from assistant.config import GROUPS, OTHER_VARIABLES, Settings, env_fields, env_names
 from ui.settings import UISettings
 
 REPO = Path(__file__).resolve().parents[2]
@@ -166,7 +166,7 @@ def _doc_value_matches(doc: str, default: object) -> bool:
     if doc == "unset":
         return default in (None, "")
     if isinstance(default, Path):
-        return default == (REPO / doc).resolve()
+        return default.resolve() == (REPO / doc).resolve()
     if isinstance(default, bool):
         return doc.lower() == str(default).lower()  # env values: `true` / `false`
     if not isinstance(default, int | float):
@@ -181,14 +181,13 @@ _TABLE_ROW = re.compile(r"^\| `(ASSISTANT_[A-Z0-9_]+)` \| `?([^`|]*?)`? \|", re.
 
 
 @pytest.mark.parametrize(
-    ("settings_class", "name"),
-    [(cls, name) for cls in (Settings, UISettings) for name in cls.model_fields],
+    ("settings_class", "env"),
+    [(cls, env) for cls in (Settings, UISettings) for env in env_fields(cls)],
     ids=lambda v: v if isinstance(v, str) else v.__name__,
 )
-def test_settings_table_quotes_the_code_defaults(settings_class: type[BaseSettings], name: str) -> None:
+def test_settings_table_quotes_the_code_defaults(settings_class: type[BaseSettings], env: str) -> None:
     rows = dict(_TABLE_ROW.findall(CONFIGURATION))
-    env = f"{settings_class.model_config['env_prefix']}{name}".upper()
-    default = settings_class.model_fields[name].default
+    default = env_fields(settings_class)[env].default
     assert env in rows, env
     assert _doc_value_matches(rows[env], default), \
         f"docs/configuration.md says {env} defaults to {rows[env]!r}; the code: {default!r}"
@@ -198,7 +197,7 @@ def test_ablation_doc_labels_the_current_defaults() -> None:
     """docs/ablation.md's "default" row and its "What we kept" bold ``**setting value**`` items name the
     defaults of assistant.config.Settings (the 0.28 label outlived the change to 0.32 once)."""
     text = (REPO / "docs" / "ablation.md").read_text()
-    defaults = Settings.model_fields
+    defaults = {env.removeprefix("ASSISTANT_").lower(): f for env, f in env_fields(Settings).items()}
     row = re.search(r"^\| default: ([^|]*)\|", text, re.M)
     assert row, "docs/ablation.md has no '| default: ...' row"
     stated = dict(re.findall(r"\b([a-z_]+) ([\d.]+)\b", row.group(1)))
@@ -215,19 +214,106 @@ def test_ablation_doc_labels_the_current_defaults() -> None:
     assert checked >= 2  # min_similarity and candidate_k at least
 
 
-def test_tuning_constants_quoted_in_the_docs_are_current() -> None:
-    """"`tuning.NAME` (V)" or "`tuning.NAME` = V" in README/docs quotes assistant/tuning.py's value; in a history
-    such as "(0.3, later 0.25)" the last number is the current one."""
+def _quoted_value(name: str) -> float | None:
+    """The value of ``tuning.NAME`` or of a settings group field ``group.field`` (None: no such number)."""
     import assistant.tuning as tuning
 
-    quoted = [(doc, m.group(1), m.group(2) or m.group(3)) for doc, text in DOCS.items()
-              for m in re.finditer(r"`tuning\.([A-Z_]+)`\s*(?:=\s*([\d.]+)|\(([^)]*)\))", text)]
-    assert quoted
+    if name.startswith("tuning."):
+        value = getattr(tuning, name.removeprefix("tuning."), None)
+    else:
+        group, _, field = name.partition(".")
+        info = GROUPS[group].model_fields.get(field) if group in GROUPS else None
+        value = info.default if info is not None else None
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else None
+
+
+#: "`tuning.NAME` (V)", "`tuning.NAME` = V", "`group.field` (V)" (a history "(0.3, later 0.25)": the last number).
+_QUOTE_AFTER = re.compile(r"`((?:tuning\.[A-Z_]+)|(?:[a-z]+\.[a-z0-9_]+))`\s*(?:=\s*([\d.]*\d)|\(([^)]*)\))")
+#: "V ... (`tuning.NAME`)": a number, a few words, then the constant it is (how descriptions interpolate).
+_QUOTE_BEFORE = re.compile(r"(\d+(?:\.\d+)?)[^\d()`]{0,40}\(`((?:tuning\.[A-Z_]+)|(?:[a-z]+\.[a-z0-9_]+))`\)")
+
+
+def _wrong_quotes(where: str, text: str) -> tuple[int, list[str]]:
+    """How many quoted values ``text`` has, and those that differ from the code."""
+    quoted = [(m.group(1), m.group(2) or m.group(3)) for m in _QUOTE_AFTER.finditer(text)]
+    quoted += [(m.group(2), m.group(1)) for m in _QUOTE_BEFORE.finditer(text)]
     wrong = []
-    for doc, name, value in quoted:
+    for name, value in quoted:
+        if not name.startswith("tuning.") and name.split(".")[0] not in GROUPS:
+            continue  # `os.environ` and the like
         numbers = re.findall(r"\d+(?:\.\d+)?", value)
-        if not numbers or not hasattr(tuning, name):
-            wrong.append(f"{doc}: tuning.{name} ({value}) is not a tuning constant with a number")
-        elif float(numbers[-1]) != float(getattr(tuning, name)):
-            wrong.append(f"{doc}: tuning.{name} quoted as {numbers[-1]}, code {getattr(tuning, name)}")
+        code = _quoted_value(name)
+        if not numbers or code is None:
+            wrong.append(f"{where}: {name} ({value}) is not a tuning constant or setting with a number")
+        elif float(numbers[-1]) != code:
+            wrong.append(f"{where}: {name} quoted as {numbers[-1]}, code {code:g}")
+    return len(quoted), wrong
+
+
+def test_tuning_constants_quoted_in_the_docs_are_current() -> None:
+    """"`tuning.NAME` (V)" or "`tuning.NAME` = V" (or "`retrieval.top_k` (V)", a group field) in README/docs
+    quotes the code's value; in a history such as "(0.3, later 0.25)" the last number is the current one; so does
+    "V ... (`tuning.NAME`)"."""
+    found, wrong = 0, list[str]()
+    for doc, text in DOCS.items():
+        n, w = _wrong_quotes(doc, text)
+        found, wrong = found + n, wrong + w
+    assert found
     assert wrong == [], "\n".join(wrong)
+
+
+def _descriptions() -> dict[str, tuple[object, str]]:
+    """``{"group.field": (default, description)}`` of every settings field, groups included."""
+    out: dict[str, tuple[object, str]] = {}
+    for group, cls in GROUPS.items():
+        for name, info in cls.model_fields.items():
+            out[f"{group}.{name}"] = (info.default, info.description or "")
+    for env, info in env_fields(UISettings).items():
+        out[env] = (info.default, info.description or "")
+    return out
+
+
+def test_descriptions_interpolate_the_values_they_quote() -> None:
+    """A setting's description quotes another fitted value only as "V ... (`tuning.NAME`)" built from the code
+    (an f-string), and never writes its own value by hand: a number there that differs from the code fails."""
+    found, wrong = 0, list[str]()
+    for name, (default, description) in _descriptions().items():
+        n, w = _wrong_quotes(name, description)
+        found, wrong = found + n, wrong + w
+        if isinstance(default, int | float) and not isinstance(default, bool):
+            own = [v for v in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)", description) if float(v) == default]
+            if own:
+                wrong.append(f"{name}: its description repeats its value {own[0]} by hand")
+    assert found >= 3  # min_similarity's top papers; the small profile's token budget; the capable evidence
+    assert wrong == [], "\n".join(wrong)
+
+
+def test_a_hand_written_number_beside_a_constant_fails() -> None:
+    """The check above catches the mistake it is for (issue 31: config.py repeated 64 and 4 by hand)."""
+    import assistant.tuning as tuning
+
+    stale = tuning.SMALL_MODEL_MAX_TOKENS + 1
+    assert _wrong_quotes("x", f"at most {stale} tokens (`tuning.SMALL_MODEL_MAX_TOKENS`)")[1]
+    current = tuning.SMALL_MODEL_MAX_TOKENS
+    assert not _wrong_quotes("x", f"at most {current} tokens (`tuning.SMALL_MODEL_MAX_TOKENS`)")[1]
+    assert _wrong_quotes("x", "the top 5 papers (`retrieval.top_k`)")[1] == []
+    assert _wrong_quotes("x", "the top 6 papers (`retrieval.top_k`)")[1]
+
+
+_FITTED_ROW = re.compile(r"^\| `([a-z]+\.[a-z0-9_]+)` \| `([^`]*)` \| (.*) \|$", re.M)
+
+
+def test_fitted_values_table_is_the_code() -> None:
+    """docs/configuration.md's "Fitted values" table lists every fitted field of the settings groups (those
+    without a variable) with the code's value and description (regenerate the rows from the fields)."""
+    from assistant.config import FLAT
+
+    with_variable = {".".join(where) for where in FLAT.values()}
+    fitted = {f"{g}.{n}": f for g, cls in GROUPS.items() for n, f in cls.model_fields.items()
+              if f"{g}.{n}" not in with_variable}
+    rows = {name: (value, meaning) for name, value, meaning in _FITTED_ROW.findall(CONFIGURATION)}
+    assert sorted(rows) == sorted(fitted)
+    for name, info in fitted.items():
+        value, meaning = rows[name]
+        assert float(value) == float(info.default), f"{name}: docs {value}, code {info.default}"
+        assert meaning == (info.description or "").replace("|", "\\|"), name

@@ -47,14 +47,14 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def onnx_model(cache_dir: Path) -> OnnxEmbedding:
-    model = build_embed_model(Settings(model_cache_dir=cache_dir, embed_threads=2))
+    model = build_embed_model(Settings().updated(model_cache_dir=cache_dir, embed_threads=2))
     assert isinstance(model, OnnxEmbedding)
     return model
 
 
 @pytest.fixture(scope="module")
 def torch_model():  # type: ignore[no-untyped-def]
-    return build_embed_model(Settings(embed_runtime="torch"))
+    return build_embed_model(Settings().updated(embed_runtime="torch"))
 
 
 @pytest.fixture(scope="module")
@@ -127,7 +127,7 @@ def test_building_the_onnx_model_imports_no_torch(cache_dir: Path) -> None:
         "import json, sys\n"
         "from assistant.config import Settings\n"
         "from assistant.index.embeddings import build_embed_model\n"
-        f"m = build_embed_model(Settings(model_cache_dir={str(cache_dir)!r}))\n"
+        f"m = build_embed_model(Settings().updated(model_cache_dir={str(cache_dir)!r}))\n"
         "v = m.get_query_embedding('graph transformers') + m.get_text_embedding_batch(['a', 'b c'])[0]\n"
         f"print(json.dumps([type(m).__name__, len(v), [h for h in {HEAVY!r} if h in sys.modules]]))\n"
     )
@@ -169,7 +169,7 @@ def test_a_stale_or_damaged_export_is_redone_not_used(damage: str, cache_dir: Pa
         (folder / ONNX_FILE).write_bytes(data[: len(data) // 2])
     assert read_valid_export(MODEL_DIR, tmp_path) is None
     caplog.set_level("INFO", logger="assistant.index.onnx_embedding")
-    model = build_embed_model(Settings(model_cache_dir=tmp_path))
+    model = build_embed_model(Settings().updated(model_cache_dir=tmp_path))
     assert any(r.getMessage().startswith("exporting ") and "to ONNX once" in r.getMessage() for r in caplog.records)
     assert read_valid_export(MODEL_DIR, tmp_path) is not None
     text = "Graph transformers scale to large graphs."
@@ -204,4 +204,4 @@ def test_missing_or_unusable_model_folders_are_config_errors(tmp_path: Path) -> 
 
 
 def test_onnx_is_the_default_runtime() -> None:
-    assert Settings().embed_runtime == "onnx"
+    assert Settings().embedding.runtime == "onnx"

