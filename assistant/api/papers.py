@@ -199,6 +199,7 @@ def get_paper(catalog: Catalog, paper_id: str) -> PaperDetailJSON:
     """
     from assistant.index.catalog import CatalogPapers
     from assistant.ingest.identity import resolve_ids
+
     typed = (paper_id or "").strip()
     if not typed:
         raise PaperNotFoundError("paper id is empty: pass an id as listed by `list_papers` or cited in an answer.")

@@ -209,4 +209,3 @@ def check_withheld(papers: Sequence[Paper]) -> list[tuple[str, ...]]:
     """:meth:`SteeringDetector.withheld_parts` without the reasons: the catalog's check of records written before
     ingest kept their withheld parts (``index.catalog.WithheldCheck``)."""
     return [parts for parts, _ in SteeringDetector().withheld_parts(papers)]
-
