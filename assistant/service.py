@@ -202,10 +202,11 @@ def build_retriever(
     from assistant.index.catalog import open_catalog
     from assistant.index.embeddings import CachedEmbedder, build_embed_model
     from assistant.index.store import PaperStore
+    from assistant.ingest.steering import check_withheld
     from assistant.retrieve.retrieval import PaperRetriever
 
     store = PaperStore.open_for_read(settings)
-    catalog = open_catalog(settings, store)
+    catalog = open_catalog(settings, store, withheld_check=check_withheld)
     embed = embed_model or build_embed_model(settings)
     check_reader_model(store, settings, embed)
     if "torch" in sys.modules:  # the torch runtime: answering embeds short texts (never imported just for this)

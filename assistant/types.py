@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from assistant.lang.citations import format_citations
@@ -24,6 +24,11 @@ class Paper:
         text: the abstract, whitespace-normalised.
         source_file: the name of the file the paper was last read from; position: 1-based position of the
             abstract in a seed file, or the row's line in an export.
+        withheld: the parts of the record that address the assistant, verbatim (abstract sentences as
+            ``lang.text.split_sentences`` cuts them, the title, author entries), found at ingest by
+            ``ingest.steering.withheld_parts``; they are never answer sentences, quotes, comparison cells, model
+            evidence or highlights (issue 37). ``()``: checked, nothing withheld; ``None``: not checked (a record
+            written before the check existed; the catalog checks it when it reads it).
     """
 
     id: str
@@ -35,6 +40,33 @@ class Paper:
     source_file: str
     position: int
     title_derived: bool = False
+    withheld: tuple[str, ...] | None = None
+
+    @property
+    def title_withheld(self) -> bool:
+        """True when the record's title itself addresses the assistant (see :attr:`withheld`)."""
+        return bool(self.withheld) and (self.title == WITHHELD_TITLE or self.title in (self.withheld or ()))
+
+    def for_answers(self) -> Paper:
+        """This paper as answers may use it: without the parts listed in :attr:`withheld` (abstract sentences
+        dropped from ``text``, flagged author entries dropped, a flagged title replaced by :data:`WITHHELD_TITLE`).
+        ``withheld`` is kept, so a reference card can still show those parts, marked. The paper itself when
+        nothing is withheld."""
+        if not self.withheld:
+            return self
+        from assistant.lang.text import split_sentences
+
+        flagged = set(self.withheld)
+        return replace(
+            self,
+            title=WITHHELD_TITLE if self.title in flagged else self.title,
+            authors=tuple(a for a in self.authors if a not in flagged),
+            text=" ".join(s for s in split_sentences(self.text) if s not in flagged),
+        )
+
+
+#: What a title that addresses the assistant is replaced by wherever answers, prompts or references use it.
+WITHHELD_TITLE = "(title withheld: it addresses the assistant)"
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,6 +110,7 @@ sup.cite a { text-decoration: none; }
 .refs blockquote { font-size: 0.9em; margin: 0.2em 0 0.4em 0; }
 .refs details { font-size: 0.9em; }
 .refs mark { padding: 0 0.1em; }
+.refs .withheld { border-left: 3px solid var(--color-red-500, #d33); padding-left: 0.5em; opacity: 0.85; }
 .ref-n { font-weight: 600; }
 .meta { opacity: 0.75; }
 table.compare { font-size: 0.88em; border-collapse: collapse; }

@@ -217,9 +217,21 @@ def paper_card(citation: Citation, extra_evidence: Sequence[str] = (), anchor: s
         summary = f"Abstract ({k} supporting sentence{'s' if k != 1 else ''} highlighted)" if k else "Abstract"
         item += (
             f"<details><summary>{summary}</summary>"
-            f"<p class='abstract'>{highlight_html(paper.text, shown)}</p></details>"
+            f"<p class='abstract'>{highlight_html(paper.text, shown)}</p>{withheld_html(paper)}</details>"
         )
     return item + "</li>"
+
+
+def withheld_html(paper: Paper) -> str:
+    """The parts of ``paper``'s record withheld from answers (``Paper.withheld``), shown escaped and marked as text
+    that addresses the assistant, never highlighted; "" when there are none."""
+    if not paper.withheld:
+        return ""
+    quoted = "".join(f"<li><q>{html.escape(part)}</q></li>" for part in paper.withheld)
+    return (
+        "<div class='withheld' role='note'><strong>Withheld from answers: this text is written as an instruction "
+        f"to the assistant, so it is shown here only, as data.</strong><ul>{quoted}</ul></div>"
+    )
 
 
 def _cell_texts(answer: Answer) -> dict[int, list[str]]:

@@ -20,6 +20,7 @@ from assistant.types import (
     Comparison,
     Evidence,
     Listing,
+    Paper,
     PaperHit,
     relabel,
 )
@@ -216,6 +217,7 @@ class AnswerBuilder:
     def build(self, mode: AnswerMode, notice: str = "", timings: dict[str, float] | None = None) -> Answer:
         """The answer so far, with sources renumbered 1..m in order of first citation."""
         citations = tuple(Citation(n, self.context[n - 1].paper, tuple(self.evidence.get(n, ()))) for n in self.order)
+        notice = withheld_notice(notice, [c.paper for c in citations])
         answer = Answer(
             self.question,
             tuple(self.sentences),
@@ -233,3 +235,22 @@ class AnswerBuilder:
             self.listing,
         )
         return relabel(answer, {n: i for i, n in enumerate(self.order, start=1)})
+
+
+def withheld_notice(notice: str, papers: Sequence[Paper]) -> str:
+    """``notice`` followed, once, by a sentence saying that part of a cited paper's record was withheld and why
+    (types.Paper.withheld), naming the papers by title; ``notice`` itself when nothing cited withholds anything."""
+    flagged = [p for p in papers if p.withheld]
+    if not flagged or WITHHELD_MARK in notice:
+        return notice
+    names = ", ".join(f"\u201c{p.title}\u201d" for p in flagged)
+    whose = "these papers' records" if len(flagged) > 1 else "this paper's record"
+    added = (
+        f"Part of {whose} ({names}) {WITHHELD_MARK}: it is written as an instruction to the assistant, so it is "
+        "never used to answer; the abstract card shows it, marked."
+    )
+    return f"{notice} {added}".strip()
+
+
+#: The words that mark the notice of :func:`withheld_notice` (added once per answer).
+WITHHELD_MARK = "was withheld from this answer"

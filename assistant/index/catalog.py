@@ -29,7 +29,8 @@ import sqlite3
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -44,7 +45,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-CATALOG_SCHEMA = 2  # 2: Unicode-aware terms ("ÅngströmNet" -> "angstromnet", was "ngstr")
+CATALOG_SCHEMA = 3  # 2: Unicode-aware terms ("ÅngströmNet" -> "angstromnet", was "ngstr"); 3: papers.withheld
 #: Window and contribution rows get rowid ``paper_rowid * ROWS_PER_PAPER + sentence``, so a paper's rows are
 #: one rowid range (deleted without a scan). Abstracts have far fewer sentences (the seeds: at most 21).
 ROWS_PER_PAPER = 1000
@@ -55,7 +56,8 @@ _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS papers(
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, venue TEXT, title TEXT, authors TEXT, url TEXT,
-    text TEXT, source_file TEXT, position INTEGER, title_derived INTEGER, sentences TEXT, hash TEXT);
+    text TEXT, source_file TEXT, position INTEGER, title_derived INTEGER, sentences TEXT, hash TEXT,
+    withheld TEXT);
 CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(
     body, wid UNINDEXED, paper_id UNINDEXED, sentence UNINDEXED, content_hash UNINDEXED, tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS terms(term TEXT NOT NULL, paper INTEGER NOT NULL, PRIMARY KEY(term, paper)) WITHOUT ROWID;
@@ -73,7 +75,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS contributions USING fts5(sentence, tokenize='
 #: Every table of a catalog, and the columns :meth:`Catalog.replace_with` copies (FTS5 tables by rowid).
 _TABLES = ("papers", "windows", "terms", "authors", "title_grams", "titles", "contributions", "meta")
 _COPY = {
-    "papers": "rowid, id, venue, title, authors, url, text, source_file, position, title_derived, sentences, hash",
+    "papers": (
+        "rowid, id, venue, title, authors, url, text, source_file, position, title_derived, sentences, hash, withheld"
+    ),
     "windows": "rowid, body, wid, paper_id, sentence, content_hash",
     "terms": "term, paper",
     "authors": "name, last, paper",
@@ -89,14 +93,23 @@ def catalog_path(storage_dir: Path, collection: str) -> Path:
     return storage_dir / f"{collection}.catalog.sqlite3"
 
 
-def open_catalog(settings: Settings, store: PaperStore, *, repair: bool = False) -> Catalog:
+#: Finds the parts of paper records that address the assistant (``ingest.steering.check_withheld``), for records
+#: written before ingest kept them (``Paper.withheld is None``).
+WithheldCheck = Callable[[Sequence[Paper]], list[tuple[str, ...]]]
+
+
+def open_catalog(
+    settings: Settings, store: PaperStore, *, repair: bool = False, withheld_check: WithheldCheck | None = None
+) -> Catalog:
     """The catalog of ``store``'s collection under ``settings.storage.storage_dir`` (created empty when missing;
-    ``repair``: a damaged file is replaced by an empty one, which the next sync fills)."""
+    ``repair``: a damaged file is replaced by an empty one, which the next sync fills; ``withheld_check``: see
+    :class:`Catalog`)."""
     return Catalog(
         catalog_path(settings.storage.storage_dir, settings.collection_name()),
         store.collection_id,
         repair=repair,
         retrieval=settings.retrieval,
+        withheld_check=withheld_check,
     )
 
 
@@ -109,16 +122,25 @@ class Catalog:
         collection_id: the Chroma collection's id; a catalog built for another id is rebuilt by :meth:`sync`
             with ``rebuild_if_foreign`` (ingest) or refused (readers).
         retrieval: the BM25 word-choice limits (``bm25_*`` fields; None: the defaults).
+        withheld_check: finds the withheld parts of records that do not say (written before ingest kept them);
+            without it such a record is stored as unchecked and nothing of it is withheld.
     """
 
     def __init__(
-        self, path: Path, collection_id: str, *, repair: bool = False, retrieval: RetrievalSettings | None = None
+        self,
+        path: Path,
+        collection_id: str,
+        *,
+        repair: bool = False,
+        retrieval: RetrievalSettings | None = None,
+        withheld_check: WithheldCheck | None = None,
     ) -> None:
         from assistant.config import RetrievalSettings
 
         self._retrieval = retrieval or RetrievalSettings()
         self.path = path
         self.collection_id = collection_id
+        self._withheld_check = withheld_check
         self._local = threading.local()
         self._papers: OrderedDict[str, Paper | None] = OrderedDict()
         self._cache_generation = -1
@@ -274,6 +296,10 @@ class Catalog:
             for b in range(0, len(changed), SYNC_BATCH):
                 batch = changed[b : b + SYNC_BATCH]
                 papers, hashes = store.papers_by_id(batch)
+                unchecked = [p for p in papers.values() if p.withheld is None]
+                if unchecked and self._withheld_check is not None:
+                    for p, parts in zip(unchecked, self._withheld_check(unchecked)):
+                        papers[p.id] = replace(p, withheld=parts)
                 windows = store.window_texts(batch)
                 for pid in batch:
                     if pid in papers:
@@ -324,8 +350,8 @@ class Catalog:
         sentences = split_sentences(p.text)
         cur = con.execute(
             "INSERT INTO papers(rowid, id, venue, title, authors, url, text, source_file, position, title_derived, "
-            "sentences, hash) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "sentences, hash, withheld) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 old,
                 p.id,
@@ -339,6 +365,7 @@ class Catalog:
                 int(p.title_derived),
                 json.dumps(sentences),
                 paper_hash,
+                None if p.withheld is None else json.dumps(list(p.withheld)),
             ),
         )
         r = int(cur.lastrowid or 0)
@@ -365,7 +392,8 @@ class Catalog:
 
     # --- papers -------------------------------------------------------------------------------
     def paper(self, pid: str) -> Paper | None:
-        """The paper ``pid``, or None when the catalog does not hold it (cached, at most 4,096 papers)."""
+        """The paper ``pid`` as answers may use it (:meth:`Paper.for_answers`: its withheld parts left out, listed
+        in ``withheld``), or None when the catalog does not hold it (cached, at most 4,096 papers)."""
         with self._lock:
             if pid in self._papers:
                 self._papers.move_to_end(pid)
@@ -373,7 +401,7 @@ class Catalog:
         row = (
             self._conn()
             .execute(
-                "SELECT id, venue, title, authors, url, text, source_file, position, title_derived "
+                "SELECT id, venue, title, authors, url, text, source_file, position, title_derived, withheld "
                 "FROM papers WHERE id = ?",
                 (pid,),
             )
@@ -392,7 +420,8 @@ class Catalog:
                 source_file=row[6] or "",
                 position=int(row[7] or 0),
                 title_derived=bool(row[8]),
-            )
+                withheld=None if row[9] is None else tuple(json.loads(row[9])),
+            ).for_answers()  # the parts that address the assistant never reach an answer (types.Paper.withheld)
         )
         with self._lock:
             self._papers[pid] = paper

@@ -523,6 +523,8 @@ class PaperStore:
                 "source_file": p.source_file,
                 "position": p.position,
                 "title_derived": p.title_derived,
+                # JSON list of the parts that address the assistant; absent: not checked (types.Paper.withheld)
+                **({"withheld": json.dumps(list(p.withheld))} if p.withheld is not None else {}),
                 "paper_hash": h,
                 "generation": generation,
             }
@@ -648,5 +650,6 @@ class PaperStore:
                 source_file=str(m.get("source_file", "")),
                 position=int(m.get("position", 0)),
                 title_derived=bool(m.get("title_derived", False)),
+                withheld=tuple(json.loads(str(m["withheld"]))) if "withheld" in m else None,
             )
         return out, hashes

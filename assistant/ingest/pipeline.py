@@ -67,8 +67,10 @@ def delete_papers(settings: Settings, paper_ids: Sequence[str]) -> list[str]:
             store.delete_papers(known, generation)
             store.set_generation(generation)
             from assistant.index.catalog import open_catalog
+            from assistant.ingest.steering import check_withheld
 
-            open_catalog(settings, store, repair=True).sync(store, rebuild_if_foreign=True)
+            catalog = open_catalog(settings, store, repair=True, withheld_check=check_withheld)
+            catalog.sync(store, rebuild_if_foreign=True)
     logger.info("deleted %d paper(s): %s", len(known), known)
     return known
 
@@ -498,8 +500,13 @@ def _ingest(
     t0 = time.perf_counter()
     info = store_info(settings, embed_model.get_text_embedding(PROBE_TEXT))  # model identity, size, probe vector
     store = PaperStore.open_for_write(settings, info, name=name)
+    from assistant.ingest.steering import SteeringDetector, check_withheld
+
     catalog = Catalog(
-        catalog_path(settings.storage.storage_dir, name or settings.collection_name()), store.collection_id, repair=True
+        catalog_path(settings.storage.storage_dir, name or settings.collection_name()),
+        store.collection_id,
+        repair=True,
+        withheld_check=check_withheld,
     )
     catalog.sync(store, rebuild_if_foreign=True, progress=progress)  # a stale or damaged catalog is rebuilt here
     count_pieces = word_piece_counter(settings)
@@ -528,18 +535,20 @@ def _ingest(
         if stored_papers.get(p.id) != h or p.id in plan.moved:
             todo.append((p, h, windows, sentences))
 
-    from assistant.ingest.steering import SteeringDetector
-
-    # new or changed papers only: the others were checked when they were indexed
+    # new or changed papers only: the others were checked when they were indexed. The parts that address the
+    # assistant are kept with the paper (Paper.withheld): never answer text, evidence or highlights (issue 37).
     flagged = []
-    new_papers = [p for p, _, _, _ in todo]
-    for p, reasons in zip(new_papers, SteeringDetector().reasons_many([f"{p.title} {p.text}" for p in new_papers])):
+    checked = SteeringDetector().withheld_parts([p for p, _, _, _ in todo])
+    for k, ((p, h, ws, ss), (parts, reasons)) in enumerate(zip(todo, checked)):
+        todo[k] = (replace(p, withheld=parts), h, ws, ss)
         if reasons:
             flagged.append(p.id)
             logger.warning(
-                "%s looks like it tries to steer the assistant (%s); indexed as quoted data only",
+                "%s looks like it tries to steer the assistant (%s); indexed as quoted data only: %d part(s) of "
+                "its record are withheld from answers and shown marked in its card",
                 p.id,
                 ", ".join(reasons),
+                len(parts),
             )
     added = updated = removed = embedded_tokens = 0
     pending = [w for _, _, ws, _ in todo for w in ws if stored_windows.get(w.id) != w.content_hash]

@@ -16,6 +16,7 @@ only *flags* such abstracts at ingest, so the person indexing an export learns t
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -29,6 +30,8 @@ from assistant.models import artifact, read_npz, unreadable
 
 if TYPE_CHECKING:
     from scipy.sparse import csr_matrix
+
+    from assistant.types import Paper
 
 _ARTIFACT = artifact("steering")
 MODEL_PATH = _ARTIFACT.file
@@ -170,3 +173,39 @@ class SteeringDetector:
                 found.append("instruction to the model")
             out.append(found)
         return out
+
+    def withheld_parts(self, papers: Sequence[Paper]) -> list[tuple[tuple[str, ...], list[str]]]:
+        """For each paper, the parts of its record that address the assistant (verbatim, for
+        :attr:`assistant.types.Paper.withheld`) and the reasons (as :meth:`reasons`).
+
+        Whether a paper is flagged is decided as by :meth:`reasons` over its title and abstract, plus each author
+        entry on its own. For a flagged title + abstract, the parts withheld are the title and the abstract
+        sentences (``lang.text.split_sentences``) flagged on their own; when none is (the steering text only
+        reads as such across two of them), the part the model scores highest. Only flagged papers are split, so
+        this costs little more than :meth:`reasons_many`.
+        """
+        from assistant.lang.text import split_sentences
+
+        paper_reasons = self.reasons_many([f"{p.title} {p.text}" for p in papers])
+        all_authors = [a for p in papers for a in p.authors]
+        author_flags = iter(self.reasons_many(all_authors)) if all_authors else iter(())
+        out: list[tuple[tuple[str, ...], list[str]]] = []
+        for p, reasons in zip(papers, paper_reasons):
+            authors = [a for a in p.authors if next(author_flags)]
+            parts: list[str] = []
+            if reasons:
+                candidates = [p.title, *split_sentences(p.text)]
+                parts = [c for c, r in zip(candidates, self.reasons_many(candidates)) if r]
+                if not parts:
+                    scores = self._model.sentence_scores(candidates)
+                    parts = [candidates[int(np.argmax(scores))]]
+            if authors:
+                reasons = [*reasons, "in the authors field"]
+            out.append((tuple(dict.fromkeys([*parts, *authors])), reasons))
+        return out
+
+
+def check_withheld(papers: Sequence[Paper]) -> list[tuple[str, ...]]:
+    """:meth:`SteeringDetector.withheld_parts` without the reasons: the catalog's check of records written before
+    ingest kept their withheld parts (``index.catalog.WithheldCheck``)."""
+    return [parts for parts, _ in SteeringDetector().withheld_parts(papers)]

@@ -204,9 +204,11 @@ class PaperRetriever:
         """
         from assistant.index.catalog import open_catalog
         from assistant.index.store import PaperStore
+        from assistant.ingest.steering import check_withheld
 
         store = PaperStore.open_for_read(settings)
-        return cls(store, open_catalog(settings, store), embed_model, settings, sentence_embedder=sentence_embedder)
+        catalog = open_catalog(settings, store, withheld_check=check_withheld)
+        return cls(store, catalog, embed_model, settings, sentence_embedder=sentence_embedder)
 
     def refresh(self, force: bool = False) -> int:
         """Bring the catalog up to the index's generation (papers added, replaced or deleted by another process);
@@ -545,6 +547,10 @@ class PaperRetriever:
             if pid in title_vectors:
                 windows += title_weight * np.asarray(title_vectors[pid], dtype=np.float32)
                 windows /= np.maximum(np.linalg.norm(windows, axis=1, keepdims=True), 1e-12)
+            withheld = set(self.papers[pid].withheld or ())
+            if withheld:  # sentences that address the assistant are never evidence (types.Paper.withheld)
+                keep = [i for i, s in enumerate(sentences) if s not in withheld]
+                vecs, windows, sentences = vecs[keep], windows[keep], [sentences[i] for i in keep]
             out[pid] = (vecs, windows, sentences)
         return out
 
