@@ -33,8 +33,9 @@ from assistant.index.onnx_embedding import ensure_export
 from assistant.errors import AssistantError
 try:
     settings = load_settings()
-    if settings.embed_runtime == "onnx":
-        print(f"[setup] ONNX embedding model in {ensure_export(resolve_model_path(settings.embed_model), settings.model_cache_dir)}")
+    emb = settings.embedding
+    if emb.runtime == "onnx":
+        print(f"[setup] ONNX embedding model in {ensure_export(resolve_model_path(emb.model), emb.model_cache_dir)}")
 except AssistantError as e:
     raise SystemExit(f"[setup] error: {e}")
 PY
