@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.errors import StoreNotReadyError
 from assistant.index.catalog_keys import author_key, fts_query, like_pattern, paper_terms, query_words, title_grams
+from assistant.index.catalog_schema import CATALOG_SCHEMA, COPY, ROWS_PER_PAPER, SCHEMA, SYNC_BATCH, TABLES
 from assistant.lang.text import split_sentences, states_contribution
 from assistant.types import Paper
 
@@ -44,48 +45,6 @@ if TYPE_CHECKING:
     from assistant.index.store import PaperStore
 
 logger = logging.getLogger(__name__)
-
-CATALOG_SCHEMA = 3  # 2: Unicode-aware terms ("ÅngströmNet" -> "angstromnet", was "ngstr"); 3: papers.withheld
-#: Window and contribution rows get rowid ``paper_rowid * ROWS_PER_PAPER + sentence``, so a paper's rows are
-#: one rowid range (deleted without a scan). Abstracts have far fewer sentences (the seeds: at most 21).
-ROWS_PER_PAPER = 1000
-#: Paper ids per Chroma read while syncing.
-SYNC_BATCH = 500
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS papers(
-    rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, venue TEXT, title TEXT, authors TEXT, url TEXT,
-    text TEXT, source_file TEXT, position INTEGER, title_derived INTEGER, sentences TEXT, hash TEXT,
-    withheld TEXT);
-CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(
-    body, wid UNINDEXED, paper_id UNINDEXED, sentence UNINDEXED, content_hash UNINDEXED, tokenize='porter unicode61');
-CREATE TABLE IF NOT EXISTS terms(term TEXT NOT NULL, paper INTEGER NOT NULL, PRIMARY KEY(term, paper)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS authors(name TEXT NOT NULL, last TEXT NOT NULL, paper INTEGER NOT NULL);
-CREATE INDEX IF NOT EXISTS authors_name ON authors(name);
-CREATE INDEX IF NOT EXISTS authors_last ON authors(last);
-CREATE INDEX IF NOT EXISTS authors_paper ON authors(paper);
-CREATE TABLE IF NOT EXISTS title_grams(gram TEXT NOT NULL, paper INTEGER NOT NULL, PRIMARY KEY(gram, paper))
-    WITHOUT ROWID;
-CREATE INDEX IF NOT EXISTS title_grams_paper ON title_grams(paper);
-CREATE INDEX IF NOT EXISTS terms_paper ON terms(paper);
-CREATE VIRTUAL TABLE IF NOT EXISTS titles USING fts5(title, tokenize='porter unicode61');
-CREATE VIRTUAL TABLE IF NOT EXISTS contributions USING fts5(sentence, tokenize='porter unicode61');
-"""
-#: Every table of a catalog, and the columns :meth:`Catalog.replace_with` copies (FTS5 tables by rowid).
-_TABLES = ("papers", "windows", "terms", "authors", "title_grams", "titles", "contributions", "meta")
-_COPY = {
-    "papers": (
-        "rowid, id, venue, title, authors, url, text, source_file, position, title_derived, sentences, hash, withheld"
-    ),
-    "windows": "rowid, body, wid, paper_id, sentence, content_hash",
-    "terms": "term, paper",
-    "authors": "name, last, paper",
-    "title_grams": "gram, paper",
-    "titles": "rowid, title",
-    "contributions": "rowid, sentence",
-    "meta": "key, value",
-}
 
 
 def catalog_path(storage_dir: Path, collection: str) -> Path:
@@ -149,7 +108,7 @@ class Catalog:
         path.parent.mkdir(parents=True, exist_ok=True)
         try:
             with self._conn() as con:
-                con.executescript(_SCHEMA)
+                con.executescript(SCHEMA)
         except sqlite3.DatabaseError as e:
             if not repair:
                 raise StoreNotReadyError(
@@ -243,7 +202,7 @@ class Catalog:
         for suffix in ("", "-wal", "-shm"):
             Path(f"{self.path}{suffix}").unlink(missing_ok=True)
         with self._conn() as con:
-            con.executescript(_SCHEMA)
+            con.executescript(SCHEMA)
 
     def replace_with(self, source: Path) -> None:
         """Replace this catalog's content with that of the catalog file ``source`` (a rebuild's), in one
@@ -258,9 +217,9 @@ class Catalog:
         try:
             con.execute("BEGIN IMMEDIATE")
             try:
-                for table in _TABLES:
+                for table in TABLES:
                     con.execute(f"DELETE FROM main.{table}")
-                for table, columns in _COPY.items():
+                for table, columns in COPY.items():
                     con.execute(f"INSERT INTO main.{table}({columns}) SELECT {columns} FROM src.{table}")
                 con.execute("COMMIT")
             except BaseException:
@@ -285,7 +244,7 @@ class Catalog:
         con.execute("BEGIN IMMEDIATE")
         try:
             if clear:
-                for table in _TABLES:
+                for table in TABLES:
                     con.execute(f"DELETE FROM {table}")
             elif self.generation != ours:  # another process synced meanwhile
                 con.execute("ROLLBACK")
