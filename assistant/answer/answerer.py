@@ -342,7 +342,7 @@ class Answerer:
             # Only the model stream is guarded: a failure of the connection becomes the notice and the code's
             # answer; a failure in our own code (verify, the builder) propagates as the internal error it is.
             model_failed = connection_errors()
-            messages = build_messages(req.question, plan.context, strategy.task)
+            messages = build_messages(req.question, plan.context, strategy.task, small_model=self._tools.small_model)
 
             def model_deltas() -> Generator[str, None, None]:  # lazy: a backend that fails when called fails at next()
                 yield from self._backend.stream(messages, plan.max_tokens)

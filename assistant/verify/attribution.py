@@ -253,6 +253,7 @@ class Attributor:
                 citations=a.citations,
                 support=round(self._verifier.shown_support(a), 3),
                 probability=round(a.score, 3),
+                by_model=True,
             ),
             " ... ".join(a.sentences),
         )

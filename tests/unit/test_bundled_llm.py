@@ -55,6 +55,7 @@ def test_a_corrupt_part_is_refused_and_nothing_is_left(tmp_path: Path, monkeypat
     target = tmp_path / "cache" / "m.gguf"
     with pytest.raises(LLMUnavailableError) as e:
         join_parts(model, target)
+    assert model.sha256 is not None
     assert "corrupt" in str(e.value) and model.sha256 in str(e.value) and "--force-reinstall" in str(e.value)
     assert not target.exists() and not list(target.parent.glob("*"))
 
