@@ -391,9 +391,7 @@ class Answerer:
                 strategy.answer_by_code(self._tools, req, plan, builder)
         else:
             strategy.complete(self._tools, req, plan, builder)
-        if quoted is not None and (self._tools.small_model or not builder.sentences):
-            # the small model's verified sentences in the answer already on screen; a capable model's written
-            # answer replaces the quotes once one of its sentences is verified (the quotes were the answer first)
+        if quoted is not None:  # the model's verified sentences replace the quotes on screen that they support
             builder = builder.merged_with(quoted)
         if plan.notice and plan.notice not in notice:  # a caveat of the plan (a near miss), after any other
             notice = f"{notice} {plan.notice}".strip()
