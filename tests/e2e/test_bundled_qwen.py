@@ -19,7 +19,7 @@ DUALFORMER = "000_43469673d6f8aaa0.txt#1"
 
 @pytest.fixture(scope="module")
 def assistant(seeded_settings, embed_model) -> Iterator[Assistant]:  # type: ignore[no-untyped-def]
-    settings = seeded_settings.model_copy(update={"llm_bundled": "qwen1.5b", "llm_timeout_s": 180.0})
+    settings = seeded_settings.updated(llm_bundled="qwen1.5b", llm_timeout_s=180.0)
     with build_assistant(settings, embed_model=embed_model) as a:  # starts the 1.5B model server
         yield a
 
