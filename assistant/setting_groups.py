@@ -578,7 +578,8 @@ class LLMSettings(_Group):
             f"only short answers to lookups that ask for a number (at most {tuning.SMALL_MODEL_MAX_TOKENS} tokens "
             "(`tuning.SMALL_MODEL_MAX_TOKENS`), stopping at the first verified sentence; where its sentences were "
             "kept); everything else is built from abstract sentences by code. `capable` (what `auto` picks for any "
-            f"configured endpoint and the bundled 1.5B model): every intent goes to the model, with {tuning.CAPABLE_EVIDENCE_SENTENCES} "
+            "configured endpoint and the bundled 1.5B model): every intent goes to the model, with "
+            f"{tuning.CAPABLE_EVIDENCE_SENTENCES} "
             "evidence sentences per paper (`tuning.CAPABLE_EVIDENCE_SENTENCES`) and `llm_max_output_tokens`."
         ),
         json_schema_extra=_env("llm_profile"),

@@ -300,8 +300,11 @@ def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") ->
                 f"<p class='model'><small>answered by retrieval alone (no language model) in {secs:.1f} s</small></p>"
             )
         else:  # the model was asked: say what of its text was kept
-            by = model_credit(answer) if answer.mode == "generated" else (
-                f"retrieval and code alone ({answer.model}'s answer was not used)")
+            by = (
+                model_credit(answer)
+                if answer.mode == "generated"
+                else (f"retrieval and code alone ({answer.model}'s answer was not used)")
+            )
             out.append(f"<p class='model'><small>answered by {html_text(by)} in {secs:.1f} s</small></p>")
     return "\n\n".join(o for o in out if o)
 

@@ -341,4 +341,3 @@ def model_credit(answer: Answer) -> str:
     if written == len(answer.sentences):
         return answer.model
     return f"{answer.model} ({written} of {len(answer.sentences)} sentences; the rest quoted from the abstracts)"
-

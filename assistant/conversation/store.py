@@ -72,8 +72,12 @@ SESSION_VERSION = 2
 
 
 def _sentence_record(s: AnswerSentence) -> dict[str, Any]:
-    return {"text": s.text, "citations": list(s.citations), "support": round(float(s.support), 4),
-            "by_model": s.by_model}
+    return {
+        "text": s.text,
+        "citations": list(s.citations),
+        "support": round(float(s.support), 4),
+        "by_model": s.by_model,
+    }
 
 
 def _sentence_from(rec: Any, labels: set[int]) -> AnswerSentence:

@@ -33,6 +33,7 @@ from assistant.llm.bundled import bundled_model, gguf_path
 
 logger = logging.getLogger(__name__)
 
+
 def bundled_gguf_path(name: str = "smollm2", cache_dir: Path | None = None) -> Path:
     """Path of bundled model ``name``'s GGUF file (:func:`assistant.llm.bundled.gguf_path`; a split model is
     joined into ``cache_dir/gguf/`` on first use).

@@ -282,4 +282,3 @@ def echoes(sentence_tokens: set[str], question_tokens: set[str]) -> bool:
         return False
     adds_number = any(NUMBER_TOKEN.search(t) for t in new)
     return not (adds_number and len(sentence_tokens & question_tokens) >= 2)
-
