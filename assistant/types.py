@@ -124,12 +124,15 @@ class AnswerSentence:
 
     ``probability`` is the support model's P(supported) for a sentence the model wrote and the verifier kept
     (assistant/verify/attribution.py); None for a sentence quoted from an abstract by code (it is the evidence).
+    ``by_model``: the language model wrote it (and the verifier kept it); False for a sentence quoted from an
+    abstract or written from the paper records by code.
     """
 
     text: str
     citations: tuple[int, ...]
     support: float
     probability: float | None = None
+    by_model: bool = False
 
 
 #: ``generated``: at least one model sentence passed verification; ``extractive``: abstract sentences chosen

@@ -3,6 +3,7 @@ in a temp dir (built once per session), and the real bundled LLM server."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -16,6 +17,9 @@ REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"
 
 enforce_offline()  # before any test imports transformers / chromadb / gradio
+# The suite answers with the 135M bundled model (fast); tests/e2e/test_bundled_qwen.py runs the 1.5B default writer.
+# Subprocesses the tests start inherit it. Set ASSISTANT_LLM_BUNDLED=qwen1.5b to run everything with the 1.5B model.
+os.environ.setdefault("ASSISTANT_LLM_BUNDLED", "smollm2")
 TINY_SEEDS = REPO / "tests" / "fixtures" / "tiny_seeds"
 
 

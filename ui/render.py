@@ -13,7 +13,7 @@ import html
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qs, urlsplit
 
-from assistant.answer.render import listing_line
+from assistant.answer.render import listing_line, model_credit
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 from assistant.understand.intents import NOT_STATED
 from ui.text import highlight_html, html_text
@@ -299,8 +299,13 @@ def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") ->
             out.append(
                 f"<p class='model'><small>answered by retrieval alone (no language model) in {secs:.1f} s</small></p>"
             )
-        else:
-            out.append(f"<p class='model'><small>answered by {html_text(answer.model)} in {secs:.1f} s</small></p>")
+        else:  # the model was asked: say what of its text was kept
+            by = (
+                model_credit(answer)
+                if answer.mode == "generated"
+                else (f"retrieval and code alone ({answer.model}'s answer was not used)")
+            )
+            out.append(f"<p class='model'><small>answered by {html_text(by)} in {secs:.1f} s</small></p>")
     return "\n\n".join(o for o in out if o)
 
 

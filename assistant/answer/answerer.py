@@ -342,7 +342,7 @@ class Answerer:
             # Only the model stream is guarded: a failure of the connection becomes the notice and the code's
             # answer; a failure in our own code (verify, the builder) propagates as the internal error it is.
             model_failed = connection_errors()
-            messages = build_messages(req.question, plan.context, strategy.task)
+            messages = build_messages(req.question, plan.context, strategy.task, small_model=self._tools.small_model)
 
             def model_deltas() -> Generator[str, None, None]:  # lazy: a backend that fails when called fails at next()
                 yield from self._backend.stream(messages, plan.max_tokens)
@@ -391,7 +391,7 @@ class Answerer:
                 strategy.answer_by_code(self._tools, req, plan, builder)
         else:
             strategy.complete(self._tools, req, plan, builder)
-        if quoted is not None:  # the model's verified sentences in the answer already on screen
+        if quoted is not None:  # the model's verified sentences replace the quotes on screen that they support
             builder = builder.merged_with(quoted)
         if plan.notice and plan.notice not in notice:  # a caveat of the plan (a near miss), after any other
             notice = f"{notice} {plan.notice}".strip()

@@ -114,7 +114,10 @@ class LookupStrategy(IntentStrategy):
     premises), then a short model answer (the ``small`` profile stops at its first verified sentence)."""
 
     intent = "lookup"
-    task = "Write one to three short sentences that answer the question."
+    task = (
+        "Answer exactly what the question asks in one to three short sentences: for a number, the number with what "
+        "it measures; for how something works, the mechanism."
+    )
     one_paper = True
 
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import textwrap
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -88,6 +88,10 @@ class ListingJSON(_Strict):
 class SentenceJSON(_Strict):
     text: str = Field(description="One shown sentence of the answer, without its [n] markers.")
     citations: list[int] = Field(description="The [n] of the references that support it.")
+    written_by: Literal["model", "abstract"] = Field(
+        description="`model`: the language model wrote this sentence and the citation verifier kept it; `abstract`: "
+        "quoted from the cited abstract (or written from the paper records) by code."
+    )
     support_probability: float | None = Field(
         description="The support model's probability that the cited evidence supports this sentence, for a "
         "sentence the model wrote (shown only at or above the threshold); null for a sentence quoted from an abstract."
@@ -147,7 +151,12 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
         "mode": answer.mode,
         "notice": answer.notice,
         "sentences": [
-            {"text": s.text, "citations": list(s.citations), "support_probability": s.probability}
+            {
+                "text": s.text,
+                "citations": list(s.citations),
+                "written_by": "model" if s.by_model else "abstract",
+                "support_probability": s.probability,
+            }
             for s in answer.sentences
         ],
         "citations": [
@@ -313,10 +322,22 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
         lines += ["", f"searched for: {answer.resolved_query}"]
     t = answer.timings_ms
     if answer.model_used and answer.mode == "generated":
-        by = answer.model
+        by = model_credit(answer)
     elif answer.model_used:  # the model was asked, but failed or wrote nothing verifiable: not its answer
         by = f"retrieval and code alone ({answer.model}'s answer was not used)"
     else:
         by = "retrieval and code alone (no language model)"
     lines += ["", f"answered by {by} in {t.get('total', 0) / 1000:.1f} s"]
     return "\n".join(lines)
+
+
+def model_credit(answer: Answer) -> str:
+    """Who wrote a generated answer, truthfully: ``"qwen1.5b (2 of 3 sentences; the rest quoted)"``, or the model
+    alone when it wrote every sentence; ``"retrieval and code alone (M's answer was not used)"`` when none of its
+    sentences was kept."""
+    written = sum(1 for s in answer.sentences if s.by_model)
+    if not written:
+        return f"retrieval and code alone ({answer.model}'s answer was not used)"
+    if written == len(answer.sentences):
+        return answer.model
+    return f"{answer.model} ({written} of {len(answer.sentences)} sentences; the rest quoted from the abstracts)"

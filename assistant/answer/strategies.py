@@ -127,7 +127,10 @@ class SummaryStrategy(IntentStrategy):
     paper's best evidence sentences."""
 
     intent = "summary"
-    task = "Summarize the paper in two or three short sentences: its problem, its method and its main result."
+    task = (
+        "Summarize the paper in three short sentences, in this order: the problem it addresses, its method, and "
+        "its main result."
+    )
     one_paper = True
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
@@ -164,7 +167,10 @@ class CompareStrategy(IntentStrategy):
     ``capable`` profile; without them, each paper's approach sentence."""
 
     intent = "compare"
-    task = "In two or three short sentences, say how the papers differ, naming each paper."
+    task = (
+        "Contrast the papers on what the question asks, naming each paper: one or two short sentences per paper "
+        "saying what it does on that point, each ending with that paper's source number."
+    )
 
     def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
         """A name no paper mentions, or a single paper in focus: there is nothing to compare with; say so

@@ -72,7 +72,12 @@ SESSION_VERSION = 2
 
 
 def _sentence_record(s: AnswerSentence) -> dict[str, Any]:
-    return {"text": s.text, "citations": list(s.citations), "support": round(float(s.support), 4)}
+    return {
+        "text": s.text,
+        "citations": list(s.citations),
+        "support": round(float(s.support), 4),
+        "by_model": s.by_model,
+    }
 
 
 def _sentence_from(rec: Any, labels: set[int]) -> AnswerSentence:
@@ -80,6 +85,7 @@ def _sentence_from(rec: Any, labels: set[int]) -> AnswerSentence:
         str(rec.get("text", "")),
         tuple(int(n) for n in rec.get("citations", []) if int(n) in labels),
         float(rec.get("support", 0.0)),
+        by_model=bool(rec.get("by_model", False)),
     )
 
 

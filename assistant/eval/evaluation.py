@@ -386,6 +386,8 @@ def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: 
         "facts_hit": hits,
         "sentence_support": [round(s.support, 3) for s in answer.sentences],
         "dropped": list(answer.dropped),
+        "model_used": answer.model_used,
+        "model_sentences": sum(1 for s in answer.sentences if s.by_model),
         "timings_ms": {k: round(v, 1) for k, v in answer.timings_ms.items()},
         "metrics": metrics,
     }

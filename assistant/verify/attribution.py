@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from assistant.lang.claims import TITLE_FRAME_WORDS
+from assistant.lang.numbers import NUMBER_TOKEN
 from assistant.lang.text import content_tokens
 from assistant.llm.prompts import is_refusal, strip_citations
 from assistant.retrieve.references import author_phrase
@@ -241,7 +242,7 @@ class Attributor:
         clean, _model_cited = strip_citations(raw_sentence)
         if not clean or is_refusal(clean):
             return Alignment((), (), 0.0, ("empty or a refusal",)), None
-        if self._question_tokens and len(content_tokens(clean) - self._question_tokens) < MIN_NEW_WORDS:
+        if self._question_tokens and echoes(content_tokens(clean), self._question_tokens):
             # restates the question, or is a bare "The answer is 2864." that cannot be checked in context
             return Alignment((), (), 0.0, ("restates the question",)), None
         a = self.align(clean)
@@ -253,6 +254,7 @@ class Attributor:
                 citations=a.citations,
                 support=round(self._verifier.shown_support(a), 3),
                 probability=round(a.score, 3),
+                by_model=True,
             ),
             " ... ".join(a.sentences),
         )
@@ -267,3 +269,16 @@ class Attributor:
         probability for ``model``).
         """
         return self.check(raw_sentence)[1]
+
+
+def echoes(sentence_tokens: set[str], question_tokens: set[str]) -> bool:
+    """True when a sentence (its content tokens) only echoes the question: it adds fewer than
+    :data:`MIN_NEW_WORDS` content words to it. A sentence that states the question with a number added ("DUALFormer
+    was evaluated on eleven real-world datasets" for "On how many real-world datasets was DUALFormer evaluated?")
+    is an answer, not an echo: it adds a number and shares at least two content words with the question (exact:
+    digits and number words, ``lang.numbers.NUMBER_TOKEN``); a bare "The answer is 2864." shares none."""
+    new = sentence_tokens - question_tokens
+    if len(new) >= MIN_NEW_WORDS:
+        return False
+    adds_number = any(NUMBER_TOKEN.search(t) for t in new)
+    return not (adds_number and len(sentence_tokens & question_tokens) >= 2)

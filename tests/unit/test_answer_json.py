@@ -20,7 +20,7 @@ HITS = (PaperHit(P1, 0.03, 0.61, (), ("We sort socks.",)), PaperHit(P2, 0.02, 0.
 
 def _answer(**kw: object) -> Answer:
     base: dict[str, object] = dict(question="Which paper sorts socks?",
-                                   sentences=(AnswerSentence("We sort socks.", (1,), 0.9),),
+                                   sentences=(AnswerSentence("We sort socks.", (1,), 0.9, by_model=True),),
                                    citations=(Citation(1, P1, ("We sort socks.",)),), sources=HITS, mode="generated",
                                    model="smollm2",
                                    timings_ms={"retrieve": 12.3, "first_token": 40.0, "generate": 80.5, "total": 99.9},

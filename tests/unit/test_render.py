@@ -13,7 +13,8 @@ EVIL = Paper("f.txt#2", "V", "Evil ![img](http://evil.example/x.png)", (), "java
 
 def _answer(paper: Paper = PAPER, text: str = "XNet is fast.") -> Answer:
     hit = PaperHit(paper, 0.03, 0.7, (), (text,))
-    return Answer("q?", (AnswerSentence(text, (1,), 0.9),), (Citation(1, paper, (text,)),), (hit,), "generated",
+    return Answer("q?", (AnswerSentence(text, (1,), 0.9, by_model=True),), (Citation(1, paper, (text,)),), (hit,),
+                  "generated",
                   "smollm2",
                   timings_ms={"retrieve": 10.0, "total": 1234.0}, model_used=True)
 
