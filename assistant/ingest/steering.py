@@ -179,9 +179,7 @@ class SteeringDetector:
         :data:`AUTHOR_MODEL_MIN_WORDS` words."""
         long = [a for a in authors if len(a.split()) >= AUTHOR_MODEL_MIN_WORDS]
         by_model = dict(zip(long, self.reasons_many(long))) if long else {}
-        return [
-            by_model.get(a) or [reason for reason, pattern in EXACT_FORMS if pattern.search(a)] for a in authors
-        ]
+        return [by_model.get(a) or [reason for reason, pattern in EXACT_FORMS if pattern.search(a)] for a in authors]
 
     def withheld_parts(self, papers: Sequence[Paper]) -> list[tuple[tuple[str, ...], list[str]]]:
         """For each paper, the parts of its record that address the assistant (verbatim, for
