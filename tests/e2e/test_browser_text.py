@@ -52,7 +52,10 @@ LEVAIN_ABSTRACT = (
     "under $20 to run, while a mixed recipe adds 2% salt. Levain-Former's code is at https://example.org/levain_former "
     "and it outperforms naive timers by $2.5\\times$.")
 #: Written by hand (not derived by the code under test): title, authors and abstract as a reader must see them.
-HAND_CHECKED = {"special.txt#1": (CROISSANT_TITLE, CROISSANT_AUTHORS, CROISSANT_ABSTRACT),
+#: Its second sentence carries raw HTML and a markdown image, so ingest withholds it from answers (issue 37): the
+#: card's abstract is the first sentence; the withheld sentence is shown below it, marked, as literal text.
+CROISSANT_SHOWN = CROISSANT_ABSTRACT.split(" Our bakery-scheduling")[0]
+HAND_CHECKED = {"special.txt#1": (CROISSANT_TITLE, CROISSANT_AUTHORS, CROISSANT_SHOWN),
                 "special.txt#2": (LEVAIN_TITLE, LEVAIN_AUTHORS, LEVAIN_ABSTRACT)}
 _A, _B = "000_43469673d6f8aaa0.txt#", "004_c45bebc30e22eceb.txt#"
 #: The seeds' expected text, by hand (issue 26.3: not computed with ui.text): every markup spot in the 38 seed
@@ -152,8 +155,11 @@ def test_every_card_shows_exactly_its_title_authors_and_abstract(page) -> None: 
                 mismatches.append(f"{paper.id} {what}: shows …{seen[max(0, at - 40):at + 40]!r}… expected "
                                   f"…{want[max(0, at - 40):at + 40]!r}…")
         assert card.locator(".katex-error").count() == 0, paper.id
-        # all inert
+        # all inert, the withheld text too
         assert card.locator(".abstract a, .abstract img, .abstract script, .abstract b").count() == 0, paper.id
+        assert card.locator(".withheld a, .withheld img, .withheld script, .withheld b").count() == 0, paper.id
+        if paper.id == "special.txt#1":
+            assert "<script>alert(1)</script>" in visible_text(card.locator(".withheld"))
     assert not mismatches, "\n".join(mismatches)
     # the references panel (no KaTeX there): title and authors exactly, formulas as their source
     panel = page.locator("#refs-so-far")
