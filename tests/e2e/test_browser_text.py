@@ -52,9 +52,10 @@ LEVAIN_ABSTRACT = (
     "under $20 to run, while a mixed recipe adds 2% salt. Levain-Former's code is at https://example.org/levain_former "
     "and it outperforms naive timers by $2.5\\times$.")
 #: Written by hand (not derived by the code under test): title, authors and abstract as a reader must see them.
-#: Its second sentence carries raw HTML and a markdown image, so ingest withholds it from answers (issue 37): the
+#: Its second sentence carries raw HTML, so ingest withholds it from answers (issue 37): the
 #: card's abstract is the first sentence; the withheld sentence is shown below it, marked, as literal text.
-CROISSANT_SHOWN = CROISSANT_ABSTRACT.split(" Our bakery-scheduling")[0]
+CROISSANT_SHOWN = (CROISSANT_ABSTRACT.split(" Our bakery-scheduling")[0] + " Markdown such as"
+                   + CROISSANT_ABSTRACT.split(" Markdown such as", 1)[1])
 HAND_CHECKED = {"special.txt#1": (CROISSANT_TITLE, CROISSANT_AUTHORS, CROISSANT_SHOWN),
                 "special.txt#2": (LEVAIN_TITLE, LEVAIN_AUTHORS, LEVAIN_ABSTRACT)}
 _A, _B = "000_43469673d6f8aaa0.txt#", "004_c45bebc30e22eceb.txt#"
