@@ -61,8 +61,26 @@ class Paper:
             self,
             title=WITHHELD_TITLE if self.title in flagged else self.title,
             authors=tuple(a for a in self.authors if a not in flagged),
-            text=" ".join(s for s in split_sentences(self.text) if s not in flagged),
+            text=_without_sentences(self.text, split_sentences(self.text), flagged),
         )
+
+
+def _without_sentences(text: str, sentences: list[str], flagged: set[str]) -> str:
+    """``text`` without the ``flagged`` ones of its ``sentences``; the rest is kept verbatim, the whitespace
+    between kept sentences too (a sentence split at the "!" of a Markdown image must not come back as "! [").
+    A flagged sentence goes with the whitespace before it. If the sentences are not substrings of ``text`` in
+    order, the kept ones are joined with a space."""
+    out: list[str] = []
+    at = 0
+    for sentence in sentences:
+        start = text.find(sentence, at)
+        if start < 0:
+            return " ".join(s for s in sentences if s not in flagged)
+        if sentence not in flagged:
+            out.append(text[at:start] + sentence)
+        at = start + len(sentence)
+    out.append(text[at:])
+    return "".join(out).strip()
 
 
 #: What a title that addresses the assistant is replaced by wherever answers, prompts or references use it.
