@@ -10,7 +10,7 @@ export PYTHONPATH=$REPO ASSISTANT_LLM_BUNDLED=${ASSISTANT_LLM_BUNDLED:-smollm2}
 export ASSISTANT_STORAGE_DIR=$OUT/index
 A=".venv/bin/python -m assistant"
 $A ingest --no-progress seeds > "$OUT/ingest.log" 2>&1
-for s in dev test test-multilingual fresh kept-seeds questions-2 conversations conversations-2 battery-questions; do
+for s in dev test test-multilingual fresh kept-seeds questions-2 questions-3 conversations conversations-2 conversations-3 battery-questions; do
   /usr/bin/time -f "%e s" $A eval --questions eval/$s.jsonl --no-progress --json "$OUT/ans-$s.json" > "$OUT/ans-$s.log" 2>&1
   echo "$s $(tail -1 $OUT/ans-$s.log) load $(cut -d' ' -f1-3 /proc/loadavg)"
 done

@@ -43,7 +43,7 @@ from assistant.lang.markup import plain_text
 from assistant.lang.numbers import NUMBER_WITH_UNIT, NUMBER_WORDS
 from assistant.lang.question_words import FRAME_WORDS
 from assistant.lang.stemming import stem
-from assistant.lang.text import STOPWORDS, content_tokens
+from assistant.lang.text import STOPWORDS, content_tokens, content_words_in_order
 from assistant.lang.words import AND, LIST_MARK, TOKEN_JOINER, whole_phrase_pattern
 from assistant.tuning import ANSWERABLE_MIN_ALIGNMENT, COSINE_WEIGHT, LEXICAL_WEIGHT
 from assistant.types import PaperHit
@@ -233,7 +233,7 @@ def answerability(
     detail = frozenset().union(*(detail_words(text, h.paper.title) for h in hits[:1])) if hits else frozenset()
     found = set().union(*(f.shared for f in fits)) if fits else set()
     missing = tuple(
-        dict.fromkeys(t for t in content_tokens(text) if _relation_words().get(_stem(t), _stem(t)) in detail - found)
+        t for t in content_words_in_order(text) if _relation_words().get(_stem(t), _stem(t)) in detail - found
     )
     candidates = [f for f in fits if f.form_ok]
     best = max(candidates or fits, key=lambda f: f.alignment, default=None)
@@ -299,7 +299,7 @@ def near_miss(question: str, hit: PaperHit) -> tuple[tuple[str, ...], tuple[str,
     relations = _relation_words()
     found: list[str] = []
     missing: list[str] = []
-    for t in dict.fromkeys(content_tokens(question)):
+    for t in content_words_in_order(question):
         w = relations.get(_stem(t), _stem(t))
         if w in detail:
             (found if w in present else missing).append(t)

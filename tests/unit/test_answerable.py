@@ -106,3 +106,12 @@ def test_which_n_things_needs_a_sentence_that_lists_them() -> None:
     assert _verdict(q, listed).stated
     before = _hit("b", "A Head for Agents", ["We test on the Pong, Breakout, Seaquest and Qbert Atari games."])
     assert _verdict(q, before).stated
+
+
+def test_missing_words_follow_the_question_and_leave_out_contraction_parts() -> None:
+    # the notice lists them: "gives no number for s or size" came from the "'s" of "one's" and a set's order
+    question = "what batch size and learning rate did they use in the birds one's experiments"
+    v = _verdict(question, BIRDS)
+    assert "s" not in v.missing and "t" not in v.missing
+    assert list(v.missing) == sorted(v.missing, key=question.split().index)  # the question's order
+    assert v.missing[:2] == ("batch", "size")

@@ -43,3 +43,11 @@ def test_a_chinese_abstract_becomes_bounded_windows() -> None:
     windows = make_windows(paper, split_sentences(text), 3)
     assert len(windows) == 100
     assert max(len(w.text) for w in windows) < 120
+
+
+def test_contraction_parts_are_never_named_and_order_is_kept() -> None:
+    from assistant.lang.text import content_tokens_in_order, content_words_in_order
+
+    assert content_words_in_order("the adam one's experiments; it doesn't converge") == ["adam", "experiments",
+                                                                                         "converge"]
+    assert content_tokens_in_order("Zeta beta alpha beta") == ["zeta", "beta", "alpha"]
