@@ -18,4 +18,4 @@ if ! command -v strace >/dev/null 2>&1; then
 fi
 # no arguments: every tier (`tests`); `pytest` alone would run only the fast tier (pyproject testpaths)
 if [ "$#" -eq 0 ]; then set -- tests; fi
-exec .venv/bin/python -m pytest "$@"
+exec .venv/bin/python -m pytest --durations=15 "$@"
