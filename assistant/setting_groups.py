@@ -451,6 +451,11 @@ class AnswerSettings(_Group):
     )
 
 
+#: The verifiers :func:`assistant.verify.verifiers.build_verifier` builds (``ASSISTANT_VERIFIER``): a new verifier
+#: is its name here (the settings refuse any other, naming these) and its branch there.
+VerifierName = Literal["rules", "model"]
+
+
 class VerifySettings(_Group):
     """How answer sentences are checked against their cited evidence."""
 
@@ -464,7 +469,7 @@ class VerifySettings(_Group):
         ),
         json_schema_extra=_env("support_threshold"),
     )
-    verifier: Literal["rules", "model"] = Field(
+    verifier: VerifierName = Field(
         "rules",
         description=(
             "How answer sentences are checked: `rules` (alignment >= support_threshold, hard constraints, "

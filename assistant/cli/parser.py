@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from assistant.config import Settings, load_settings
+from assistant.ingest.corpus import supported_formats
 from assistant.types import INTENTS
 
 #: Commands that moved to another entry point: what to type instead.
@@ -89,7 +90,7 @@ def _parser() -> CLIParser:
         "paths",
         nargs="*",
         type=Path,
-        help="Seed .txt files, JSONL/CSV exports, or directories of them (default: ASSISTANT_SEEDS_DIR).",
+        help=f"Input files ({supported_formats()}) or directories of them (default: ASSISTANT_SEEDS_DIR).",
     )
     ing.add_argument(
         "--rebuild",

@@ -43,6 +43,7 @@ if TYPE_CHECKING:
     from assistant.config import Settings
     from assistant.types import PaperHit
     from assistant.verify.attribution import Embedder
+    from assistant.verify.verifiers import VerifierSettings
 
 logger = logging.getLogger(__name__)
 
@@ -153,27 +154,15 @@ def claim_context(retriever: ClaimRetriever, item: ClaimItem, distractors: int =
     return [*own, *others]
 
 
-@dataclass(frozen=True, slots=True)
-class _VerifierChoice:
-    """The verifier settings of one run (:class:`assistant.verify.verifiers.VerifierSettings`); no judge model."""
-
-    verifier: str
-    support_threshold: float
-    support_probability: float
-    llm_judge: bool = False
-
-
 def check_claim(
     item: ClaimItem,
     context: Sequence[PaperHit],
     embed: Embedder,
-    threshold: float,
-    *,
-    verifier: str = "rules",
-    min_probability: float = 0.2,
+    verify: VerifierSettings,
 ) -> dict[str, Any]:
     """Run ``item.claim`` through the answerer's verifier against ``context``; one report item (module docstring).
-    ``verifier`` / ``min_probability`` as ``Settings.verify.verifier`` / ``Settings.verify.support_probability``."""
+    ``verify``: the verifier settings (``Settings.verify``), built by :func:`build_verifier` as an answer builds
+    them, without a judge model (no chat backend here)."""
     from assistant.verify.attribution import Attributor
     from assistant.verify.verifiers import build_verifier
 
@@ -187,8 +176,7 @@ def check_claim(
             embed_ms[0] += (time.perf_counter() - t) * 1000
 
     t0 = time.perf_counter()
-    choice = _VerifierChoice(verifier, threshold, min_probability)
-    attributor = Attributor(context, timed_embed, build_verifier(choice), item.question)  # as in Answerer._generate
+    attributor = Attributor(context, timed_embed, build_verifier(verify), item.question)  # as in Answerer._generate
     t1 = time.perf_counter()
     embed_ms[0] = 0.0
     alignment, verdict = attributor.check(item.claim)
@@ -238,11 +226,9 @@ def evaluate_claims(
     retriever: ClaimRetriever,
     embed: Embedder,
     items: Sequence[ClaimItem],
-    threshold: float,
+    verify: VerifierSettings,
     *,
     progress: bool = False,
-    verifier: str = "rules",
-    min_probability: float = 0.2,
 ) -> dict[str, Any]:
     """Check every claim (see :func:`check_claim`) and aggregate. Returns the report dict (module docstring)."""
     from tqdm import tqdm
@@ -258,9 +244,7 @@ def evaluate_claims(
                 item,
                 claim_context(retriever, item),
                 embed,
-                threshold,
-                verifier=verifier,
-                min_probability=min_probability,
+                verify,
             )
         )
     kinds = [k for k in (*SUPPORTED_KINDS, *UNSUPPORTED_KINDS) if any(r["kind"] == k for r in records)]
@@ -326,10 +310,8 @@ def run_claims_command(
             retriever,
             embedder,
             items,
-            settings.verify.support_threshold,
+            settings.verify,
             progress=progress,
-            verifier=settings.verify.verifier,
-            min_probability=settings.verify.support_probability,
         )
     report = {
         "claims": str(claims),

@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from assistant.config import RetrievalSettings
     from assistant.retrieve.query import Query
     from assistant.retrieve.references import MetadataIndex
+    from assistant.types import Paper
 
 #: ``(paper id, score)`` pairs, best first.
 Ranked = list[tuple[str, float]]
@@ -36,11 +37,12 @@ Vectors = dict[str, tuple[np.ndarray, np.ndarray, list[str]]]
 class Pool:
     """What a ranker ranks in: the index view read through (``fusion``: its dense+BM25 window retriever,
     ``store``: its paper store), the known papers, and, for ``rerank`` rankers, the candidates' stored
-    vectors (filled in after the ``recall`` stage)."""
+    vectors (filled in after the ``recall`` stage). ``papers`` reads the catalog (SQLite) per lookup: a ranker
+    looks up its candidates' papers, it does not iterate all of them per query."""
 
     fusion: Any
     store: Any
-    papers: Mapping[str, object]
+    papers: Mapping[str, Paper]
     aspects: bool = False
     vectors: Vectors = field(default_factory=dict)
 

@@ -13,17 +13,20 @@ hands them to a :class:`Verifier`, which returns the :class:`Alignment`. Three s
   ``ASSISTANT_LLM_JUDGE``) about each sentence the inner verifier keeps; it can only drop sentences.
 
 :func:`build_verifier` is the one place a verifier is built from the settings; a new verifier is one more
-class with :meth:`Verifier.decide` and one more branch there.
+class with :meth:`Verifier.decide`, one more branch there and its name in
+:data:`assistant.setting_groups.VerifierName` (``ASSISTANT_VERIFIER`` accepts exactly those names;
+``tests/integration/test_eval_claims.py`` runs every one of them on the held-out claims).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Protocol, get_args
 
 import numpy as np
 
+from assistant.setting_groups import VerifierName
 from assistant.verify.constraints import hard_mismatches
 from assistant.verify.rules import mismatches
 
@@ -43,8 +46,9 @@ __all__ = [
     "build_verifier",
 ]
 
-#: The verifiers :func:`build_verifier` knows (``Settings.verify.verifier``).
-VERIFIER_NAMES = ("rules", "model")
+#: The verifiers :func:`build_verifier` knows (``Settings.verify.verifier``): the names of
+#: :data:`assistant.setting_groups.VerifierName`, the one list.
+VERIFIER_NAMES: tuple[str, ...] = get_args(VerifierName)
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,7 +237,7 @@ def build_verifier(
     elif settings.verifier == "model":
         base = ModelVerifier(settings.support_probability, model)
     else:
-        raise ValueError(f"verifier must be 'rules' or 'model', got {settings.verifier!r}")
+        raise ValueError(f"verifier must be one of {', '.join(map(repr, VERIFIER_NAMES))}, got {settings.verifier!r}")
     if backend is not None and settings.llm_judge and not small_model:
         from assistant.verify.judge import LLMJudge
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from assistant.errors import CorpusFormatError
-from assistant.ingest.corpus import derive_title, parse_seed_text, read_papers
+from assistant.ingest.corpus import INPUT_READERS, derive_title, parse_seed_text, read_papers
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "tiny_seeds"
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
@@ -85,8 +85,10 @@ def test_missing_path_is_a_clear_error(tmp_path: Path) -> None:
 def test_a_named_file_of_an_unknown_format_names_it_and_the_formats(tmp_path: Path) -> None:
     notes = tmp_path / "notes.md"
     notes.write_text("Venue\n\nAn abstract here.", encoding="utf-8")
-    with pytest.raises(CorpusFormatError, match=r"notes\.md: not an input format \(\.md\); supported: seed \.txt, "
-                       r"\.jsonl or \.csv files"):
+    unknown = r"notes\.md: not an input format \(\.md\); supported: seed \.txt, "
+    with pytest.raises(CorpusFormatError, match=unknown) as e:
         read_papers([notes])
+    assert all(suffix in str(e.value) for suffix in INPUT_READERS)  # every registered format is named
+    assert ".jsonl" in INPUT_READERS and ".csv" in INPUT_READERS
     (tmp_path / "a.txt").write_text("Venue\n\nAn abstract here.", encoding="utf-8")
     assert [p.source_file for p in read_papers([tmp_path])] == ["a.txt"]  # a directory's other files are not inputs

@@ -312,8 +312,10 @@ def test_fitted_values_table_is_the_code() -> None:
     fitted = {f"{g}.{n}": f for g, cls in GROUPS.items() for n, f in cls.model_fields.items()
               if f"{g}.{n}" not in with_variable}
     rows = {name: (value, meaning) for name, value, meaning in _FITTED_ROW.findall(CONFIGURATION)}
-    assert sorted(rows) == sorted(fitted)
+    fix = "; regenerate the rows with `PYTHONPATH=. .venv/bin/python scripts/fitted_table.py`"
+    assert not set(fitted) - set(rows), f"fields without a row: {sorted(set(fitted) - set(rows))}{fix}"
+    assert not set(rows) - set(fitted), f"rows without a field: {sorted(set(rows) - set(fitted))}{fix}"
     for name, info in fitted.items():
         value, meaning = rows[name]
-        assert float(value) == float(info.default), f"{name}: docs {value}, code {info.default}"
-        assert meaning == (info.description or "").replace("|", "\\|"), name
+        assert float(value) == float(info.default), f"{name}: docs {value}, code {info.default}{fix}"
+        assert meaning == (info.description or "").replace("|", "\\|"), f"{name}: the description differs{fix}"
