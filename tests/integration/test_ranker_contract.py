@@ -15,8 +15,8 @@ from typing import Any
 
 import pytest
 
-from assistant.retrieve.rankers import Pool, Ranked, Ranker
 from assistant.retrieve.query import Query
+from assistant.retrieve.rankers import Pool, Ranked, Ranker
 
 REPO = Path(__file__).resolve().parents[2]
 DEV = REPO / "eval" / "dev.jsonl"
