@@ -92,7 +92,9 @@ class Verifier(Protocol):
         ...
 
     def shown_support(self, alignment: Alignment) -> float:
-        """The figure this verifier compared with its threshold for a kept sentence (``AnswerSentence.support``)."""
+        """The figure this verifier compared with its threshold for a kept sentence (``AnswerSentence.support``;
+        the UI and ``--json`` show it as the sentence's support). A verifier without a probability returns the
+        score it decided on (``RulesVerifier``: the alignment) and may leave ``Alignment.score`` at 0.0."""
         ...
 
 
