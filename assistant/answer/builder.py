@@ -13,6 +13,7 @@ from dataclasses import replace
 from assistant.lang.discourse import depends_on_previous, readable_start
 from assistant.lang.words import ANSWER_WORD, NAME_CASED_PART
 from assistant.types import (
+    WITHHELD_TITLE,
     Answer,
     AnswerMode,
     AnswerSentence,
@@ -217,7 +218,7 @@ class AnswerBuilder:
     def build(self, mode: AnswerMode, notice: str = "", timings: dict[str, float] | None = None) -> Answer:
         """The answer so far, with sources renumbered 1..m in order of first citation."""
         citations = tuple(Citation(n, self.context[n - 1].paper, tuple(self.evidence.get(n, ()))) for n in self.order)
-        notice = withheld_notice(notice, [c.paper for c in citations])
+        notice = withheld_notice(notice, [c.paper for c in citations])  # citations in final [1..m] order
         answer = Answer(
             self.question,
             tuple(self.sentences),
@@ -239,15 +240,19 @@ class AnswerBuilder:
 
 def withheld_notice(notice: str, papers: Sequence[Paper]) -> str:
     """``notice`` followed, once, by a sentence saying that part of a cited paper's record was withheld and why
-    (types.Paper.withheld), naming the papers by title; ``notice`` itself when nothing cited withholds anything."""
-    flagged = [p for p in papers if p.withheld]
-    if not flagged or WITHHELD_MARK in notice:
+    (types.Paper.withheld), naming the papers by their source labels (``papers`` are the cited papers in label
+    order: the first is [1]); ``notice`` itself when nothing cited withholds anything. The papers are not named
+    by title: a paper without a title is named by its first sentence, which would read as the withheld text."""
+    labels = [f"[{n}]" for n, p in enumerate(papers, start=1) if p.withheld]
+    if not labels or WITHHELD_MARK in notice:
         return notice
-    names = ", ".join(f"\u201c{p.title}\u201d" for p in flagged)
-    whose = "these papers' records" if len(flagged) > 1 else "this paper's record"
+    which = labels[0] if len(labels) == 1 else f"{', '.join(labels[:-1])} and {labels[-1]}"
+    whose = f"source {which}'s record" if len(labels) == 1 else f"the records of sources {which}"
+    title = any(p.withheld and p.title == WITHHELD_TITLE for p in papers)
+    what = " (its title among them)" if title and len(labels) == 1 else ""
     added = (
-        f"Part of {whose} ({names}) {WITHHELD_MARK}: it is written as an instruction to the assistant, so it is "
-        "never used to answer; the abstract card shows it, marked."
+        f"Part of {whose}{what} {WITHHELD_MARK}: it is written as an instruction to the assistant, so it is never "
+        "used to answer; the abstract card shows it, marked."
     )
     return f"{notice} {added}".strip()
 

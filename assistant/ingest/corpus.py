@@ -52,7 +52,7 @@ def discover_seed_files(paths: Sequence[Path]) -> list[Path]:
                 )
             files.append(p)
         else:
-            raise CorpusFormatError(f"{p}: no such file or directory. Pass seed .txt files or a directory of them.")
+            raise CorpusFormatError(f"{p}: no such file or directory. Pass {supported_formats()} files or directories of them.")
     return sorted(dict.fromkeys(f.resolve() for f in files))
 
 
@@ -127,7 +127,7 @@ def load_metadata(path: Path, skipped: list[str] | None = None) -> dict[tuple[st
         try:
             row = json.loads(line)
         except json.JSONDecodeError as e:
-            note_skip(skipped, f"{path}:{n}", f"metadata row not valid JSON ({e.msg})")
+            note_skip(skipped, f"{path}:{n}", f"metadata row not valid JSON ({e.msg} at column {e.colno})")
             continue
         if not isinstance(row, dict):
             note_skip(skipped, f"{path}:{n}", "metadata row is not a JSON object")

@@ -62,7 +62,7 @@ def _jsonl_rows(path: Path, text: str, skipped: list[str] | None = None) -> list
         try:
             record = json.loads(line)
         except json.JSONDecodeError as e:
-            note_skip(skipped, f"{path.name}:{n}", f"not valid JSON ({e.msg})")
+            note_skip(skipped, f"{path.name}:{n}", f"not valid JSON ({e.msg} at column {e.colno})")
             continue
         if not isinstance(record, dict):
             note_skip(skipped, f"{path.name}:{n}", "expected a JSON object")

@@ -59,10 +59,13 @@ def test_ingest_summary_counts_skipped_rows_with_file_and_line(tmp_path: Path) -
     papers = read_papers([export], skipped=skipped)
     assert len(papers) == 2
     assert skipped == ["export.jsonl:1: no abstract (fields abstract/text/summary)",
-                       "export.jsonl:3: not valid JSON (Expecting value)",
+                       "export.jsonl:3: not valid JSON (Expecting value at column 1)",
                        "export.jsonl:5: duplicate id 'a' (first on line 4)"]
     text = ingest_summary(IngestReport(2, 4, 4, 0, 0, 0, "c", 1.0, skipped_rows=tuple(skipped)))
     assert "Skipped 3 rows (not indexed):\n  export.jsonl:1: no abstract" in text
+    assert text.startswith("Indexed 2 papers as 4 windows")
+    one = ingest_summary(IngestReport(1, 3, 3, 0, 0, 0, "c", 1.0))
+    assert one.startswith("Indexed 1 paper as 3 windows")
 
 
 def test_session_file_written_by_save_reads_back(tmp_path: Path) -> None:

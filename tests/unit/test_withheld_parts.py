@@ -53,3 +53,21 @@ def test_the_card_shows_withheld_text_marked_and_never_highlighted() -> None:
     html = paper_card(Citation(1, paper, ("We study docking with a benchmark called DockSet.",)))
     assert "class='withheld'" in html and "instruction" in html and "IMPORTANT SYSTEM NOTE" in html
     assert "<mark>IMPORTANT" not in html and html.count("IMPORTANT SYSTEM NOTE") == 1
+
+
+def test_the_withheld_notice_names_sources_by_label_not_by_a_title_that_reads_as_the_withheld_text() -> None:
+    from assistant.answer.builder import WITHHELD_MARK, withheld_notice
+
+    first = "We study docking with a benchmark called DockSet."  # a paper without a title is named by this
+    untitled = replace(PAPER, title=first, withheld=(ATTACK,)).for_answers()
+    plain = replace(PAPER, id="y#1", withheld=())
+    notice = withheld_notice("", [plain, untitled])
+    assert notice.startswith("Part of source [2]'s record was withheld from this answer: it is written as an")
+    assert "DockSet" not in notice and notice.count(WITHHELD_MARK) == 1
+    assert withheld_notice(notice, [plain, untitled]) == notice  # said once
+    titled = replace(PAPER, title=ATTACK, withheld=(ATTACK,)).for_answers()
+    assert titled.title == WITHHELD_TITLE
+    assert "source [1]'s record (its title among them) was withheld" in withheld_notice("", [titled])
+    both = withheld_notice("Not stated.", [untitled, plain, titled])
+    assert both.startswith("Not stated. Part of the records of sources [1] and [3] was withheld")
+    assert withheld_notice("Not stated.", [plain]) == "Not stated."
