@@ -27,8 +27,9 @@ logger = logging.getLogger(__name__)
 # --- commands ------------------------------------------------------------------------------------
 def ingest_summary(report: IngestReport) -> str:
     """The lines ``assistant ingest`` prints: counts, skipped rows (file:line: why) and flagged abstracts."""
+    papers = f"{report.papers} paper{'' if report.papers == 1 else 's'}"
     lines = [
-        f"Indexed {report.papers} paper{'' if report.papers == 1 else 's'} as {report.windows} windows: {report.added} added, {report.updated} updated, "
+        f"Indexed {papers} as {report.windows} windows: {report.added} added, {report.updated} updated, "
         f"{report.removed} removed, {report.skipped} unchanged in {report.seconds:.1f} s ({report.collection})."
     ]
     from assistant.ingest.corpus import FILE_SKIPPED

@@ -52,7 +52,9 @@ def discover_seed_files(paths: Sequence[Path]) -> list[Path]:
                 )
             files.append(p)
         else:
-            raise CorpusFormatError(f"{p}: no such file or directory. Pass {supported_formats()} files or directories of them.")
+            raise CorpusFormatError(
+                f"{p}: no such file or directory. Pass {supported_formats()} files or directories of them."
+            )
     return sorted(dict.fromkeys(f.resolve() for f in files))
 
 
