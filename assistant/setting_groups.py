@@ -18,6 +18,25 @@ from assistant import tuning
 PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
+def _http_url(value: str | None, example: str) -> str | None:
+    """An endpoint URL as given, or None for unset / empty; anything but an http(s) URL with a host is refused
+    (pydantic names the variable; the value is not echoed: it may hold credentials), so a typo fails at start-up
+    instead of as "Cannot reach" at the first question. (The embeddings endpoint is checked when it is built:
+    ``index.remote_embedding.build_remote_embedding``.)
+
+    Raises:
+        ValueError: not an ``http://`` or ``https://`` URL with a host.
+    """
+    from urllib.parse import urlsplit
+
+    if value is None or not value.strip():
+        return None
+    parts = urlsplit(value.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"not an http(s) URL with a host: give the server's base URL, e.g. {example}")
+    return value.strip()
+
+
 def _is_collection_prefix(value: str) -> bool:
     """What ``ASSISTANT_COLLECTION_PREFIX`` may be (Chroma's naming rule): an ASCII letter or digit, then ASCII
     letters, digits, '.', '_' and '-' (the pattern ``[A-Za-z0-9][A-Za-z0-9._-]*``)."""
@@ -564,6 +583,12 @@ class LLMSettings(_Group):
         description="API key for `llm_base_url` (never logged).",
         json_schema_extra=_env("llm_api_key"),
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        return _http_url(value, "http://localhost:11434/v1")
+
     model: str = Field("smollm2", description="Model name sent to the endpoint.", json_schema_extra=_env("llm_model"))
     temperature: float = Field(
         0.0, ge=0.0, le=2.0, description="Sampling temperature.", json_schema_extra=_env("llm_temperature")

@@ -95,3 +95,15 @@ def test_fitted_values_are_group_fields_with_the_tuning_defaults(clean_env: pyte
         settings.updated(top_k=0)
     with pytest.raises(TypeError):
         settings.updated(topk=4)
+
+
+def test_an_llm_endpoint_that_is_not_an_http_url_is_refused_at_start_up(clean_env: pytest.MonkeyPatch) -> None:
+    with pytest.raises(ConfigError, match=r"llm_base_url \(env ASSISTANT_LLM_BASE_URL\).*not an http\(s\) URL"):
+        load_settings(llm_base_url="localhost:11434")  # no scheme: openai would fail only at the first question
+    clean_env.setenv("ASSISTANT_LLM_BASE_URL", "ftp://user:secret@host/v1")
+    with pytest.raises(ConfigError) as e:
+        load_settings()
+    assert "secret" not in str(e.value)  # the value may hold credentials: not echoed
+    clean_env.setenv("ASSISTANT_LLM_BASE_URL", "")
+    assert load_settings().llm.base_url is None  # empty = unset: the bundled model
+    assert load_settings(llm_base_url="https://api.example.org/v1").llm.base_url == "https://api.example.org/v1"
