@@ -19,14 +19,8 @@ PROJECT_ROOT = Path(__file__).resolve().parent.parent
 
 
 def _http_url(value: str | None, example: str) -> str | None:
-    """An endpoint URL as given, or None for unset / empty; anything but an http(s) URL with a host is refused
-    (pydantic names the variable; the value is not echoed: it may hold credentials), so a typo fails at start-up
-    instead of as "Cannot reach" at the first question. (The embeddings endpoint is checked when it is built:
-    ``index.remote_embedding.build_remote_embedding``.)
-
-    Raises:
-        ValueError: not an ``http://`` or ``https://`` URL with a host.
-    """
+    """``value`` stripped, None when unset or empty. Raises ValueError unless it is an http(s) URL with a host
+    (the value is not echoed: it may hold credentials); a typo fails at start-up, not at the first question."""
     from urllib.parse import urlsplit
 
     if value is None or not value.strip():
