@@ -578,11 +578,6 @@ class LLMSettings(_Group):
         json_schema_extra=_env("llm_api_key"),
     )
 
-    @field_validator("base_url")
-    @classmethod
-    def _endpoint(cls, value: str | None) -> str | None:
-        return _http_url(value, "http://localhost:11434/v1")
-
     model: str = Field("smollm2", description="Model name sent to the endpoint.", json_schema_extra=_env("llm_model"))
     temperature: float = Field(
         0.0, ge=0.0, le=2.0, description="Sampling temperature.", json_schema_extra=_env("llm_temperature")
@@ -641,6 +636,11 @@ class LLMSettings(_Group):
         description="Evidence sentences per paper in the prompt in the `capable` profile (scripted capable-model "
         "tests).",
     )
+
+    @field_validator("base_url")
+    @classmethod
+    def _endpoint(cls, value: str | None) -> str | None:
+        return _http_url(value, "http://localhost:11434/v1")
 
 
 class APISettings(_Group):

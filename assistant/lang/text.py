@@ -104,14 +104,13 @@ def content_tokens(text: str) -> set[str]:
     """Folded (:func:`fold`) word tokens of ``text`` in any script, minus :data:`STOPWORDS` (hyphen/period-joined
     names kept whole: ``"gpt-4o"``, ``"3.5"``; "ÅngströmNet" is one token, ``"angstromnet"``); thousands
     separators removed first (``2,864`` -> ``2864``)."""
-    return set(content_tokens_in_order(text))
+    return {t for t in _TOKEN.findall(THOUSANDS.sub(r"\1\2", fold(text))) if t not in STOPWORDS}
 
 
 def content_tokens_in_order(text: str) -> list[str]:
     """:func:`content_tokens` of ``text`` as a list, in the order they occur, each once (a set's order follows
-    the hash seed)."""
-    text = THOUSANDS.sub(r"\1\2", fold(text))
-    return list(dict.fromkeys(t for t in _TOKEN.findall(text) if t not in STOPWORDS))
+    the hash seed). Not on the hot path: :func:`content_tokens` stays a plain set comprehension."""
+    return list(dict.fromkeys(t for t in _TOKEN.findall(THOUSANDS.sub(r"\1\2", fold(text))) if t not in STOPWORDS))
 
 
 def content_words_in_order(text: str) -> list[str]:
