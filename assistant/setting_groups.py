@@ -487,7 +487,7 @@ class VerifySettings(_Group):
         description=(
             "How answer sentences are checked: `rules` (alignment >= support_threshold, hard constraints, "
             "hand-written meaning checks) or `model` (hard constraints, then the trained support model's probability "
-            ">= support_probability). docs/evaluation.md compares them."
+            ">= support_probability). assistant/verify/model/MODEL_CARD.md compares them."
         ),
         json_schema_extra=_env("verifier"),
     )
@@ -497,7 +497,7 @@ class VerifySettings(_Group):
         le=1.0,
         description=(
             "Minimum support probability of the trained support model for the `model` verifier; chosen on validation "
-            "claims (assistant/verify/model/MODEL_CARD.md)."
+            "claims only (scripts/verifier_threshold.py; assistant/verify/model/MODEL_CARD.md)."
         ),
         json_schema_extra=_env("support_probability"),
     )

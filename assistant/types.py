@@ -140,10 +140,16 @@ class Citation:
 class AnswerSentence:
     """A shown sentence with the labels ``[n]`` that support it and its support score in [0, 1].
 
-    ``probability`` is the support model's P(supported) for a sentence the model wrote and the verifier kept
-    (assistant/verify/attribution.py); None for a sentence quoted from an abstract by code (it is the evidence).
+    ``probability`` is the entailment model's P(supported) for a sentence the model wrote and the verifier kept
+    (assistant/verify/attribution.py); None for a sentence quoted from an abstract by code (it is the evidence)
+    and for one that only names a cited paper's title (an exact match).
     ``by_model``: the language model wrote it (and the verifier kept it); False for a sentence quoted from an
     abstract or written from the paper records by code.
+    ``check``: what vouches for it, as shown to the reader (:data:`SentenceCheck`).
+
+    Raises:
+        ValueError: ``by_model`` without a passing check, or a quote (``by_model`` False) with one: what the reader
+            is told was checked is what was checked.
     """
 
     text: str
@@ -151,6 +157,23 @@ class AnswerSentence:
     support: float
     probability: float | None = None
     by_model: bool = False
+    check: SentenceCheck = "quote"
+
+    def __post_init__(self) -> None:
+        if self.by_model == (self.check == "quote"):
+            raise ValueError(
+                "a sentence the model wrote needs the check that passed (rules, entailment or title), and a quote "
+                f"none: by_model={self.by_model}, check={self.check!r}"
+            )
+
+
+#: What vouches for a shown sentence: ``rules`` (the model wrote it; the ``rules`` verifier aligned it to the cited
+#: evidence and its exact and hand-written meaning checks passed; ``probability`` is the entailment model's
+#: opinion, not what decided); ``entailment`` (the model wrote it; the trained entailment model read it against the
+#: cited evidence and said supported, with ``probability``: the ``model`` verifier); ``title`` (the model wrote it
+#: and it only names a cited paper's title, matched exactly); ``quote`` (code quoted it from the cited abstract, or
+#: wrote it from the paper records: nothing to check).
+SentenceCheck = Literal["rules", "entailment", "title", "quote"]
 
 
 #: ``generated``: at least one model sentence passed verification; ``extractive``: abstract sentences chosen

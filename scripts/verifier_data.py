@@ -45,6 +45,21 @@ class Example:
     kind: str  # generator name (synthetic) or the source's label
     group: str  # paper id: examples of one paper stay on one side of the train/validation split
 
+    @property
+    def verdict(self) -> int:
+        """The three-way target: 0 supported, 1 contradicted (the evidence says otherwise), 2 not stated."""
+        if self.label:
+            return 0
+        return 1 if self.kind in CONTRADICTED_KINDS else 2
+
+
+#: Kinds of unsupported examples whose evidence says the opposite (every other unsupported kind is "not stated":
+#: an added scope or detail, another paper's fact, a sentence that does not state the claim, a fragment).
+CONTRADICTED_KINDS = frozenset(
+    {"number", "negation", "direction", "name_swap", "passive", "refuted", "unsupported", "llm_number", "llm_negation"}
+)
+VERDICTS = ("supported", "contradicted", "not_stated")
+
 
 def _read_jsonl(path: Path) -> list[dict]:
     with path.open(encoding="utf-8") as f:
@@ -341,6 +356,70 @@ def swap_direction(s: str, rng: random.Random) -> str | None:
     return s[:start] + y + s[end:]
 
 
+_ACTIVE = re.compile(r"\b(outperforms?|surpass(?:es)?|beats?|exceeds?|dominates?)\b")
+_PASSIVE_OF = {
+    "outperform": "outperformed",
+    "surpass": "surpassed",
+    "beat": "beaten",
+    "exceed": "exceeded",
+    "dominate": "dominated",
+}
+
+
+def _sides(s: str, m: re.Match[str]) -> tuple[str, str, str, str] | None:
+    """``(prefix, left, right, rest)`` around the relation ``m``: the subject and object phrases it joins (at most
+    8 words each), the text before the subject and after the object; None when they cannot be isolated."""
+    left_text = s[: m.start()].rstrip()
+    right_text = s[m.end() :].lstrip()
+    lcut = max((x.end() for x in _SIDE_STOP.finditer(left_text)), default=0)
+    left = left_text[lcut:].strip()
+    rm = _SIDE_STOP.search(right_text)
+    right = right_text[: rm.start()].strip() if rm else right_text.rstrip(".").strip()
+    if not (1 <= len(left.split()) <= 8 and 1 <= len(right.split()) <= 8) or left.lower() == right.lower():
+        return None
+    rest = right_text[right_text.find(right) + len(right) :]
+    return left_text[:lcut], left, right, rest
+
+
+def passive_voice(s: str, rng: random.Random) -> tuple[str, int] | None:
+    """ "A outperforms B" said in the passive: ``("B is outperformed by A", 1)`` (same meaning, supported) or the
+    sides kept in place, ``("A is outperformed by B", 0)`` (the direction reversed, contradicted); None when the
+    sentence has no such relation. Drawn half and half, so voice alone never decides the label."""
+    m = _ACTIVE.search(s)
+    if not m:
+        return None
+    sides = _sides(s, m)
+    if sides is None:
+        return None
+    prefix, left, right, rest = sides
+    verb = m.group(1).lower()
+    stem = next(k for k in _PASSIVE_OF if verb.startswith(k))
+    keep = rng.random() < 0.5
+    subj, obj = (right, left) if keep else (left, right)
+    last = subj.split()[-1].lower()
+    aux = "are" if last.endswith("s") and not last.endswith(("ss", "us", "is")) and not last.isupper() else "is"
+    if not prefix:
+        subj = subj[0].upper() + subj[1:]
+        obj = obj[0].lower() + obj[1:] if not obj[:2].isupper() else obj
+    out = f"{prefix}{' ' if prefix else ''}{subj} {aux} {_PASSIVE_OF[stem]} by {obj}{rest}".replace("  ", " ")
+    return out, int(keep)
+
+
+_CUT_WORDS = re.compile(r"\b(?:by|with|to|of|than|on|for|and|the|via|using|such as|like)\b")
+
+
+def truncate(s: str, rng: random.Random) -> str | None:
+    """``s`` cut off mid-clause after a function word ("... compared to methods like GPT-4o prompting by."): a
+    fragment that states less than it seems to, so it is not a claim the evidence supports."""
+    words = s.rstrip(".").split()
+    if len(words) < 10:
+        return None
+    cuts = [m.end() for m in _CUT_WORDS.finditer(s) if len(s[: m.end()].split()) >= 5 and m.end() < len(s) - 15]
+    if not cuts:
+        return None
+    return s[: rng.choice(cuts)].rstrip(" ,;:") + "."
+
+
 _SCOPE_EDITS = [
     (
         re.compile(r"\b(propose|proposes|introduce|introduces|present|presents) (a|an)\b"),
@@ -570,6 +649,13 @@ def synthetic_examples(papers: Sequence[dict], n_papers: int, rng: random.Random
             add(append_extra(ss[i], rng.choice(all_sents)[1], rng), ev_for(i), 0, "extra_clause", pid)
         if s in near:
             add(near[s], [s], 0, "other_paper", pid)
+        for i in picks[:2]:  # voice and fragments: the same words, a different claim (issue 40)
+            pv = passive_voice(ss[i], rng)
+            if pv:
+                add(pv[0], ev_for(i), pv[1], "passive", pid)
+        cut = truncate(ss[picks[-1]], rng)
+        if cut and rng.random() < 0.5:
+            add(cut, ev_for(picks[-1]), 0, "truncated", pid)
         # the claim against a sentence of its own abstract that does not state it
         if rng.random() < 0.5:
             add(s2, [s], 0, "wrong_sentence", pid)
@@ -611,3 +697,25 @@ def excluded_papers(paths: Iterable[Path]) -> tuple[set[str], set[str]]:
                 ids.add(str(row.get("id", "")))
                 titles.add(" ".join((row.get("title") or "").lower().split()))
     return ids, titles
+
+
+LLM_DATA = Path(__file__).resolve().parent / "training-data" / "verifier-llm.jsonl"
+
+
+def llm_examples(exclude_ids: set[str], exclude_titles: set[str], path: Path = LLM_DATA) -> list[Example]:
+    """Pairs written by the bundled 1.5B model (scripts/verifier_llm_data.py), labelled by construction:
+    paraphrase / synthesis supported, changed contradicted (kind ``llm_changed``), added not stated; papers in
+    ``exclude_ids`` / ``exclude_titles`` (test sets) skipped. [] when the file does not exist yet."""
+    if not path.is_file():
+        return []
+    from verifier_llm_data import examples_of
+
+    out = []
+    for row in _read_jsonl(path):
+        title = " ".join((row.get("title") or "").lower().split())
+        if row["paper_id"] in exclude_ids or title in exclude_titles:
+            continue
+        for e in examples_of(row):
+            label = int(e["verdict"] == "supported")
+            out.append(Example(e["claim"], tuple(e["evidence"]), label, "llm", e["kind"], f"co:{row['paper_id']}"))
+    return out

@@ -1,17 +1,17 @@
 #!/usr/bin/env python
-"""Choose the support-probability threshold on validation claims only (issue 22) and record it.
+"""Choose the support-probability threshold on validation claims only (issues 22, 40) and record it.
 
-    ASSISTANT_VERIFIER=model ASSISTANT_SUPPORT_PROBABILITY=0 \\
-        .venv/bin/assistant --storage-dir IDX eval-claims --claims VAL.jsonl --json VAL.json
-    .venv/bin/python scripts/verifier_threshold.py build/after/corpus-val-t0.json build/after/claims-dev-t0.json
+    ASSISTANT_VERIFIER=model benchmarks/verifier_claims.sh build/claims-t0 0     # validation sets at threshold 0
+    .venv/bin/python scripts/verifier_threshold.py build/claims-t0/*val*.json --write
 
-Each report must come from a run at threshold 0, so every claim carries the probability of its best
-candidate evidence (``probability``) and its hard-constraint ``reasons``. A claim is kept at threshold ``t``
-when no hard constraint failed and its probability is at least ``t``; a supported claim counts only when
-kept and cited to one of its papers. Among the thresholds with no wrong-paper citation on the pooled
-validation claims, the one maximising balanced accuracy (mean of supported kept and unsupported dropped) is
-chosen (ties: the higher one), printed with the curve, and written to assistant/verify/model/support-minilm.json
-(``--write``).
+Each report must come from a run of the ``model`` verifier at threshold 0, so every claim carries the probability
+of its best candidate evidence (``probability``) and its ``verdict`` (``constraint`` when an exact check failed).
+A claim is kept at threshold ``t`` when no exact check failed and its probability is at least ``t``; a supported
+claim counts only when kept and cited to one of its papers. Among the thresholds with no wrong-paper citation on
+the pooled validation claims, the one maximising balanced accuracy (mean of supported kept and unsupported
+dropped) is chosen (ties: the higher one), printed with the curve, and written to
+assistant/verify/model/support-minilm.json (``--write``); the setting's default
+(``VerifySettings.support_probability``) is then set to it by hand.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ def rates(items: list[dict], t: float) -> tuple[float, float, int]:
     uns = [i for i in items if i["label"] == "unsupported"]
 
     def kept(i: dict) -> bool:
-        hard = [r for r in i.get("reasons", []) if not r.startswith("support probability")]
-        return bool(i["cited_ids"]) and not hard and i["probability"] >= t
+        # run at threshold 0, ``kept`` means every exact check passed; a title match has no probability
+        return bool(i["kept"]) and (i["verdict"] != "supported" or i["probability"] >= t)
 
     sk = sum(kept(i) and any(c in i["paper_ids"] for c in i["cited_ids"]) for i in sup) / max(1, len(sup))
     ud = sum(not kept(i) for i in uns) / max(1, len(uns))
@@ -45,7 +45,7 @@ def main() -> int:
     items = []
     for path in args.reports:
         report = json.loads(path.read_text())
-        assert all("probability" in i for i in report["items"]), f"{path}: not a report of the trained verifier"
+        assert all("verdict" in i for i in report["items"]), f"{path}: not a report of the entailment verifier"
         items += report["items"]
     grid = [round(0.05 * k, 2) for k in range(1, 20)]
     best = (-1.0, 0.0)

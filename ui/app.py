@@ -99,6 +99,7 @@ CSS = """
 .status { opacity: 0.85; }
 .search-link { font-size: 0.85em; white-space: nowrap; }
 sup.cite a { text-decoration: none; }
+.answer .quote q { font-style: italic; }
 .refs .card:target { outline: 2px solid var(--color-accent); }
 #chat table.compare th, #chat table.compare td, #chat .title {
   word-break: normal; overflow-wrap: normal; hyphens: manual;

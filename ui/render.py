@@ -73,12 +73,27 @@ def _marks(citations: Iterable[int], anchor: str) -> str:
 
 
 def _sentence(s: AnswerSentence, anchor: str) -> str:
-    """The sentence and its markers; a sentence the model wrote shows its support probability on hover (a
-    sentence quoted from an abstract is its own evidence and has none)."""
+    """The sentence and its markers; its hover text says what vouches for it (:func:`check_text`): a sentence the
+    model wrote is styled ``checked`` only when a check passed, a quote is styled ``quote``."""
+    if s.check == "quote":
+        body = f"<q>{html_text(s.text)}</q>{_marks(s.citations, anchor)}"
+        return f"<span class='quote' title='{html.escape(check_text(s), quote=True)}'>{body}</span>"
     body = f"{html_text(s.text)}{_marks(s.citations, anchor)}"
-    if s.probability is None:
-        return body
-    return f"<span class='verified' title='support probability {s.probability:.2f}'>{body}</span>"
+    return f"<span class='checked' title='{html.escape(check_text(s), quote=True)}'>{body}</span>"
+
+
+def check_text(s: AnswerSentence) -> str:
+    """What vouches for ``s``, in words: which check passed and with what probability
+    (``"Written by the model; the entailment check read it against [1]: supported, probability 0.93."``)."""
+    cited = ", ".join(f"[{n}]" for n in s.citations)
+    p = f", support probability {s.probability:.2f}" if s.probability is not None else ""
+    if s.check == "entailment":
+        return f"Written by the model; the entailment check read it against {cited}: supported{p}."
+    if s.check == "rules":
+        return f"Written by the model; aligned to {cited} and passed the exact and meaning rules{p}."
+    if s.check == "title":
+        return f"Written by the model; it names the title of {cited} exactly."
+    return f"Quoted from {cited}." if cited else "From the paper records."
 
 
 def authors_line(authors: Sequence[str], limit: int = MAX_AUTHORS, *, katex: bool = True) -> str:

@@ -92,9 +92,16 @@ class SentenceJSON(_Strict):
         description="`model`: the language model wrote this sentence and the citation verifier kept it; `abstract`: "
         "quoted from the cited abstract (or written from the paper records) by code."
     )
+    check: Literal["rules", "entailment", "title", "quote"] = Field(
+        description="What vouches for it: `rules` (the model wrote it; aligned to the cited evidence, the exact and "
+        "hand-written meaning checks passed: the default verifier), `entailment` (the model wrote it and the trained "
+        "entailment model read it against the cited evidence: supported; ASSISTANT_VERIFIER=model), `title` (the "
+        "model wrote it and it only names a cited paper's title, matched exactly), `quote` (quoted from the cited "
+        "abstract, or written from the paper records, by code)."
+    )
     support_probability: float | None = Field(
-        description="The support model's probability that the cited evidence supports this sentence, for a "
-        "sentence the model wrote (shown only at or above the threshold); null for a sentence quoted from an abstract."
+        description="The entailment model's probability that the cited evidence supports this sentence (checks "
+        "`rules` and `entailment`; for `rules` an opinion, not what decided); null for the other checks."
     )
 
 
@@ -155,6 +162,7 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
                 "text": s.text,
                 "citations": list(s.citations),
                 "written_by": "model" if s.by_model else "abstract",
+                "check": s.check,
                 "support_probability": s.probability,
             }
             for s in answer.sentences
@@ -332,12 +340,26 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
 
 
 def model_credit(answer: Answer) -> str:
-    """Who wrote a generated answer, truthfully: ``"qwen1.5b (2 of 3 sentences; the rest quoted)"``, or the model
-    alone when it wrote every sentence; ``"retrieval and code alone (M's answer was not used)"`` when none of its
-    sentences was kept."""
-    written = sum(1 for s in answer.sentences if s.by_model)
+    """Who wrote a generated answer and which check passed, truthfully: ``"qwen1.5b (2 of 3 sentences, checked
+    against their evidence: supported, probability 0.81-0.97; the rest quoted from the abstracts)"``;
+    ``"retrieval and code alone (M's answer was not used)"`` when none of its sentences was kept."""
+    written = [s for s in answer.sentences if s.by_model]
     if not written:
         return f"retrieval and code alone ({answer.model}'s answer was not used)"
-    if written == len(answer.sentences):
-        return answer.model
-    return f"{answer.model} ({written} of {len(answer.sentences)} sentences; the rest quoted from the abstracts)"
+    checks = []
+    for kind, label in (
+        ("entailment", "supported by the entailment check"),
+        ("rules", "passed the alignment and rules"),
+    ):
+        probs = sorted(s.probability for s in written if s.check == kind and s.probability is not None)
+        if probs:
+            span = f"{probs[0]:.2f}" if probs[0] == probs[-1] else f"{probs[0]:.2f}-{probs[-1]:.2f}"
+            checks.append(f"{label}, support probability {span}")
+    if any(s.check == "title" for s in written):
+        checks.append("a cited title, matched exactly")
+    if len(written) == len(answer.sentences):
+        return f"{answer.model} (every sentence checked against its evidence: {'; '.join(checks)})"
+    return (
+        f"{answer.model} ({len(written)} of {len(answer.sentences)} sentences, checked against their evidence: "
+        f"{'; '.join(checks)}; the rest quoted from the abstracts)"
+    )

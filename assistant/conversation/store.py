@@ -77,15 +77,23 @@ def _sentence_record(s: AnswerSentence) -> dict[str, Any]:
         "citations": list(s.citations),
         "support": round(float(s.support), 4),
         "by_model": s.by_model,
+        "check": s.check,
+        "probability": s.probability,
     }
 
 
 def _sentence_from(rec: Any, labels: set[int]) -> AnswerSentence:
+    by_model = bool(rec.get("by_model", False))
+    check = rec.get("check")
+    if check not in ("rules", "entailment", "title", "quote") or (check == "quote") == by_model:
+        check = "rules" if by_model else "quote"  # a file written before issue 40: the default verifier's check
     return AnswerSentence(
         str(rec.get("text", "")),
         tuple(int(n) for n in rec.get("citations", []) if int(n) in labels),
         float(rec.get("support", 0.0)),
-        by_model=bool(rec.get("by_model", False)),
+        probability=float(rec["probability"]) if isinstance(rec.get("probability"), (int, float)) else None,
+        by_model=by_model,
+        check=check,
     )
 
 

@@ -58,9 +58,12 @@ UNSUPPORTED_KINDS = (
     "relation_swap",
     "wrong_paper",
     "overclaim",
+    "truncated",
     "refuted",
     "nei",
 )
+#: The three-way gold ``verdict`` a row may carry (eval/claims-seeds-2.jsonl and later sets); optional.
+VERDICTS = ("supported", "contradicted", "not_stated")
 #: Retrieved papers outside ``paper_ids`` added to each claim's context.
 DISTRACTORS = 2
 #: Papers retrieved per question to find the distractors.
@@ -81,6 +84,7 @@ class ClaimItem:
     support: str = ""
     notes: str = ""
     split: str = ""
+    verdict: str = ""
 
 
 class ClaimRetriever(Protocol):
@@ -123,6 +127,11 @@ def parse_claim(obj: object, where: str) -> ClaimItem:
     kind = obj.get("kind")
     if kind not in kinds:
         raise EvalFormatError(f"{where}: field 'kind' is {kind!r}; a {label} claim needs one of {', '.join(kinds)}")
+    verdict = obj.get("verdict", "")
+    if verdict and (verdict not in VERDICTS or (verdict == "supported") != (label == "supported")):
+        raise EvalFormatError(
+            f"{where}: field 'verdict' is {verdict!r}; expected one of {', '.join(VERDICTS)}, agreeing with 'label'"
+        )
     return ClaimItem(
         item_id,
         question,
@@ -133,6 +142,7 @@ def parse_claim(obj: object, where: str) -> ClaimItem:
         _text(obj, "support", where, required=False),
         _text(obj, "notes", where, required=False),
         _text(obj, "split", where, required=False),
+        str(verdict),
     )
 
 
@@ -162,7 +172,7 @@ def check_claim(
 ) -> dict[str, Any]:
     """Run ``item.claim`` through the answerer's verifier against ``context``; one report item (module docstring).
     ``verify``: the verifier settings (``Settings.verify``), built by :func:`build_verifier` as an answer builds
-    them, without a judge model (no chat backend here)."""
+    them."""
     from assistant.verify.attribution import Attributor
     from assistant.verify.verifiers import build_verifier
 
@@ -198,6 +208,9 @@ def check_claim(
         "wrong_citation": wrong,
         "support": verdict[0].support if verdict else None,
         "probability": round(alignment.score, 4),
+        "verdict": alignment.verdict,
+        "gold_verdict": item.verdict,
+        "probabilities": [round(x, 4) for x in alignment.probabilities] if alignment.probabilities else None,
         "alignment": round(alignment.alignment, 4),
         "reasons": list(alignment.reasons),
         "evidence": verdict[1] if verdict else "",
@@ -211,13 +224,17 @@ def check_claim(
 
 
 def summarize(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """``{"n", "supported_kept", "unsupported_dropped", "wrong_paper_citations"}`` over ``records``."""
+    """``{"n", "supported_kept", "unsupported_dropped", "balanced_accuracy", "wrong_paper_citations"}`` over
+    ``records`` (balanced accuracy: the mean of the two shares, None unless both exist)."""
     sup = [r for r in records if r["label"] == "supported"]
     uns = [r for r in records if r["label"] == "unsupported"]
+    kept = M.mean(1.0 if r["correct"] else 0.0 for r in sup) if sup else None
+    dropped = M.mean(1.0 if r["correct"] else 0.0 for r in uns) if uns else None
     return {
         "n": len(records),
-        "supported_kept": M.mean(1.0 if r["correct"] else 0.0 for r in sup) if sup else None,
-        "unsupported_dropped": M.mean(1.0 if r["correct"] else 0.0 for r in uns) if uns else None,
+        "supported_kept": kept,
+        "unsupported_dropped": dropped,
+        "balanced_accuracy": (kept + dropped) / 2 if kept is not None and dropped is not None else None,
         "wrong_paper_citations": sum(1 for r in records if r["wrong_citation"]),
     }
 
@@ -259,10 +276,17 @@ def evaluate_claims(
 def format_claims_report(report: Mapping[str, Any]) -> str:
     """Fixed-width text: one row per kind then overall, then per-claim latency."""
     fmt = lambda v: "-" if v is None else f"{v:.3f}"  # noqa: E731
-    header = ["group", "n", "supported_kept", "unsupported_dropped", "wrong_paper_citations"]
+    header = ["group", "n", "supported_kept", "unsupported_dropped", "balanced_accuracy", "wrong_paper_citations"]
     groups = [*report["by_kind"].items(), ("overall", report["overall"])]
     rows = [
-        [g, str(r["n"]), fmt(r["supported_kept"]), fmt(r["unsupported_dropped"]), str(r["wrong_paper_citations"])]
+        [
+            g,
+            str(r["n"]),
+            fmt(r["supported_kept"]),
+            fmt(r["unsupported_dropped"]),
+            fmt(r["balanced_accuracy"]),
+            str(r["wrong_paper_citations"]),
+        ]
         for g, r in groups
     ]
     lat = [[s, str(v["n"]), f"{v['p50']:.1f}", f"{v['p95']:.1f}"] for s, v in report["latency_ms"].items()]

@@ -15,7 +15,8 @@ Both return the report dict written by ``--json``::
      "by_type": {type: same keys as overall},
      "latency_ms": {stage: {"p50": ms, "p95": ms, "n": int}},
      "items": [{id, type, question, query, gold_ids, retrieved_ids, cited_ids, answer, abstained,
-                answer_facts, facts_hit, sentence_support, dropped, timings_ms, metrics: {name: float | None}}, ...]}
+                answer_facts, facts_hit, sentence_support, sentences: [{text, cited_ids, written_by, check,
+                support_probability}], dropped, timings_ms, metrics: {name: float | None}}, ...]}
 
 A metric is ``None`` where it does not apply (README "Scoring"); means skip ``None``.
 """
@@ -370,6 +371,7 @@ def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: 
             "false_abstention": (1.0 if answer.abstained else 0.0) if item.answerable else None,
         }
     )
+    paper_of = {c.n: c.paper.id for c in answer.citations}
     return {
         "id": item.id,
         "type": item.type,
@@ -385,6 +387,16 @@ def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: 
         "answer_facts": list(item.answer_facts),
         "facts_hit": hits,
         "sentence_support": [round(s.support, 3) for s in answer.sentences],
+        "sentences": [
+            {
+                "text": s.text,
+                "cited_ids": [paper_of[n] for n in s.citations if n in paper_of],
+                "written_by": "model" if s.by_model else "abstract",
+                "check": s.check,
+                "support_probability": s.probability,
+            }
+            for s in answer.sentences
+        ],
         "dropped": list(answer.dropped),
         "model_used": answer.model_used,
         "model_sentences": sum(1 for s in answer.sentences if s.by_model),

@@ -20,7 +20,8 @@ A sentence of the model's answer is shown only if the abstracts support it. Thre
    labelled claims and synthetic pairs made from real abstracts reads the sentence with each candidate's
    evidence and gives ``P(supported)``. Paraphrase, negation, who-beats-whom, cause and effect, scope words and
    invented additions are its decision, not a word list's. The best candidate is kept when its probability
-   reaches the threshold (chosen on validation data, ``assistant/verify/model/MODEL_CARD.md``). Either may be
+   reaches the threshold (chosen on validation data, ``assistant/verify/model/MODEL_CARD.md``; since issue 40 it
+   says supported, contradicted or not stated, trained on three times the data). Either may be
    wrapped by the model judge (``ASSISTANT_LLM_JUDGE``), which can only drop a kept sentence.
 """
 
@@ -50,7 +51,7 @@ from assistant.tuning import (
     VERIFY_MIN_ALIGNMENT,
     VERIFY_SINGLES,
 )
-from assistant.types import AnswerSentence, PaperHit
+from assistant.types import AnswerSentence, PaperHit, SentenceCheck
 from assistant.understand.question import analyze
 from assistant.verify.constraints import hard_mismatches, proper_nouns
 from assistant.verify.rules import (
@@ -248,13 +249,19 @@ class Attributor:
         a = self.align(clean)
         if not a.supported:
             return a, None
+        # which check passed, as the reader is told: the rules, the entailment model, or an exact title match
+        # ("The paper is <title>.", decided by align() before any verifier)
+        check: SentenceCheck = (
+            "entailment" if a.verdict == "supported" else "rules" if a.verdict == "rules" else "title"
+        )
         return a, (
             AnswerSentence(
                 text=clean,
                 citations=a.citations,
                 support=round(self._verifier.shown_support(a), 3),
-                probability=round(a.score, 3),
+                probability=round(a.score, 3) if check != "title" else None,
                 by_model=True,
+                check=check,
             ),
             " ... ".join(a.sentences),
         )

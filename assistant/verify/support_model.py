@@ -1,11 +1,14 @@
-"""The trained support model: P(claim is supported by its evidence sentences), with onnxruntime (issue 22).
+"""The trained support (entailment) model: P(supported) of a claim against its evidence, and for a three-way model
+P(contradicted) and P(not stated) too, with onnxruntime (issues 22, 40).
 
 A cross-encoder fine-tuned from the bundled all-MiniLM-L6-v2 weights by ``scripts/train_verifier.py``
 reads ``[CLS] claim [SEP] evidence [SEP]`` (the one to three abstract sentences the claim is aligned to,
-joined by spaces, in abstract order) and outputs one logit; ``sigmoid(logit)`` is the support probability.
-The weights ship in the package (``assistant/verify/model/support-minilm-int8.onnx``, int8, ~22 MB; data,
-seed, metrics and training time in ``assistant/verify/model/MODEL_CARD.md``), the tokenizer is the bundled
-MiniLM's ``tokenizer.json``: nothing is downloaded and torch is never imported.
+joined by spaces, in abstract order) and outputs one logit (``sigmoid`` = the support probability; the shipped
+issue 22 model) or three, one per verdict (supported, contradicted, not stated; softmax; the format
+``scripts/train_verifier.py`` trains since issue 40): :meth:`SupportModel.verdict_probabilities` reads both. The
+weights ship in the package (``assistant/verify/model/support-minilm-int8.onnx``, int8, ~22 MB; data, seed,
+metrics and training time in ``assistant/verify/model/MODEL_CARD.md``), the tokenizer is the bundled MiniLM's
+``tokenizer.json``: nothing is downloaded and torch is never imported.
 
 This module is the single definition of the model's input (:func:`evidence_text`, :data:`MAX_LENGTH`);
 the training script imports it, so training and inference read pairs the same way.
@@ -73,8 +76,10 @@ class SupportModel:
         self._lock = threading.Lock()
         self.path = Path(model_path)
 
-    def probabilities(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[float]:
-        """``P(supported)`` in [0, 1] for each ``(claim, evidence sentences)`` pair, in order ([] -> [])."""
+    def verdict_probabilities(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[tuple[float, float, float]]:
+        """``(P(supported), P(contradicted), P(not stated))`` for each ``(claim, evidence sentences)`` pair, in
+        order, each triple summing to 1 ([] -> []). A one-logit model file (the issue 22 format) gives
+        ``(p, 0, 1 - p)``."""
         if not pairs:
             return []
         with self._lock:  # a Tokenizer's truncation state is shared; encode_batch is fast
@@ -88,7 +93,17 @@ class SupportModel:
             ids[row, :n], mask[row, :n], types[row, :n] = e.ids, e.attention_mask, e.type_ids
         feed: dict[str, Any] = {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
         logits = self._session.run(None, {k: v for k, v in feed.items() if k in self._inputs})[0]
-        return [float(p) for p in _sigmoid(np.asarray(logits, dtype=np.float64).reshape(len(pairs), -1)[:, 0])]
+        z = np.asarray(logits, dtype=np.float64).reshape(len(pairs), -1)
+        if z.shape[1] == 1:
+            p = _sigmoid(z[:, 0])
+            return [(float(x), 0.0, float(1.0 - x)) for x in p]
+        e = np.exp(z - z.max(axis=1, keepdims=True))
+        probs = e / e.sum(axis=1, keepdims=True)
+        return [(float(a), float(b), float(c)) for a, b, c in probs[:, :3]]
+
+    def probabilities(self, pairs: Sequence[tuple[str, Sequence[str]]]) -> list[float]:
+        """``P(supported)`` in [0, 1] for each ``(claim, evidence sentences)`` pair, in order ([] -> [])."""
+        return [v[0] for v in self.verdict_probabilities(pairs)]
 
 
 def model_meta(model_dir: Path = MODEL_DIR) -> dict[str, Any]:

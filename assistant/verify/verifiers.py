@@ -7,8 +7,9 @@ hands them to a :class:`Verifier`, which returns the :class:`Alignment`. Three s
   alignment threshold, then pass the hard constraints (:mod:`assistant.verify.constraints`) and the
   hand-written meaning checks (:func:`assistant.verify.rules.mismatches`); the support model only reports its
   probability for a kept sentence.
-* :class:`ModelVerifier` (``ASSISTANT_VERIFIER=model``): the hard constraints, then the trained support model
-  (:mod:`assistant.verify.support_model`) picks the most probable candidate and decides.
+* :class:`ModelVerifier` (``ASSISTANT_VERIFIER=model``): the hard constraints, then the trained entailment model
+  (:mod:`assistant.verify.support_model`, issue 40: supported / contradicted / not stated) picks the most probable
+  candidate and decides. Not the default: on every blind claim set it is behind the rules (MODEL_CARD.md).
 * :class:`JudgedVerifier`: wraps either and asks a capable model (:class:`assistant.verify.judge.LLMJudge`,
   ``ASSISTANT_LLM_JUDGE``) about each sentence the inner verifier keeps; it can only drop sentences.
 
@@ -22,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, get_args
+from typing import TYPE_CHECKING, Literal, Protocol, get_args
 
 import numpy as np
 
@@ -41,6 +42,7 @@ __all__ = [
     "JudgedVerifier",
     "ModelVerifier",
     "RulesVerifier",
+    "Verdict",
     "Verifier",
     "VerifierSettings",
     "build_verifier",
@@ -51,19 +53,29 @@ __all__ = [
 VERIFIER_NAMES: tuple[str, ...] = get_args(VerifierName)
 
 
+#: What a verifier says of a sentence against its evidence: the entailment model's ``supported`` /
+#: ``contradicted`` / ``not_stated`` (``model`` verifier); ``rules`` when the rules verifier's meaning checks
+#: decided (kept or not: see ``reasons``); ``constraint`` when an exact check (a number, a name) failed first;
+#: ``""`` when there was nothing to decide (no evidence, under the alignment threshold, a title).
+Verdict = Literal["supported", "contradicted", "not_stated", "constraint", "rules", ""]
+
+
 @dataclass(frozen=True, slots=True)
 class Alignment:
     """An answer sentence's best evidence: ``citations`` (source numbers, one or two), the evidence
     ``sentences`` (one per citation for a two-paper alignment; one or two for one paper), the support
     probability ``score`` in [0, 1] (0.0 when nothing was eligible), the ``reasons`` it is not supported (a
-    failed hard constraint, or the probability under the threshold; empty when supported) and the
-    ``alignment`` score (cosine + overlap) that picked the evidence."""
+    failed exact constraint, or the model's verdict; empty when supported), the ``alignment`` score (cosine +
+    overlap) that picked the evidence, and the ``verdict`` (:data:`Verdict`) with the model's
+    ``probabilities`` of (supported, contradicted, not stated) when it read the sentence."""
 
     citations: tuple[int, ...]
     sentences: tuple[str, ...]
     score: float
     reasons: tuple[str, ...] = ()
     alignment: float = 0.0
+    verdict: Verdict = ""
+    probabilities: tuple[float, float, float] | None = None
 
     @property
     def supported(self) -> bool:
@@ -131,13 +143,15 @@ class RulesVerifier(_SupportModelUser):
         best = candidates[0]
         citations, texts, align_score = best.citations, best.sentences, best.alignment
         if align_score < self.threshold:
-            return Alignment((), texts, 0.0, (f"alignment {align_score:.2f} under the threshold",), align_score)
-        reasons = hard_mismatches(sentence, texts, " ".join(best.papers), people)
-        reasons += [r for r in mismatches(sentence, texts, best.papers) if r not in reasons]
+            return Alignment((), texts, 0.0, (f"alignment {align_score:.2f} under the threshold",), align_score, "")
+        hard = hard_mismatches(sentence, texts, " ".join(best.papers), people)
+        if hard:
+            return Alignment(citations, texts, 0.0, tuple(hard), align_score, "constraint")
+        reasons = mismatches(sentence, texts, best.papers)
         if reasons:
-            return Alignment(citations, texts, 0.0, tuple(reasons), align_score)
-        p = float(self._model.probabilities([(sentence, texts)])[0])
-        return Alignment(citations, texts, p, (), align_score)
+            return Alignment(citations, texts, 0.0, tuple(reasons), align_score, "rules")
+        probs = self._model.verdict_probabilities([(sentence, texts)])[0]
+        return Alignment(citations, texts, probs[0], (), align_score, "rules", probs)
 
     def shown_support(self, alignment: Alignment) -> float:
         return alignment.alignment
@@ -161,14 +175,17 @@ class ModelVerifier(_SupportModelUser):
         passing = [c for c, hard in checked if not hard]
         if not passing:
             first, hard = checked[0]
-            return Alignment(first.citations, first.sentences, 0.0, hard, first.alignment)
-        probs = self._model.probabilities([(sentence, c.sentences) for c in passing])
-        k = int(np.argmax(probs))
-        best, p = passing[k], float(probs[k])
-        if p < self.min_probability:
-            reason = f"support probability {p:.2f} < {self.min_probability:.2f}"
-            return Alignment(best.citations, best.sentences, p, (reason,), best.alignment)
-        return Alignment(best.citations, best.sentences, p, (), best.alignment)
+            return Alignment(first.citations, first.sentences, 0.0, hard, first.alignment, "constraint")
+        triples = self._model.verdict_probabilities([(sentence, c.sentences) for c in passing])
+        k = int(np.argmax([t[0] for t in triples]))
+        best, probs = passing[k], triples[k]
+        p = probs[0]
+        if p >= self.min_probability:
+            return Alignment(best.citations, best.sentences, p, (), best.alignment, "supported", probs)
+        verdict: Verdict = "contradicted" if probs[1] >= probs[2] else "not_stated"
+        said = "contradicted by" if verdict == "contradicted" else "not stated in"
+        reason = f"{said} the evidence (support probability {p:.2f} < {self.min_probability:.2f})"
+        return Alignment(best.citations, best.sentences, p, (reason,), best.alignment, verdict, probs)
 
     def shown_support(self, alignment: Alignment) -> float:
         return alignment.score

@@ -20,7 +20,8 @@ HITS = (PaperHit(P1, 0.03, 0.61, (), ("We sort socks.",)), PaperHit(P2, 0.02, 0.
 
 def _answer(**kw: object) -> Answer:
     base: dict[str, object] = dict(question="Which paper sorts socks?",
-                                   sentences=(AnswerSentence("We sort socks.", (1,), 0.9, by_model=True),),
+                                   sentences=(AnswerSentence("We sort socks.", (1,), 0.9, 0.9, by_model=True,
+                                                             check="entailment"),),
                                    citations=(Citation(1, P1, ("We sort socks.",)),), sources=HITS, mode="generated",
                                    model="smollm2",
                                    timings_ms={"retrieve": 12.3, "first_token": 40.0, "generate": 80.5, "total": 99.9},
@@ -68,7 +69,10 @@ def test_schema_file_says_which_fields_are_nullable() -> None:
 
 
 def test_footer_names_the_model_only_when_its_sentences_are_shown() -> None:
-    assert answer_to_text(_answer()).endswith("answered by smollm2 in 0.1 s")
+    assert answer_to_text(_answer()).endswith(
+        "answered by smollm2 (every sentence checked against its evidence: supported by the entailment check, "
+        "support probability 0.90) in 0.1 s"
+    )
     failed = _answer(mode="extractive",
                      notice="Cannot reach the LLM. Showing the most relevant passages instead, each cited.")
     assert "answered by retrieval and code alone (smollm2's answer was not used)" in answer_to_text(failed)

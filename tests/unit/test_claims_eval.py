@@ -57,7 +57,8 @@ def test_summary_and_table() -> None:
         {"label": "unsupported", "kind": "negation", "correct": True, "wrong_citation": False},
     ]
     overall = summarize(records)
-    assert overall == {"n": 3, "supported_kept": 0.5, "unsupported_dropped": 1.0, "wrong_paper_citations": 1}
+    assert overall == {"n": 3, "supported_kept": 0.5, "unsupported_dropped": 1.0, "balanced_accuracy": 0.75,
+                       "wrong_paper_citations": 1}
     text = format_claims_report({"overall": overall, "by_kind": {"negation": summarize(records[2:])},
                                  "latency_ms": {"attribute": {"p50": 7.0, "p95": 9.0, "n": 3}}})
     assert "negation" in text and "overall" in text and "attribute" in text

@@ -13,7 +13,8 @@ EVIL = Paper("f.txt#2", "V", "Evil ![img](http://evil.example/x.png)", (), "java
 
 def _answer(paper: Paper = PAPER, text: str = "XNet is fast.") -> Answer:
     hit = PaperHit(paper, 0.03, 0.7, (), (text,))
-    return Answer("q?", (AnswerSentence(text, (1,), 0.9, by_model=True),), (Citation(1, paper, (text,)),), (hit,),
+    sentence = AnswerSentence(text, (1,), 0.9, 0.9, by_model=True, check="entailment")
+    return Answer("q?", (sentence,), (Citation(1, paper, (text,)),), (hit,),
                   "generated",
                   "smollm2",
                   timings_ms={"retrieve": 10.0, "total": 1234.0}, model_used=True)
@@ -28,7 +29,8 @@ def test_markdown_has_marker_link_authors_and_evidence() -> None:
     assert "&lt;b&gt;bold&lt;/b&gt;" in md  # title HTML escaped
     assert "Ada Lovelace" in md and "<mark>XNet is fast.</mark>" in md
     assert md.count("XNet is fast.") == 2  # once in the answer, once (highlighted in the abstract) on the card
-    assert "answered by smollm2 in 1.2 s" in md
+    assert ("answered by smollm2 (every sentence checked against its evidence: supported by the entailment check, "
+            "support probability 0.90) in 1.2 s") in md
 
 
 def test_hostile_text_is_inert() -> None:
@@ -97,7 +99,7 @@ def test_meta_line_shows_searched_for_only_when_it_differs_and_no_intent_jargon(
 def test_comparison_table_rows_columns_links_and_markers_above_the_paragraph() -> None:
     md = answer_markdown(_compare())
     table = comparison_html(_compare())
-    assert table and md.index("<table class='compare'>") < md.index("<p class='answer'>XNet is fast.<sup")
+    assert table and md.index("<table class='compare'>") < md.index("<p class='answer'>")
     assert "<th>approach</th><th>key result</th>" in table
     assert table.count("<tr data-n=") == 2
     assert ("<tr data-n='1'><th scope='row'><a href='#a-ref-1' class='ref-n'>[1]</a> "
@@ -105,8 +107,9 @@ def test_comparison_table_rows_columns_links_and_markers_above_the_paragraph() -
     assert ("[2]</a> <a href=\"https://arxiv.org/abs/1\" target=\"_blank\" rel=\"noopener noreferrer\" "
             "class='title'>YNet &amp; &lt;i&gt;friends&lt;/i&gt;</a>") in table
     # each cell carries its column's name, shown only when a phone lays the table out as cards
-    assert ("<td><span class='col-label'>approach: </span>YNet &lt;script&gt;x&lt;/script&gt; wins."
-            "<sup class='cite'><a href='#a-ref-2'>[2]</a></sup></td>") in table
+    assert ("<td><span class='col-label'>approach: </span><span class='quote' title='Quoted from [2].'><q>YNet "
+            "&lt;script&gt;x&lt;/script&gt; wins.</q><sup class='cite'><a href='#a-ref-2'>[2]</a></sup></span>"
+            "</td>") in table
     # a missing cell
     assert ("<td class='not-stated'><span class='col-label'>key result: </span>"
             "<em>not stated in the abstract</em></td>") in table
@@ -227,7 +230,7 @@ def test_search_links_say_so_and_topic_lists_one_line_per_paper() -> None:
     items = md[md.index("<ol class='topic-list'>"):md.index("</ol>")].split("<li>")[1:]
     assert len(items) == 2
     assert items[0].startswith("<a href='#a-ref-1' class='ref-n'>[1]</a> <a href=\"https://openreview.net/forum?id=x\"")
-    assert "XNet is fast.<sup class='cite'>" in items[0] and "YNet is small." in items[1]
+    assert "<q>XNet is fast.</q><sup class='cite'>" in items[0] and "YNet is small." in items[1]
     assert "Papers found" in found_html((_Hit(a, 0.1, 0.5, (), ()),))
 
 
@@ -263,10 +266,17 @@ def test_adjacent_emphasis_spans_are_each_the_shortest() -> None:
     assert display_text("2*3*4 and x * y") == "2*3*4 and x * y"  # no emphasis: kept
 
 
-def test_a_model_sentence_shows_its_support_probability_on_hover() -> None:
+def test_a_sentence_says_which_check_vouches_for_it() -> None:
     from assistant.types import AnswerSentence
     from ui.render import _sentence
 
-    verified = _sentence(AnswerSentence("XNet is fast.", (1,), 0.91, probability=0.91), "a")
-    assert "title='support probability 0.91'" in verified and "XNet is fast." in verified
-    assert "title=" not in _sentence(AnswerSentence("XNet is fast.", (1,), 0.6), "a")  # quoted: its own evidence
+    checked = _sentence(AnswerSentence("XNet is fast.", (1,), 0.91, probability=0.91, by_model=True,
+                                       check="entailment"), "a")
+    assert "class='checked'" in checked and "XNet is fast." in checked
+    assert "the entailment check read it against [1]: supported, support probability 0.91" in checked
+    ruled = _sentence(AnswerSentence("XNet is fast.", (1,), 0.8, probability=0.62, by_model=True, check="rules"), "a")
+    assert "class='checked'" in ruled and "aligned to [1] and passed the exact and meaning rules" in ruled
+    title = _sentence(AnswerSentence("The paper is XNet.", (1,), 1.0, by_model=True, check="title"), "a")
+    assert "class='checked'" in title and "names the title of [1] exactly" in title and "probability" not in title
+    quoted = _sentence(AnswerSentence("XNet is fast.", (1,), 0.6), "a")  # quoted by code: its own evidence
+    assert "class='quote'" in quoted and "checked" not in quoted and "Quoted from [1]." in quoted
