@@ -331,20 +331,12 @@ def swap_direction(s: str, rng: random.Random) -> str | None:
     """Swap the two sides of a comparison / cause, or put an opposite in."""
     m = _RELATION.search(s)
     if m and rng.random() < 0.6:
-        left_text = s[: m.start()].rstrip()
-        right_text = s[m.end() :].lstrip()
-        lcut = max((x.end() for x in _SIDE_STOP.finditer(left_text)), default=0)
-        left = left_text[lcut:].strip()
-        rm = _SIDE_STOP.search(right_text)
-        right = right_text[: rm.start()].strip() if rm else right_text.rstrip(".").strip()
-        lw, rw = left.split(), right.split()
-        if 1 <= len(lw) <= 8 and 1 <= len(rw) <= 8 and left.lower() != right.lower():
-            new_left = right[0].upper() + right[1:] if lcut == 0 else right
-            new_right = left[0].lower() + left[1:] if lcut == 0 and not left[:2].isupper() else left
-            rest = right_text[right_text.find(right) + len(right) :]
-            return f"{left_text[:lcut]}{' ' if lcut else ''}{new_left} {m.group(1)} {new_right}{rest}".replace(
-                "  ", " "
-            )
+        sides = _sides(s, m)
+        if sides is not None:
+            prefix, left, right, rest = sides
+            new_left = right[0].upper() + right[1:] if not prefix else right
+            new_right = left[0].lower() + left[1:] if not prefix and not left[:2].isupper() else left
+            return f"{prefix}{' ' if prefix else ''}{new_left} {m.group(1)} {new_right}{rest}".replace("  ", " ")
     options = []
     for a, b in _ANTONYMS:
         for x, y in ((a, b), (b, a)):
