@@ -9,11 +9,15 @@ Report (printed as a per-kind table; written by ``--json``)::
 
     {"claims": path, "seconds": float,
      "overall": {"n": int, "supported_kept": float | None, "unsupported_dropped": float | None,
-                 "wrong_paper_citations": int},
+                 "balanced_accuracy": float | None, "wrong_paper_citations": int},
      "by_kind": {kind: same keys as overall},
      "latency_ms": {"attribute": {"p50": ms, "p95": ms, "n": int}, "embed": {...}, "checks": {...}, "setup": {...}},
      "items": [{id, kind, label, claim, paper_ids, context_ids, kept, cited_ids, correct,
-                wrong_citation, support, evidence, timings_ms: {"setup", "attribute", "embed", "checks"}}, ...]}
+                wrong_citation, support, probability, verdict, gold_verdict, probabilities, alignment, reasons,
+                evidence, timings_ms: {"setup", "attribute", "embed", "checks"}}, ...]}
+
+``verdict`` is what decided (:data:`assistant.verify.verifiers.Verdict`); ``probabilities`` the model's
+(supported, contradicted, not stated) when it read the claim; ``gold_verdict`` the row's ``verdict`` field, or "".
 
 Timings (ms): ``attribute`` is one ``Attributor.attribute`` call (what the answerer pays per sentence), of which
 ``embed`` is the embedding of the sentence and ``checks`` the rest; ``setup`` builds the Attributor (once per
