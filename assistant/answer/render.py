@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from assistant.lang.citations import format_citations
 from assistant.lang.markup import plain_text
-from assistant.types import Answer, AnswerMode, Intent
+from assistant.types import Answer, AnswerMode, Intent, SentenceCheck
 from assistant.understand.intents import NOT_STATED
 
 
@@ -92,7 +92,7 @@ class SentenceJSON(_Strict):
         description="`model`: the language model wrote this sentence and the citation verifier kept it; `abstract`: "
         "quoted from the cited abstract (or written from the paper records) by code."
     )
-    check: Literal["rules", "entailment", "title", "quote"] = Field(
+    check: SentenceCheck = Field(
         description="What vouches for it: `rules` (the model wrote it; aligned to the cited evidence, the exact and "
         "hand-written meaning checks passed: the default verifier), `entailment` (the model wrote it and the trained "
         "entailment model read it against the cited evidence: supported; ASSISTANT_VERIFIER=model), `title` (the "
@@ -341,7 +341,8 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
 
 def model_credit(answer: Answer) -> str:
     """Who wrote a generated answer and which check passed, truthfully: ``"qwen1.5b (2 of 3 sentences, checked
-    against their evidence: supported, probability 0.81-0.97; the rest quoted from the abstracts)"``;
+    against their evidence: passed the alignment and rules, support probability 0.81-0.97; the rest quoted from
+    the abstracts)"``;
     ``"retrieval and code alone (M's answer was not used)"`` when none of its sentences was kept."""
     written = [s for s in answer.sentences if s.by_model]
     if not written:

@@ -20,8 +20,7 @@ A sentence of the model's answer is shown only if the abstracts support it. Thre
    labelled claims and synthetic pairs made from real abstracts reads the sentence with each candidate's
    evidence and gives ``P(supported)``. Paraphrase, negation, who-beats-whom, cause and effect, scope words and
    invented additions are its decision, not a word list's. The best candidate is kept when its probability
-   reaches the threshold (chosen on validation data, ``assistant/verify/model/MODEL_CARD.md``; since issue 40 it
-   says supported, contradicted or not stated, trained on three times the data). Either may be
+   reaches the threshold (chosen on validation data, ``assistant/verify/model/MODEL_CARD.md``). Either may be
    wrapped by the model judge (``ASSISTANT_LLM_JUDGE``), which can only drop a kept sentence.
 """
 
