@@ -4,9 +4,7 @@ One row per model (:data:`ARTIFACTS`); the code that uses a model asks :func:`ar
 with the one loader of its format:
 
 * ``npz``: :func:`read_npz` (numpy arrays; the linear classifiers of :mod:`assistant.lang.classifier`:
-  the question and sentence models of ``understand/`` and the steering detector of ``ingest/``);
-* ``onnx``: :func:`open_onnx` (an onnxruntime CPU session; the support model of ``verify/``), with its JSON
-  metadata read by :func:`read_json`.
+  the question and sentence models of ``understand/`` and the steering detector of ``ingest/``).
 
 A new model is one row here (its file under the package, listed in ``pyproject.toml``'s package-data, and a
 model card); ``tests/unit/test_models.py`` checks that every file and card exists and loads.
@@ -14,10 +12,9 @@ model card); ``tests/unit/test_models.py`` checks that every file and card exist
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from assistant.errors import ConfigError
 
@@ -28,7 +25,7 @@ PACKAGE_DIR = Path(__file__).resolve().parent
 #: The repository root (model cards under docs/ are not installed with the package).
 REPO_DIR = PACKAGE_DIR.parent
 
-Format = Literal["npz", "onnx"]
+Format = Literal["npz"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +33,12 @@ class Artifact:
     """One shipped model.
 
     Attributes:
-        name: the registry key (``intent``, ``steering``, ``support``).
+        name: the registry key (``intent``, ``steering``).
         file: the weights, inside the package.
-        format: how :attr:`file` is read (``npz``: :func:`read_npz`; ``onnx``: :func:`open_onnx`).
+        format: how :attr:`file` is read (``npz``: :func:`read_npz`).
         card: the model card (data, seed, held-out metrics, limits), relative to the repository root.
         trained_by: the script that rebuilds :attr:`file`, relative to the repository root.
         what: the model in words, as error messages name it.
-        meta: a JSON metadata file next to the weights (threshold, metrics), or None.
     """
 
     name: str
@@ -51,7 +47,6 @@ class Artifact:
     card: str
     trained_by: str
     what: str
-    meta: Path | None = None
 
 
 _UNDERSTAND = PACKAGE_DIR / "understand" / "models"
@@ -75,15 +70,6 @@ ARTIFACTS: dict[str, Artifact] = {
             "docs/models/steering.md",
             "scripts/train_steering.py",
             "the steering detector's model",
-        ),
-        Artifact(
-            "support",
-            PACKAGE_DIR / "verify" / "model" / "support-minilm-int8.onnx",
-            "onnx",
-            "assistant/verify/model/MODEL_CARD.md",
-            "scripts/train_verifier.py",
-            "the support model",
-            meta=PACKAGE_DIR / "verify" / "model" / "support-minilm.json",
         ),
     )
 }
@@ -127,30 +113,3 @@ def unreadable(path: Path, *, what: str, trained_by: str, error: Exception) -> C
         f"{path}: {what} could not be read ({error}); it ships with the repository "
         f"(git checkout it, or rebuild it with {trained_by})."
     )
-
-
-def open_onnx(path: Path, threads: int = 1) -> Any:
-    """An onnxruntime CPU session over the ONNX file ``path``, with ``threads`` intra-op threads (no spinning).
-
-    Raises:
-        Exception: whatever onnxruntime raises for a missing or invalid file (callers name the model).
-    """
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = threads
-    options.inter_op_num_threads = 1
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-
-
-def read_json(path: Path, *, what: str) -> dict[str, Any]:
-    """The JSON object in ``path`` (a model's metadata).
-
-    Raises:
-        ConfigError: the file is missing or not JSON.
-    """
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as e:
-        raise ConfigError(f"Cannot read {what} metadata {path}: {e}. Reinstall the package.") from e

@@ -56,6 +56,10 @@ class UnavailableBackend:
         raise LLMUnavailableError(self._message, reason=self._reason)
         yield ""  # pragma: no cover - makes this a generator
 
+    def yes_probability(self, messages: Sequence[Message]) -> float:
+        """Raises LLMUnavailableError at once."""
+        raise LLMUnavailableError(self._message, reason=self._reason)
+
 
 class BundledChatBackend:
     """OpenAI client to the bundled model server; restarts the server if it died (e.g. killed mid-answer),
@@ -68,13 +72,8 @@ class BundledChatBackend:
         self._client: OpenAIChatBackend | None = None
         self._url = ""
 
-    def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
-        """Yield reply deltas (see :meth:`OpenAIChatBackend.stream`).
-
-        Raises:
-            LLMUnavailableError: the server cannot be (re)started, or the stream failed; when the server
-                died during the stream, the message names how (signal) and the next call restarts it.
-        """
+    def _connected(self) -> OpenAIChatBackend:
+        """The client to the running server (started, or restarted after it died). Raises LLMUnavailableError."""
         self._server.ensure_running()
         if self._client is None or self._url != self._server.base_url:
             self._url = self._server.base_url
@@ -87,8 +86,22 @@ class BundledChatBackend:
                 max_output_tokens=s.llm.max_output_tokens,
                 timeout_s=s.llm.timeout_s,
             )
+        return self._client
+
+    def yes_probability(self, messages: Sequence[Message]) -> float:
+        """See :meth:`OpenAIChatBackend.yes_probability`. Raises LLMUnavailableError."""
+        return self._connected().yes_probability(messages)
+
+    def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
+        """Yield reply deltas (see :meth:`OpenAIChatBackend.stream`).
+
+        Raises:
+            LLMUnavailableError: the server cannot be (re)started, or the stream failed; when the server
+                died during the stream, the message names how (signal) and the next call restarts it.
+        """
+        client = self._connected()
         try:
-            yield from self._client.stream(messages, max_tokens)
+            yield from client.stream(messages, max_tokens)
         except LLMUnavailableError as e:
             time.sleep(0.05)  # let a dying server's exit status arrive
             died = self._server.exit_description()

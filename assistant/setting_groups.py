@@ -464,51 +464,19 @@ class AnswerSettings(_Group):
     )
 
 
-#: The verifiers :func:`assistant.verify.verifiers.build_verifier` builds (``ASSISTANT_VERIFIER``): a new verifier
-#: is its name here (the settings refuse any other, naming these) and its branch there.
-VerifierName = Literal["rules", "model"]
-
-
 class VerifySettings(_Group):
     """How answer sentences are checked against their cited evidence."""
 
-    support_threshold: float = Field(
-        0.55,
+    self_check_probability: float = Field(
+        0.85,
         ge=0.0,
         le=1.0,
         description=(
-            "Minimum support score (cosine + lexical overlap, see attribution.py) for an answer sentence to keep a "
-            "citation (the `rules` verifier)."
+            "Minimum P(yes) of the answering model's self-check: asked whether every fact of an answer sentence is "
+            "stated in the cited abstract, after the exact checks of numbers and names; chosen on validation claims "
+            "only (docs/results/issue40)."
         ),
-        json_schema_extra=_env("support_threshold"),
-    )
-    verifier: VerifierName = Field(
-        "rules",
-        description=(
-            "How answer sentences are checked: `rules` (alignment >= support_threshold, hard constraints, "
-            "hand-written meaning checks) or `model` (hard constraints, then the trained support model's probability "
-            ">= support_probability). assistant/verify/model/MODEL_CARD.md compares them."
-        ),
-        json_schema_extra=_env("verifier"),
-    )
-    support_probability: float = Field(
-        0.2,
-        ge=0.0,
-        le=1.0,
-        description=(
-            "Minimum support probability of the trained support model for the `model` verifier; chosen on validation "
-            "claims only (scripts/verifier_threshold.py; assistant/verify/model/MODEL_CARD.md)."
-        ),
-        json_schema_extra=_env("support_probability"),
-    )
-    llm_judge: bool = Field(
-        False,
-        description=(
-            "In the `capable` profile, also ask the configured model to judge each sentence the local verifier keeps "
-            "against its evidence (strict JSON verdict); its 'not supported' drops the sentence, a malformed or "
-            "missing verdict leaves the local decision."
-        ),
-        json_schema_extra=_env("llm_judge"),
+        json_schema_extra=_env("self_check_probability"),
     )
     # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
     small_model_min_support: float = Field(
@@ -516,7 +484,7 @@ class VerifySettings(_Group):
         description=(
             "Minimum alignment (cosine + overlap) of a sentence the model writes in the `small` profile, on top of "
             "the verifier's verdict. The 135M model paraphrases loosely: of its sentences verified at the "
-            "`support_threshold` on dev, the fresh checks of docs/evaluation.md and 15 short \"what is X\" "
+            "old `support_threshold` (0.55) on dev, the fresh checks of docs/evaluation.md and 15 short \"what is X\" "
             "questions, every one at or below 0.72 was vague, reversed a comparison or blended two papers, every one "
             "at or above 0.745 restated its abstract correctly."
         ),
@@ -524,7 +492,7 @@ class VerifySettings(_Group):
     verify_min_alignment: float = Field(
         tuning.VERIFY_MIN_ALIGNMENT,
         description=(
-            "Evidence aligned below this is not given to the support model (the `capable` profile's minimum "
+            "Evidence aligned below this is not read by the self-check (the `capable` profile's minimum "
             "alignment): set under every supported claim's alignment in eval/claims-dev.jsonl and the claims-corpus "
             "validation split; it only saves model passes on off-topic sentences."
         ),

@@ -1,7 +1,7 @@
 """Every fitted number of the answer pipeline, in one place, with what it was fitted on.
 
 A leaf module (no imports from ``assistant``). The user-facing thresholds are :class:`~assistant.config.Settings`
-fields (``retrieval.min_similarity``, ``verify.support_threshold``, ``answer.topic_min_evidence``,
+fields (``retrieval.min_similarity``, ``verify.self_check_probability``, ``answer.topic_min_evidence``,
 ``retrieval.context_similarity_margin``, ``retrieval.top_k``, ``retrieval.candidate_k``,
 ``answer.evidence_sentences``, ``answer.context_papers``); the weights below set the *scale* those thresholds are
 compared against, so changing a weight means re-calibrating the threshold beside it (how: docs/evaluation.md,
@@ -10,7 +10,7 @@ compared against, so changing a weight means re-calibrating the threshold beside
 Most of these numbers are the defaults of fitted fields of the settings groups (``assistant/config.py``:
 ``RetrievalSettings.bm25_max_postings`` is ``BM25_MAX_POSTINGS``, ...), which is where the code reads them
 (built once by the entry point, passed down from ``build_assistant``) and where a test changes one
-(``settings.updated(retrieval={"aspect_weight": 0.0})``). The others (text, question-analysis and rules-verifier
+(``settings.updated(retrieval={"aspect_weight": 0.0})``). The others (text, question-analysis and attribution
 constants read by pure functions) are still read from here.
 """
 
@@ -115,7 +115,7 @@ CONFIDENT_MATCH_SIMILARITY = 0.45
 #: unanswered whose abstracts answer them: conversations val false abstention 0 -> 0.18.)
 STATED_MIN_PROBABILITY = 0.5
 #: Minimum *alignment* (attribution.py: cosine + overlap) of a sentence the model writes in the ``small``
-#: profile, on top of the support model's verdict; the ``capable`` profile uses ``VERIFY_MIN_ALIGNMENT``. The
+#: profile, on top of the verifier's verdict; the ``capable`` profile uses ``VERIFY_MIN_ALIGNMENT``. The
 #: 135M model paraphrases loosely: of its 17 sentences verified at 0.55 on dev, the fresh checks of
 #: docs/evaluation.md and 15 short "what is X" questions, every one at or below 0.72 was vague, reversed a
 #: comparison or blended two papers, every one at or above 0.745 restated its abstract correctly. Below
@@ -157,9 +157,10 @@ DEFINITION_BONUS = 0.3
 #: How many of the top-ranked papers ``refocus`` looks through for the paper a question names.
 REFOCUS_DEPTH = 3
 
-# --- attribution (attribution.py; threshold: Settings.verify.support_threshold) ---------------------------------
+# --- attribution (attribution.py; the verifier's threshold: Settings.verify.self_check_probability) -------------
 #: Alignment = COSINE_WEIGHT x embedding cosine + LEXICAL_WEIGHT x share of content words found: picks the
-#: evidence the support model reads (it decides nothing itself). Fitted on claims-dev before issue 22.
+#: evidence (and so the paper) the self-check reads (it decides nothing itself). Fitted on claims-dev before
+#: issue 22.
 COSINE_WEIGHT = 0.5
 LEXICAL_WEIGHT = 0.5
 #: Sentences shorter than this (words) are never supported.
@@ -175,31 +176,16 @@ PAIR_MIN_UNIQUE = 2
 PAIR_CANDIDATES = 8
 #: ... plus this many best sentences of every paper.
 PAIR_PER_PAPER = 2
-# The rules verifier's meaning checks (verify/rules.py, ASSISTANT_VERIFIER=rules), fitted on claims-dev.
-#: Least number of replaced words (absent from the paper) that make a ``substitution``: a one-word
-#: change is usually a synonym ("boosts" for "improves"). Claims "entity_swap" vs. "paraphrase".
-SUBSTITUTION_MIN_WORDS = 2
-#: Share of an answer sentence's content words found in its evidence sentence above which it is a
-#: near-copy, and replaced words are checked (``substitution``).
-NEAR_COPY_LEXICAL = 0.7
 #: A sentence with at most this many content words outside a source's title (and the frame words "called",
 #: "titled" ...) restates that title: it answers "which paper ...?" (with no extra word) and nothing else.
 TITLE_ECHO_EXTRA_WORDS = 1
-#: Content words of context compared around an opposite (``antonym``) or a relation's sides (``order``).
-SLOT_WINDOW = 3
-#: Least number of shared context words for a slot or side to count as the same one.
-SLOT_MIN_OVERLAP = 2
-#: Content words on each side of a relation searched for names ("EM-LLM outperforms ... RAG").
-NAME_SIDE_WINDOW = 4
-#: Content words after a negation cue that it covers (to the end of the clause at most).
-NEGATION_SCOPE = 3
 
-#: Single evidence sentences (best aligned first) the support model reads for one answer sentence, besides
-#: the best pair; each costs one cross-encoder pass (~4-8 ms int8 on one core).
+#: Single evidence sentences (best aligned first) kept as candidates for one answer sentence, besides the best
+#: pair; the self-check reads the abstract of the best one that passes the exact constraints.
 VERIFY_SINGLES = 2
-#: Evidence aligned below this (same scale as above) is not given to the support model: nothing about the
-#: same thing. Set low, under every supported claim's alignment in eval/claims-dev.jsonl and the
-#: claims-corpus validation split; it only saves model passes on off-topic sentences.
+#: Evidence aligned below this (same scale as above) is not a candidate: nothing about the same thing. Set low,
+#: under every supported claim's alignment in eval/claims-dev.jsonl and the claims-corpus validation split; it
+#: only saves self-checks of off-topic sentences.
 VERIFY_MIN_ALIGNMENT = 0.3
 
 #: A sentence that does not name what a question asks about ("what *simulator*", a detail word) still answers

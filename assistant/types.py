@@ -162,18 +162,18 @@ class AnswerSentence:
     def __post_init__(self) -> None:
         if self.by_model == (self.check == "quote"):
             raise ValueError(
-                "a sentence the model wrote needs the check that passed (rules, entailment or title), and a quote "
-                f"none: by_model={self.by_model}, check={self.check!r}"
+                "a sentence the model wrote needs the check that passed (rules, entailment, self_check or title), "
+                f"and a quote none: by_model={self.by_model}, check={self.check!r}"
             )
 
 
-#: What vouches for a shown sentence: ``rules`` (the model wrote it; the ``rules`` verifier aligned it to the cited
-#: evidence and its exact and hand-written meaning checks passed; ``probability`` is the entailment model's
-#: opinion, not what decided); ``entailment`` (the model wrote it; the trained entailment model read it against the
-#: cited evidence and said supported, with ``probability``: the ``model`` verifier); ``title`` (the model wrote it
-#: and it only names a cited paper's title, matched exactly); ``quote`` (code quoted it from the cited abstract, or
-#: wrote it from the paper records: nothing to check).
-SentenceCheck = Literal["rules", "entailment", "title", "quote"]
+#: What vouches for a shown sentence: ``self_check`` (the model wrote it; its numbers and names are in the cited
+#: paper, and asked whether every fact of it is stated in the cited abstract, the model said yes with
+#: ``probability``: the verifier); ``title`` (the model wrote it and it only names a cited paper's title, matched
+#: exactly); ``quote`` (code quoted it from the cited abstract, or wrote it from the paper records: nothing to
+#: check). ``rules`` and ``entailment`` are read from sessions saved before issue 40 (the hand-written rules and
+#: the trained entailment model, both replaced by the self-check); nothing writes them now.
+SentenceCheck = Literal["rules", "entailment", "self_check", "title", "quote"]
 
 
 #: ``generated``: at least one model sentence passed verification; ``extractive``: abstract sentences chosen

@@ -47,6 +47,10 @@ class SilentBackend:
         """Yields nothing."""
         return iter(())
 
+    def yes_probability(self, messages: Sequence[dict[str, str]]) -> float:
+        """Never asked (it writes nothing); 0.0."""
+        return 0.0
+
 
 def _questions(paths: Sequence[str], split: str = "all") -> list[list[str]]:
     """Each eval item's turns (a follow-up has two), answerable ones only; question types taken in turn

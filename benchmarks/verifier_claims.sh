@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
-# benchmarks/verifier_claims.sh OUTDIR [THRESHOLD]: the citation verifier (issue 40) on every claims set, through
-# `assistant eval-claims` (the answerer's own Attributor; no LLM).
+# benchmarks/verifier_claims.sh OUTDIR [THRESHOLD [test]]: the citation verifier (issue 40) on every claims set, through
+# `assistant eval-claims` (the answerer's own Attributor and its self-check by the answering model).
 #
 #   validation (the threshold may be chosen here): claims-dev, claims-corpus val, claims-seeds-2 val,
 #     claims-corpus-2 val
 #   test (frozen, never tuned on): claims-seeds-test, claims-corpus test, claims-seeds-2 test, claims-corpus-2 test
 #   external: Check-COVID dev (its train split is training data)
 #
-# THRESHOLD sets ASSISTANT_SUPPORT_PROBABILITY (default: the setting's own). Run with 0 on the validation sets,
-# then `scripts/verifier_threshold.py OUTDIR/*val*.json --write` chooses the threshold. Builds three indexes under
+# THRESHOLD sets ASSISTANT_SELF_CHECK_PROBABILITY (default: the settings' own). Run with 0 on the validation sets,
+# then `scripts/verifier_threshold.py OUTDIR/*val*.json` chooses the threshold. Builds three indexes under
 # OUTDIR (seeds; the frozen claim corpora; the Check-COVID abstracts) the first time. Prints one line per set.
 set -uo pipefail
-OUT=$1; T=${2:-}
+OUT=$1; T=${2:-}; ONLY=${3:-}   # ONLY=test: the test sets alone (the threshold already chosen)
 REPO=$(cd "$(dirname "$0")/.." && pwd); cd "$REPO"
 mkdir -p "$OUT"
-A=".venv/bin/assistant"
-[ -n "$T" ] && export ASSISTANT_SUPPORT_PROBABILITY=$T
+A=${CLAIMS_CMD:-.venv/bin/assistant}   # CLAIMS_CMD: another build of the command (a frozen copy while the tree changes)
+[ -n "$T" ] && export ASSISTANT_SELF_CHECK_PROBABILITY=$T
 if [ ! -d "$OUT/idx-seeds" ]; then
   $A --storage-dir "$OUT/idx-seeds" ingest --no-progress seeds > "$OUT/ingest-seeds.log" 2>&1
   $A --storage-dir "$OUT/idx-corpus" ingest --no-progress eval/claims-corpus-papers.jsonl \
@@ -36,10 +36,12 @@ print(f"{sys.argv[2]:24s} n={o['n']:4d} kept={f(o['supported_kept'])} dropped={f
       f"bal={f(o['balanced_accuracy'])} wrong={o['wrong_paper_citations']} p50={lat['p50']:.1f}ms")
 EOF
 }
-run claims-dev-val idx-seeds eval/claims-dev.jsonl
-run corpus-val idx-corpus eval/claims-corpus.jsonl val
-run seeds2-val idx-seeds eval/claims-seeds-2.jsonl val
-run corpus2-val idx-corpus eval/claims-corpus-2.jsonl val
+if [ "$ONLY" != test ]; then
+  run claims-dev-val idx-seeds eval/claims-dev.jsonl
+  run corpus-val idx-corpus eval/claims-corpus.jsonl val
+  run seeds2-val idx-seeds eval/claims-seeds-2.jsonl val
+  run corpus2-val idx-corpus eval/claims-corpus-2.jsonl val
+fi
 [ -n "$T" ] && [ "$T" = "0" ] && exit 0   # threshold 0: validation only
 run seeds-test idx-seeds eval/claims-seeds-test.jsonl
 run corpus-test idx-corpus eval/claims-corpus.jsonl test

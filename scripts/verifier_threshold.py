@@ -1,17 +1,16 @@
 #!/usr/bin/env python
-"""Choose the support-probability threshold on validation claims only (issues 22, 40) and record it.
+"""Choose the self-check threshold on validation claims only (issue 40) and print the curve.
 
-    ASSISTANT_VERIFIER=model benchmarks/verifier_claims.sh build/claims-t0 0     # validation sets at threshold 0
-    .venv/bin/python scripts/verifier_threshold.py build/claims-t0/*val*.json --write
+    benchmarks/verifier_claims.sh build/claims-t0 0     # validation sets at threshold 0
+    .venv/bin/python scripts/verifier_threshold.py build/claims-t0/*val*.json
 
-Each report must come from a run of the ``model`` verifier at threshold 0, so every claim carries the probability
-of its best candidate evidence (``probability``) and its ``verdict`` (``constraint`` when an exact check failed).
-A claim is kept at threshold ``t`` when no exact check failed and its probability is at least ``t``; a supported
-claim counts only when kept and cited to one of its papers. Among the thresholds with no wrong-paper citation on
-the pooled validation claims, the one maximising balanced accuracy (mean of supported kept and unsupported
-dropped) is chosen (ties: the higher one), printed with the curve, and written to
-assistant/verify/model/support-minilm.json (``--write``); the setting's default
-(``VerifySettings.support_probability``) is then set to it by hand.
+Each report must come from a run at threshold 0, so every claim the exact checks let through carries the model's
+``P(yes)`` (``probability``) and its ``verdict`` (``constraint`` when an exact check failed). A claim is kept at
+threshold ``t`` when no exact check failed and its probability is at least ``t``; a supported claim counts only
+when kept and cited to one of its papers. Among the thresholds with no wrong-paper citation on the pooled
+validation claims, the one maximising balanced accuracy (mean of supported kept and unsupported dropped) is
+chosen (ties: the higher one) and printed; the setting's default (``VerifySettings.self_check_probability``) is
+then set to it by hand.
 """
 
 from __future__ import annotations
@@ -19,8 +18,6 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
-
-META = Path(__file__).resolve().parent.parent / "assistant" / "verify" / "model" / "support-minilm.json"
 
 
 def rates(items: list[dict], t: float) -> tuple[float, float, int]:
@@ -40,12 +37,11 @@ def rates(items: list[dict], t: float) -> tuple[float, float, int]:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("reports", type=Path, nargs="+", help="eval-claims --json reports run at threshold 0")
-    ap.add_argument("--write", action="store_true", help=f"record the threshold in {META}")
     args = ap.parse_args()
     items = []
     for path in args.reports:
         report = json.loads(path.read_text())
-        assert all("verdict" in i for i in report["items"]), f"{path}: not a report of the entailment verifier"
+        assert all("verdict" in i for i in report["items"]), f"{path}: not an eval-claims report"
         items += report["items"]
     grid = [round(0.05 * k, 2) for k in range(1, 20)]
     best = (-1.0, 0.0)
@@ -58,12 +54,6 @@ def main() -> int:
         if wrong == 0 and bal >= best[0]:
             best = (bal, t)
     print(f"chosen threshold {best[1]:.2f} (balanced accuracy {best[0]:.3f} on validation)")
-    if args.write:
-        meta = json.loads(META.read_text()) if META.is_file() else {}
-        meta["threshold"] = best[1]
-        meta["threshold_chosen_on"] = [str(p) for p in args.reports]
-        META.write_text(json.dumps(meta, indent=2) + "\n")
-        print(f"wrote {META}")
     return 0
 
 

@@ -83,10 +83,17 @@ def _sentence(s: AnswerSentence, anchor: str) -> str:
 
 
 def check_text(s: AnswerSentence) -> str:
-    """What vouches for ``s``, in words: which check passed and with what probability
-    (``"Written by the model; the entailment check read it against [1]: supported, probability 0.93."``)."""
+    """What vouches for ``s``, in words: which check passed and with what probability (``"Written by the model;
+    its numbers and names are in [1], and asked whether [1] states every fact of it, the model said yes
+    (probability 0.93)."``)."""
     cited = ", ".join(f"[{n}]" for n in s.citations)
     p = f", support probability {s.probability:.2f}" if s.probability is not None else ""
+    if s.check == "self_check":
+        yes = f" (probability {s.probability:.2f})" if s.probability is not None else ""
+        return (
+            f"Written by the model; its numbers and names are in {cited}, and asked whether {cited} states every "
+            f"fact of it, the model said yes{yes}."
+        )
     if s.check == "entailment":
         return f"Written by the model; the entailment check read it against {cited}: supported{p}."
     if s.check == "rules":

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Generator, Iterator, Mapping, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
@@ -31,7 +33,7 @@ from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
 from assistant.llm.prompts import build_messages, strip_citations
 from assistant.tuning import ABSTAIN_TOP_PAPERS
-from assistant.types import Answer, AnswerMode, Intent, Page, PaperHit
+from assistant.types import Answer, AnswerMode, AnswerSentence, Intent, Page, PaperHit
 from assistant.understand.parse import Question, parse_question
 from assistant.verify.attribution import Attributor, Embedder
 from assistant.verify.verifiers import build_verifier
@@ -167,9 +169,19 @@ class Answerer:
         #: The retriever answers are searched with (the conversation's resolver reads it too).
         self.retriever = retriever
         self._backend = backend
-        self._tools = Tools(retriever, embed, settings, small_model)
+        self._tools = Tools(retriever, embed, settings, small_model, backend)
         self._strategies = dict(strategies or STRATEGIES)
         self.settings = settings
+
+    @property
+    def backend(self) -> ChatBackend:
+        """The answering model (evaluation asks it what an answer would)."""
+        return self._backend
+
+    @property
+    def embedder(self) -> Embedder:
+        """Batch text -> unit vectors: the embedder attribution aligns with."""
+        return self._tools.embed
 
     @property
     def intents(self) -> tuple[str, ...]:
@@ -327,23 +339,46 @@ class Answerer:
             # the bundled model's loose paraphrases must also be near-restatements (tuning.py)
             v = self.settings.verify
             min_alignment = v.small_model_min_support if self._tools.small_model else v.verify_min_alignment
-            verifier = build_verifier(self.settings.verify, backend=self._backend, small_model=self._tools.small_model)
+            messages = build_messages(req.question, plan.context, strategy.task, small_model=self._tools.small_model)
+            verifier = build_verifier(self.settings.verify, self._backend)
             attributor = Attributor(plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment)
+            model_failed = connection_errors()
+            pending: deque[tuple[str, Future[tuple[AnswerSentence, str] | None]]] = deque()
+            # Each complete sentence is checked by one worker thread while the model goes on writing (a server that
+            # answers one request at a time, the bundled one, takes the checks after the stream); kept sentences
+            # are shown in the model's order (verifiers.SelfCheckVerifier).
+            checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="answer-check")
 
-            def verify(raw: str) -> bool:
-                verdict = attributor.attribute(raw)
-                if verdict is None:
-                    if raw.strip():
-                        builder.dropped.append(strip_citations(raw)[0] or raw.strip())  # as the user would have read it
-                    return False
-                builder.add(*verdict)
-                return True
+            def check(raw: str) -> tuple[AnswerSentence, str] | None:
+                try:
+                    return attributor.attribute(raw)
+                except model_failed as e:  # the model could not check it: never shown as checked
+                    logger.warning("the sentence could not be checked (%s): %s", getattr(e, "reason", e), raw)
+                    return None
+
+            def submit(raw: str) -> None:
+                pending.append((raw, checker.submit(check, raw)))
+
+            def settle(wait: bool) -> bool:
+                """Take the finished checks in the model's order (all of them when ``wait``); True if one was kept."""
+                kept = False
+                while pending and (wait or pending[0][1].done()):
+                    raw, future = pending.popleft()
+                    verdict = future.result()
+                    if verdict is None:
+                        if raw.strip():
+                            builder.dropped.append(strip_citations(raw)[0] or raw.strip())  # as the user would read it
+                        continue
+                    builder.add(*verdict)
+                    kept = True
+                return kept
+
+            def shown() -> AnswerEvent:
+                current = builder.merged_with(quoted) if quoted is not None else builder
+                return AnswerEvent("partial", answer=current.build("generated", timings=timings), hits=hits)
 
             # Only the model stream is guarded: a failure of the connection becomes the notice and the code's
             # answer; a failure in our own code (verify, the builder) propagates as the internal error it is.
-            model_failed = connection_errors()
-            messages = build_messages(req.question, plan.context, strategy.task, small_model=self._tools.small_model)
-
             def model_deltas() -> Generator[str, None, None]:  # lazy: a backend that fails when called fails at next()
                 yield from self._backend.stream(messages, plan.max_tokens)
 
@@ -362,23 +397,35 @@ class Answerer:
                     timings.setdefault("first_token", (time.perf_counter() - t0) * 1000)
                     buffer += delta
                     complete, buffer = split_complete(buffer)
-                    if any([verify(raw) for raw in complete]):
-                        shown = builder.merged_with(quoted) if quoted is not None else builder
-                        yield AnswerEvent("partial", answer=shown.build("generated", timings=timings), hits=hits)
+                    for raw in complete:
+                        submit(raw)
+                    if settle(wait=False):
+                        yield shown()
                         if plan.stop_at_first:  # the small model's first verified sentence is its answer
                             buffer = ""
                             break
+                deltas.close()  # a stopped stream releases its connection (and the server) before the checks
+                if not failed:
+                    tail = split_sentences(buffer) if buffer.strip() else []
+                    for raw in tail:
+                        if raw is tail[-1] and not raw.rstrip().endswith(SENTENCE_END):
+                            builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
+                            continue
+                        submit(raw)
+                elif buffer.strip():
+                    builder.dropped.append(buffer.strip())  # the stream broke inside this sentence: never shown
+                t_checks = time.perf_counter()
+                if pending:
+                    checking = f"Checking {len(pending)} sentence(s) against the abstracts."
+                    yield AnswerEvent("status", checking, hits=hits)
+                while pending:
+                    if settle(wait=True):
+                        yield shown()
+                # what the checks add after the model's last token (the self-check's cost to an answer)
+                timings["check_after_stream"] = (time.perf_counter() - t_checks) * 1000
             finally:
                 deltas.close()  # a stopped or abandoned stream releases its connection now
-            if not failed:
-                tail = split_sentences(buffer) if buffer.strip() else []
-                for raw in tail:
-                    if raw is tail[-1] and not raw.rstrip().endswith(SENTENCE_END):
-                        builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
-                        continue
-                    verify(raw)
-            elif buffer.strip():
-                builder.dropped.append(buffer.strip())  # the stream broke inside this sentence: never shown
+                checker.shutdown(wait=True, cancel_futures=True)
             timings["generate"] = (time.perf_counter() - t_gen) * 1000
             if builder.dropped:
                 logger.info("dropped %d unsupported sentence(s): %s", len(builder.dropped), builder.dropped)

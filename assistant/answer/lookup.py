@@ -35,11 +35,11 @@ from assistant.answer.strategy import (
     Request,
     Settled,
     Tools,
-    _attributor,
     asked_of,
     by_named_author,
     lookup_kind,
     profile_evidence,
+    supports,
 )
 
 
@@ -75,7 +75,7 @@ def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
     nowhere = [w for w in missing if not tools.retriever.mentions_anywhere(w)]
     # the words exist in the index: the verifier decides whether the description fits the paper ("The paper adds
     # an identity mapping ...": it does)
-    if not nowhere and _attributor(tools, hit).align(claim.rstrip(" ?") + ".").supported:
+    if not nowhere and supports(tools, hit, claim.rstrip(" ?") + "."):  # None (no model to ask): the caveat stays
         return ""
     quoted = " or ".join(f"“{w}”" for w in missing)
     tail = f"; no indexed abstract mentions {' or '.join(f'“{w}”' for w in nowhere)}" if nowhere else ""
@@ -223,8 +223,8 @@ class LookupStrategy(IntentStrategy):
         found = question.premises
         if not found:
             return ""
-        attributor = _attributor(tools, hit)
-        return next((premise for premise in found if not attributor.align(premise).supported), "")
+        # a premise the model cannot be asked about (None) is not called false
+        return next((premise for premise in found if supports(tools, hit, premise) is False), "")
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         context = hits if req.focus_ids else select_context(tools.settings, by_named_author(tools, req, hits))

@@ -70,6 +70,10 @@ class TimingsJSON(_Strict):
         description="From the start until the model's first token; null when no model was asked or it sent nothing."
     )
     generate: float | None = Field(description="Time spent in the model's answer; null when no model was asked.")
+    check_after_stream: float | None = Field(
+        description="Of `generate`, the time the model's self-check of its sentences took after its last token; null "
+        "when no model was asked."
+    )
     total: float = Field(description="The whole answer.")
 
 
@@ -93,15 +97,15 @@ class SentenceJSON(_Strict):
         "quoted from the cited abstract (or written from the paper records) by code."
     )
     check: SentenceCheck = Field(
-        description="What vouches for it: `rules` (the model wrote it; aligned to the cited evidence, the exact and "
-        "hand-written meaning checks passed: the default verifier), `entailment` (the model wrote it and the trained "
-        "entailment model read it against the cited evidence: supported; ASSISTANT_VERIFIER=model), `title` (the "
+        description="What vouches for it: `self_check` (the model wrote it; its numbers and names are in the cited "
+        "paper, and asked whether every fact of it is stated in the cited abstract, the model said yes), `title` (the "
         "model wrote it and it only names a cited paper's title, matched exactly), `quote` (quoted from the cited "
-        "abstract, or written from the paper records, by code)."
+        "abstract, or written from the paper records, by code). `rules` and `entailment` only in answers saved "
+        "before the self-check replaced those verifiers."
     )
     support_probability: float | None = Field(
-        description="The entailment model's probability that the cited evidence supports this sentence (checks "
-        "`rules` and `entailment`; for `rules` an opinion, not what decided); null for the other checks."
+        description="The model's probability of yes when asked whether the cited abstract states every fact of this "
+        "sentence (check `self_check`; the old checks' entailment probability); null for the other checks."
     )
 
 
@@ -199,6 +203,7 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
             "retrieve": _ms(t.get("retrieve", 0.0)),
             "first_token": _ms(t.get("first_token")),
             "generate": _ms(t.get("generate")) if answer.model_used else None,
+            "check_after_stream": _ms(t.get("check_after_stream")) if answer.model_used else None,
             "total": _ms(t.get("total", 0.0)),
         },
     }
@@ -341,21 +346,26 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
 
 def model_credit(answer: Answer) -> str:
     """Who wrote a generated answer and which check passed, truthfully: ``"qwen1.5b (2 of 3 sentences, checked
-    against their evidence: passed the alignment and rules, support probability 0.81-0.97; the rest quoted from
-    the abstracts)"``;
+    against their evidence: numbers and names found, and the model, asked again, said the abstract states each
+    (probability of yes 0.88-0.97); the rest quoted from the abstracts)"``;
     ``"retrieval and code alone (M's answer was not used)"`` when none of its sentences was kept."""
     written = [s for s in answer.sentences if s.by_model]
     if not written:
         return f"retrieval and code alone ({answer.model}'s answer was not used)"
     checks = []
-    for kind, label in (
-        ("entailment", "supported by the entailment check"),
-        ("rules", "passed the alignment and rules"),
+    for kind, label, prob in (
+        (
+            "self_check",
+            "numbers and names found, and the model, asked again, said the abstract states each",
+            "probability of yes",
+        ),
+        ("entailment", "supported by the entailment check", "support probability"),  # sessions saved before issue 40
+        ("rules", "passed the alignment and rules", "support probability"),
     ):
         probs = sorted(s.probability for s in written if s.check == kind and s.probability is not None)
         if probs:
             span = f"{probs[0]:.2f}" if probs[0] == probs[-1] else f"{probs[0]:.2f}-{probs[-1]:.2f}"
-            checks.append(f"{label}, support probability {span}")
+            checks.append(f"{label} ({prob} {span})")
     if any(s.check == "title" for s in written):
         checks.append("a cited title, matched exactly")
     if len(written) == len(answer.sentences):

@@ -5,6 +5,7 @@ strategies share. The strategies themselves: strategies.py (registry), lookup.py
 
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, ClassVar
 
@@ -23,12 +24,15 @@ from assistant.understand.question import (
     QuestionFacts,
 )
 
+logger = logging.getLogger(__name__)
+
 if TYPE_CHECKING:
     from assistant.config import Settings
+    from assistant.llm.client import ChatBackend
     from assistant.retrieve.query import Query
     from assistant.retrieve.retrieval import PaperRetriever
     from assistant.understand.turn import TurnCache
-    from assistant.verify.attribution import Attributor, Embedder
+    from assistant.verify.attribution import Embedder
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,13 +113,15 @@ class Request:
 
 @dataclass(frozen=True, slots=True)
 class Tools:
-    """What strategies may use: the retriever, the sentence embedder, the settings (thresholds and sizes)
-    and the answer profile (``small_model``: the bundled 135M model, see ``Settings.llm.profile``)."""
+    """What strategies may use: the retriever, the sentence embedder, the settings (thresholds and sizes),
+    the answer profile (``small_model``: the bundled 135M model, see ``Settings.llm.profile``) and the answering
+    model (``backend``; it also checks sentences: :mod:`assistant.verify.verifiers`)."""
 
     retriever: PaperRetriever
     embed: Embedder
     settings: Settings
     small_model: bool
+    backend: ChatBackend
 
 
 @dataclass(frozen=True, slots=True)
@@ -251,9 +257,16 @@ def profile_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
     return context if tools.small_model else [with_evidence(h, k) for h in context]
 
 
-def _attributor(tools: Tools, hit: PaperHit) -> Attributor:
-    """The citation verifier over ``hit`` alone, configured as the answer's verifier is (settings)."""
+def supports(tools: Tools, hit: PaperHit, claim: str) -> bool | None:
+    """Whether the citation verifier (the exact checks, then the model's self-check) supports ``claim`` from
+    ``hit`` alone, as it would an answer sentence; None when the model cannot be asked (it is unavailable)."""
+    from assistant.llm.client import connection_errors
     from assistant.verify.attribution import Attributor
     from assistant.verify.verifiers import build_verifier
 
-    return Attributor([hit], tools.embed, build_verifier(tools.settings.verify))
+    attributor = Attributor([hit], tools.embed, build_verifier(tools.settings.verify, tools.backend))
+    try:
+        return attributor.align(claim).supported
+    except connection_errors() as e:
+        logger.warning("the model could not check %r (%s)", claim, getattr(e, "reason", e))
+        return None

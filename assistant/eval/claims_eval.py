@@ -3,7 +3,7 @@
 Each claim is checked by exactly the code the answerer uses for a generated sentence
 (:class:`assistant.verify.attribution.Attributor` built as in ``Answerer._generate``, then ``.attribute``),
 against a context of the claim's own papers plus the two highest-ranked retrieved papers that are
-not among them (distractors). No LLM is started.
+not among them (distractors). The answering model is started: it checks each claim as it checks an answer sentence.
 
 Report (printed as a per-kind table; written by ``--json``)::
 
@@ -13,11 +13,11 @@ Report (printed as a per-kind table; written by ``--json``)::
      "by_kind": {kind: same keys as overall},
      "latency_ms": {"attribute": {"p50": ms, "p95": ms, "n": int}, "embed": {...}, "checks": {...}, "setup": {...}},
      "items": [{id, kind, label, claim, paper_ids, context_ids, kept, cited_ids, correct,
-                wrong_citation, support, probability, verdict, gold_verdict, probabilities, alignment, reasons,
+                wrong_citation, support, probability, verdict, gold_verdict, alignment, reasons,
                 evidence, timings_ms: {"setup", "attribute", "embed", "checks"}}, ...]}
 
-``verdict`` is what decided (:data:`assistant.verify.verifiers.Verdict`); ``probabilities`` the model's
-(supported, contradicted, not stated) when it read the claim; ``gold_verdict`` the row's ``verdict`` field, or "".
+``verdict`` is what decided (:data:`assistant.verify.verifiers.Verdict`); ``probability`` the self-check's
+``P(yes)`` when the model was asked (0 otherwise); ``gold_verdict`` the row's ``verdict`` field, or "".
 
 Timings (ms): ``attribute`` is one ``Attributor.attribute`` call (what the answerer pays per sentence), of which
 ``embed`` is the embedding of the sentence and ``checks`` the rest; ``setup`` builds the Attributor (once per
@@ -30,6 +30,7 @@ kept claims citing a paper outside ``paper_ids``. A share is ``None`` for a grou
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -45,6 +46,7 @@ from assistant.eval.evaluation import EvalFormatError, read_jsonl
 
 if TYPE_CHECKING:
     from assistant.config import Settings
+    from assistant.llm.client import ChatBackend
     from assistant.types import PaperHit
     from assistant.verify.attribution import Embedder
     from assistant.verify.verifiers import VerifierSettings
@@ -173,10 +175,11 @@ def check_claim(
     context: Sequence[PaperHit],
     embed: Embedder,
     verify: VerifierSettings,
+    backend: ChatBackend,
 ) -> dict[str, Any]:
     """Run ``item.claim`` through the answerer's verifier against ``context``; one report item (module docstring).
     ``verify``: the verifier settings (``Settings.verify``), built by :func:`build_verifier` as an answer builds
-    them."""
+    them. ``backend``: the answering model, for the ``self_check`` verifier."""
     from assistant.verify.attribution import Attributor
     from assistant.verify.verifiers import build_verifier
 
@@ -190,7 +193,8 @@ def check_claim(
             embed_ms[0] += (time.perf_counter() - t) * 1000
 
     t0 = time.perf_counter()
-    attributor = Attributor(context, timed_embed, build_verifier(verify), item.question)  # as in Answerer._generate
+    verifier = build_verifier(verify, backend)
+    attributor = Attributor(context, timed_embed, verifier, item.question)  # as in Answerer._generate
     t1 = time.perf_counter()
     embed_ms[0] = 0.0
     alignment, verdict = attributor.check(item.claim)
@@ -214,7 +218,6 @@ def check_claim(
         "probability": round(alignment.score, 4),
         "verdict": alignment.verdict,
         "gold_verdict": item.verdict,
-        "probabilities": [round(x, 4) for x in alignment.probabilities] if alignment.probabilities else None,
         "alignment": round(alignment.alignment, 4),
         "reasons": list(alignment.reasons),
         "evidence": verdict[1] if verdict else "",
@@ -249,9 +252,11 @@ def evaluate_claims(
     items: Sequence[ClaimItem],
     verify: VerifierSettings,
     *,
+    backend: ChatBackend,
     progress: bool = False,
 ) -> dict[str, Any]:
-    """Check every claim (see :func:`check_claim`) and aggregate. Returns the report dict (module docstring)."""
+    """Check every claim (see :func:`check_claim`; ``backend`` for the ``self_check`` verifier) and aggregate.
+    Returns the report dict (module docstring)."""
     from tqdm import tqdm
 
     unknown = sorted({p for it in items for p in it.paper_ids} - set(retriever.papers))
@@ -266,6 +271,7 @@ def evaluate_claims(
                 claim_context(retriever, item),
                 embed,
                 verify,
+                backend,
             )
         )
     kinds = [k for k in (*SUPPORTED_KINDS, *UNSUPPORTED_KINDS) if any(r["kind"] == k for r in records)]
@@ -299,19 +305,6 @@ def format_claims_report(report: Mapping[str, Any]) -> str:
     )
 
 
-def build_verifier_inputs(settings: Settings) -> tuple[Any, Embedder]:
-    """The retriever and the cached sentence embedder, built by the same code as ``build_assistant``
-    (``service.build_retriever``), without any LLM.
-
-    Raises:
-        StoreNotReadyError: no index for these settings; ConfigError: embedding model missing.
-    """
-    from assistant.service import build_retriever
-
-    retriever, embedder = build_retriever(settings)
-    return retriever, embedder
-
-
 def run_claims_command(
     settings: Settings, claims: Path, *, json_out: Path | None = None, progress: bool = True, split: str | None = None
 ) -> int:
@@ -332,19 +325,16 @@ def run_claims_command(
             raise EvalFormatError(f"{claims}: no claim has split {split!r} (splits present: {splits})")
     logger.info("checking %d claim(s) from %s", len(items), claims)
     t0 = time.perf_counter()
-    with logging_redirect_tqdm():
-        retriever, embedder = build_verifier_inputs(settings)
-        report = evaluate_claims(
-            retriever,
-            embedder,
-            items,
-            settings.verify,
-            progress=progress,
-        )
+    with logging_redirect_tqdm(), contextlib.ExitStack() as stack:
+        from assistant.service import build_assistant
+
+        assistant = stack.enter_context(build_assistant(settings))  # the answering model checks, as in an answer
+        retriever, embedder, backend = assistant.retriever, assistant.answerer.embedder, assistant.answerer.backend
+        report = evaluate_claims(retriever, embedder, items, settings.verify, backend=backend, progress=progress)
     report = {
         "claims": str(claims),
         "split": split,
-        "verifier": settings.verify.verifier,
+        "verifier": f"self_check >= {settings.verify.self_check_probability:g} ({assistant.model_label})",
         "seconds": round(time.perf_counter() - t0, 1),
         **report,
     }

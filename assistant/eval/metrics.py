@@ -133,7 +133,8 @@ def percentile(values: Sequence[float], q: float) -> float | None:
 
 
 def latency_summary(
-    timings: Iterable[Mapping[str, float]], stages: Sequence[str] = ("retrieve", "first_token", "generate", "total")
+    timings: Iterable[Mapping[str, float]],
+    stages: Sequence[str] = ("retrieve", "first_token", "generate", "check_after_stream", "total"),
 ) -> dict[str, dict[str, float]]:
     """``{stage: {"p50": ms, "p95": ms, "n": count}}`` over the items' ``timings_ms``; missing keys are skipped.
 

@@ -18,13 +18,6 @@ NEGATION = re.compile(
     r"\b(?:" + "|".join(sorted(NEGATION_WORDS)) + r"|free of|doesn't|don't|can't)\b",
     re.I,
 )
-#: Word tokens (assistant.verify.rules.words: "n't" becomes "nt") that negate the content words after them:
-#: :data:`NEGATION_WORDS` plus failing, lacking and rarity.
-NEGATION_CUES = NEGATION_WORDS | frozenset(
-    {"fail", "fails", "failed", "failing", "lack", "lacks", "lacking", "unable", "nt", "rarely", "hardly"}
-)
-#: Prefixes that may negate a word ("ineffective", "unstable", "non-trivial").
-NEGATING_PREFIXES = ("non", "un", "in", "im", "ir", "il", "dis", "sub")
 
 # --- the nouns for a paper ----------------------------------------------------------------------------------
 
@@ -45,7 +38,7 @@ QUESTION_NAME_TOKEN = re.compile(
     r"(?<![\w-])(?:[A-Z][a-z]*-[A-Z][\w\-]*|[A-Za-z]*[a-z][A-Z][\w\-]*|[A-Z]{2,}[\w\-]*|[A-Za-z]+-?\d[\w\-]*)(?![\w-])"
 )
 #: A claim's candidate name tokens (letters/digits joined by ``-`` or ``+``, trailing ``+`` kept: ``C++``,
-#: ``TD-0``); the verifier keeps those that look like names (assistant.verify.rules.names_in).
+#: ``TD-0``); the verifier keeps those that look like names (assistant.verify.constraints.names_in).
 CLAIM_NAME_TOKEN = re.compile(r"(?<![A-Za-z0-9\-+])[A-Za-z0-9]+(?:[\-+][A-Za-z0-9]+)*\+*")
 #: A query word that looks like a name for retrieval's exact-name boost: two capitals, a digit or a hyphen.
 QUERY_NAME_LIKE = re.compile(r"[A-Z].*[A-Z]|\d|-")
@@ -94,11 +87,6 @@ QUESTION_ASPECT_BREAK = re.compile(
     r"[,;:?!()]|\b(?:and|or|where|whereby|which|that|while|whose|by|with|without|using|via|"
     r"instead of|rather than|so that|such that|treating|in order to)\b",
     re.I,
-)
-#: Where a claim's clauses split for the strength check (assistant.verify.rules): ", and/but/while ...", ";",
-#: ":", a dash, ", a link ..."; narrower than :data:`QUESTION_ASPECT_BREAK` (a claim's "with"/"by" stays inside).
-CLAIM_CLAUSE_BREAK = re.compile(
-    r",\s+(?:and|but|while|whereas|which|although|though)\b|;|:|\s+—\s+|,\s+(?=a link|an? \w+ that)", re.I
 )
 #: Where a sentence ends before the next one starts (the first sentence of a text).
 SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s")

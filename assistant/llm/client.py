@@ -20,6 +20,8 @@ from assistant.errors import LLMUnavailableError
 logger = logging.getLogger(__name__)
 
 Message = dict[str, str]
+#: Alternatives asked for with each yes/no token (OpenAI allows at most 20).
+YES_NO_TOP_LOGPROBS = 10
 _URL_HINT = "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model."
 
 
@@ -36,6 +38,20 @@ def connection_errors() -> tuple[type[BaseException], ...]:
     return (LLMUnavailableError, openai.OpenAIError, httpx.HTTPError)
 
 
+def yes_share(top: Sequence[tuple[str, float]]) -> float:
+    """``P(yes) / (P(yes) + P(no))`` from one position's ``(token, log-probability)`` alternatives; a token
+    counts as yes or no whatever its case and surrounding spaces. 0.0 when neither is among them.
+
+    >>> round(yes_share([("Yes", -0.1), (" no", -2.4), ("Maybe", -3.0)]), 3)
+    0.909
+    """
+    import math
+
+    yes = sum(math.exp(lp) for t, lp in top if t.strip().lower() == "yes")
+    no = sum(math.exp(lp) for t, lp in top if t.strip().lower() == "no")
+    return yes / (yes + no) if yes + no > 0 else 0.0
+
+
 class ChatBackend(Protocol):
     """Streams the reply to a list of ``{"role", "content"}`` messages as text deltas."""
 
@@ -43,6 +59,11 @@ class ChatBackend(Protocol):
 
     def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
         """Yield text pieces of the reply (at most ``max_tokens`` tokens when given). Raises LLMUnavailableError."""
+        ...
+
+    def yes_probability(self, messages: Sequence[Message]) -> float:
+        """``P(yes)`` in [0, 1] of the reply to ``messages``, whose last turn asks a yes/no question (the
+        self-check of :mod:`assistant.verify.self_check`). Raises LLMUnavailableError."""
         ...
 
 
@@ -95,6 +116,66 @@ class OpenAIChatBackend:
         err.__cause__ = cause
         return err
 
+    def _unavailable(self, e: BaseException, started: bool) -> LLMUnavailableError:
+        """``e`` (a client, transport or decoding failure) as the :class:`LLMUnavailableError` a user reads;
+        ``started``: text had already arrived (a cut stream, not an unreachable server)."""
+        import openai
+
+        if isinstance(e, openai.APITimeoutError | httpx.TimeoutException):
+            return self._timed_out(e)
+        if isinstance(e, openai.APIStatusError):
+            return LLMUnavailableError(
+                f"The LLM at {self.base_url} answered HTTP {e.status_code} for model {self.model!r}: {e.message}",
+                reason="http",
+            )
+        if isinstance(e, openai.APIConnectionError | httpx.TransportError):
+            # includes RemoteProtocolError ("incomplete chunked read") when the server dies mid-answer
+            if not started and isinstance(e, openai.APIConnectionError | httpx.ConnectError):
+                return LLMUnavailableError(
+                    f"Cannot reach the LLM at {self.base_url} (model {self.model!r}).",
+                    reason="unreachable",
+                    hint=_URL_HINT,
+                )
+            return LLMUnavailableError(
+                f"Lost the connection to the LLM at {self.base_url} (model {self.model!r}): {type(e).__name__}: {e}.",
+                reason="connection",
+                hint=_URL_HINT,
+            )
+        return LLMUnavailableError(
+            f"The LLM at {self.base_url} sent a reply that could not be read: {type(e).__name__}: {e}",
+            reason="stream",
+        )
+
+    def yes_probability(self, messages: Sequence[Message]) -> float:
+        """``P(yes)`` of the reply to ``messages`` (a yes/no question last): the next token's probability mass on
+        "yes" over "yes" + "no" (any case and spacing), from the server's ``top_logprobs``
+        (:data:`YES_NO_TOP_LOGPROBS`). One token is generated, at temperature 0; a server that keeps the last
+        prompt's state (llama.cpp) reads only what follows the longest prefix it already holds.
+
+        A server that returns no log-probabilities is read by its one-token reply: 1.0 for yes, 0.0 otherwise.
+
+        Raises:
+            LLMUnavailableError: as :meth:`stream` (``reason`` ``"timeout"``, ``"unreachable"``, ``"http"``, ...).
+        """
+        try:
+            reply = self._client.chat.completions.create(
+                model=self.model,
+                messages=list(messages),
+                temperature=0.0,
+                max_tokens=1,
+                logprobs=True,
+                top_logprobs=YES_NO_TOP_LOGPROBS,
+            )
+        except Exception as e:  # noqa: BLE001 - mapped as in stream()
+            raise self._unavailable(e, False) from e
+        if not reply.choices:
+            raise LLMUnavailableError(f"The LLM at {self.base_url} returned no choice.", reason="stream")
+        choice = reply.choices[0]
+        content = choice.logprobs.content if choice.logprobs is not None else None
+        if content:
+            return yes_share([(t.token, t.logprob) for t in content[0].top_logprobs] or [(content[0].token, 0.0)])
+        return 1.0 if (choice.message.content or "").strip().lower().startswith("yes") else 0.0
+
     def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
         """Stream the completion; yields non-empty text deltas exactly as the server sent them.
 
@@ -106,8 +187,6 @@ class OpenAIChatBackend:
                 ``"unreachable"`` (no connection at all), ``"http"`` (an error status) or ``"stream"``
                 (malformed events, anything else).
         """
-        import openai
-
         deadline = time.monotonic() + self._timeout_s
         response = None
         started = False
@@ -130,33 +209,10 @@ class OpenAIChatBackend:
                     yield delta
         except LLMUnavailableError:
             raise
-        except (openai.APITimeoutError, httpx.TimeoutException) as e:
-            raise self._timed_out(e) from e
-        except openai.APIStatusError as e:
-            raise LLMUnavailableError(
-                f"The LLM at {self.base_url} answered HTTP {e.status_code} for model {self.model!r}: {e.message}",
-                reason="http",
-            ) from e
-        except (openai.APIConnectionError, httpx.TransportError) as e:
-            # includes RemoteProtocolError ("incomplete chunked read") when the server dies mid-answer
-            if not started and isinstance(e, openai.APIConnectionError | httpx.ConnectError):
-                raise LLMUnavailableError(
-                    f"Cannot reach the LLM at {self.base_url} (model {self.model!r}).",
-                    reason="unreachable",
-                    hint=_URL_HINT,
-                ) from e
-            raise LLMUnavailableError(
-                f"Lost the connection to the LLM at {self.base_url} (model {self.model!r}): {type(e).__name__}: {e}.",
-                reason="connection",
-                hint=_URL_HINT,
-            ) from e
         except GeneratorExit:
             raise
-        except Exception as e:  # noqa: BLE001 - malformed events, decoding errors, any other client failure
-            raise LLMUnavailableError(
-                f"The LLM at {self.base_url} sent a stream that could not be read: {type(e).__name__}: {e}",
-                reason="stream",
-            ) from e
+        except Exception as e:  # noqa: BLE001 - mapped: every client or stream failure is LLMUnavailableError
+            raise self._unavailable(e, started) from e
         finally:
             if response is not None:
                 try:

@@ -45,6 +45,12 @@ PREMISE_CLAUSE = (
 #: The task sentence when none is given; each intent strategy has its own (strategies.py ``task``).
 DEFAULT_TASK = "Write one to three short sentences that answer the question."
 
+#: The self-check (:class:`assistant.verify.verifiers.SelfCheckVerifier`): its own system prompt, then the cited
+#: abstract(s) and the sentence (:func:`self_check_messages`). Measured as the second design of issue 40
+#: (benchmarks/self_check.py, docs/results/issue40).
+SELF_CHECK_SYSTEM = "You check sentences about research papers against the paper's abstract. Answer with one word."
+SELF_CHECK_QUESTION = "Is every fact of this sentence stated in the {abstract}? Answer yes or no."
+
 SOURCE_TEMPLATE = "[{n}] {title}\n<source>{evidence}</source>"
 USER_TEMPLATE = "Sources:\n{sources}\n\nQuestion: {question}"
 
@@ -90,6 +96,28 @@ def sanitize_source_text(text: str) -> str:
     text = CITATION_MARKER.sub(r"(\1)", text)
     text = SOURCE_DELIMITER.sub(" ", text)
     return " ".join(text.split())
+
+
+def self_check_messages(sources: Sequence[tuple[str, str]], sentence: str) -> list[dict[str, str]]:
+    """The self-check conversation: :data:`SELF_CHECK_SYSTEM`, then the ``(title, abstract)`` of the one or two
+    cited papers (quoted as data, :func:`sanitize_source_text`), the sentence and :data:`SELF_CHECK_QUESTION`.
+    Everything before ``Sentence:`` depends on the papers only, so a server that keeps the last prompt's state
+    reads only the sentence and the question for a second sentence about the same papers."""
+    if len(sources) == 1:
+        title, abstract = sources[0]
+        quoted = f'Abstract of "{sanitize_source_text(title)}":\n{sanitize_source_text(abstract)}'
+        which = "abstract"
+    else:
+        quoted = "\n\n".join(
+            f'Abstract {i} ("{sanitize_source_text(t)}"):\n{sanitize_source_text(a)}'
+            for i, (t, a) in enumerate(sources, start=1)
+        )
+        which = "abstracts"
+    question = SELF_CHECK_QUESTION.format(abstract=which)
+    return [
+        {"role": "system", "content": SELF_CHECK_SYSTEM},
+        {"role": "user", "content": f"{quoted}\n\nSentence: {' '.join(sentence.split())}\n{question}"},
+    ]
 
 
 def build_messages(

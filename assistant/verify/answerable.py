@@ -13,7 +13,7 @@ question's *detail words* found in the sentence), and whether it can answer is d
 * any other question is answered by a sentence that names the thing a "what/which <thing>" question asks
   for ("what *simulator* ...", ``question.asked_thing``), or, for other questions, one of its detail words
   (the verifier's relation phrases count as one word: "beat" = "outperforms",
-  :data:`assistant.verify.rules.RELATIONS`); or by a sentence whose cosine part of the alignment
+  :data:`assistant.lang.claims.RELATIONS`); or by a sentence whose cosine part of the alignment
   (``COSINE_WEIGHT`` x cosine) reaches ``ANSWERABLE_MIN_ALIGNMENT`` without naming them (a paraphrase);
 * a question that asks to name a number of things ("which *four* Atari games ...?") is answered only by a
   sentence naming the thing that lists them (a list mark or enough commas), not by one that restates the
@@ -48,7 +48,7 @@ from assistant.lang.words import AND, LIST_MARK, TOKEN_JOINER, whole_phrase_patt
 from assistant.tuning import ANSWERABLE_MIN_ALIGNMENT, COSINE_WEIGHT, LEXICAL_WEIGHT
 from assistant.types import PaperHit
 from assistant.understand.question import NUMBER_TOKEN, QuestionFacts, asked_thing, counted_words, states_quantity
-from assistant.verify.rules import Embedder
+from assistant.verify.constraints import Embedder
 
 if TYPE_CHECKING:
     from assistant.understand.parse import Question

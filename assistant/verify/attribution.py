@@ -8,20 +8,16 @@ A sentence of the model's answer is shown only if the abstracts support it. Thre
    the sentence speaks of two works ("both", "the former", "while") - one fact from each of two papers, then
    both cited) are the candidate evidence. Alignment only picks evidence; it decides nothing, except that
    candidates under ``min_alignment`` are not considered.
-2. **Hard constraints** (exact, never about meaning; :func:`hard_mismatches`, :func:`unmatched_facts`): every
+2. **Exact constraints** (never about meaning; :func:`hard_mismatches`, :func:`unmatched_facts`): every
    number and name-like token (``DUALFormer``, ``GPT-4o``) must occur in the cited paper, a number with the
    word it measures must match the evidence (``12 hours`` vs ``24 hours``), a person the sentence credits
    must be an author of the cited paper, and a named organisation, place or dataset (a capitalised word
    inside the sentence: "Stanford University", "Sydney") must occur in the cited paper. The citation is the
    supporting paper's number, whatever ``[n]`` the model wrote.
-3. **The verifier decides** (:mod:`assistant.verify.verifiers`, built once per answer by ``build_verifier``):
-   ``rules`` (alignment threshold, the hard constraints and :mod:`assistant.verify.rules`' meaning checks) or
-   ``model``, the **support model** (:mod:`assistant.verify.support_model`): a cross-encoder trained on external
-   labelled claims and synthetic pairs made from real abstracts reads the sentence with each candidate's
-   evidence and gives ``P(supported)``. Paraphrase, negation, who-beats-whom, cause and effect, scope words and
-   invented additions are its decision, not a word list's. The best candidate is kept when its probability
-   reaches the threshold (chosen on validation data, ``assistant/verify/model/MODEL_CARD.md``). Either may be
-   wrapped by the model judge (``ASSISTANT_LLM_JUDGE``), which can only drop a kept sentence.
+3. **The verifier decides** (:mod:`assistant.verify.verifiers`, built once per answer by ``build_verifier``): the
+   answering model reads the best-aligned candidate's abstract and says whether every fact of the sentence is
+   stated there (its ``P(yes)`` against a threshold chosen on validation claims). Paraphrase, negation,
+   who-beats-whom, cause and effect, scope words and invented additions are its decision, not a word list's.
 """
 
 from __future__ import annotations
@@ -52,12 +48,12 @@ from assistant.tuning import (
 )
 from assistant.types import AnswerSentence, PaperHit, SentenceCheck
 from assistant.understand.question import analyze
-from assistant.verify.constraints import hard_mismatches, proper_nouns
-from assistant.verify.rules import (
+from assistant.verify.constraints import (
     Embedder,
-    mismatches,
+    hard_mismatches,
     name_occurs,
     names_in,
+    proper_nouns,
     refers_to_two,
     unmatched_facts,
     words,
@@ -70,7 +66,6 @@ __all__ = [
     "Embedder",
     "Verifier",
     "hard_mismatches",
-    "mismatches",
     "name_occurs",
     "names_in",
     "proper_nouns",
@@ -97,8 +92,7 @@ class Attributor:
             abstract is candidate evidence, and a sentence that only names a paper's title is supported.
         embed: batch text -> unit vectors (the retrieval embedding model), used to align.
         verifier: decides among a sentence's candidate evidence (:mod:`assistant.verify.verifiers`; built once
-            per answer by :func:`assistant.verify.verifiers.build_verifier` from ``Settings.verify.verifier``,
-            ``support_threshold``, ``support_probability`` and ``llm_judge``).
+            per answer by :func:`assistant.verify.verifiers.build_verifier`).
         question: the user's question (a text, or the turn's reading: ``understand.parse.Question``, then it is
             not read again); a sentence adding fewer than :data:`MIN_NEW_WORDS` content words to it only echoes
             the question and is dropped.
@@ -106,7 +100,8 @@ class Attributor:
             profile asks near-restatements: ``tuning.SMALL_MODEL_MIN_SUPPORT``).
 
     Raises:
-        ConfigError: the support model cannot be loaded (at the first sentence that needs it).
+        LLMUnavailableError: (from :meth:`align`, :meth:`check`, :meth:`attribute`) the model could not be asked
+            to check a sentence.
     """
 
     def __init__(
@@ -206,7 +201,7 @@ class Attributor:
 
     def align(self, sentence: str) -> Alignment:
         """Align ``sentence`` (markers removed) to its candidate evidence and let the verifier decide (the hard
-        constraints, then the rules or the support model; :mod:`assistant.verify.verifiers`).
+        constraints, then the model's self-check; :mod:`assistant.verify.verifiers`).
 
         Returns:
             an :class:`Alignment`; ``citations`` is empty when no candidate evidence exists among the papers
@@ -232,7 +227,8 @@ class Attributor:
             cands = [self._candidates[i] for i in picked]
             citations = tuple(sorted({c.n for c in cands}))
             papers = tuple(self._paper_text[n] for n in citations)
-            candidates.append(Evidence(citations, tuple(c.text for c in cands), papers, align_score))
+            sources = tuple((self._sources[n - 1].paper.title, self._sources[n - 1].paper.text) for n in citations)
+            candidates.append(Evidence(citations, tuple(c.text for c in cands), papers, align_score, sources))
         return self._verifier.decide(sentence, candidates, people)
 
     def check(self, raw_sentence: str) -> tuple[Alignment, tuple[AnswerSentence, str] | None]:
@@ -248,11 +244,9 @@ class Attributor:
         a = self.align(clean)
         if not a.supported:
             return a, None
-        # which check passed, as the reader is told: the rules, the entailment model, or an exact title match
+        # which check passed, as the reader is told: the self-check, or an exact title match
         # ("The paper is <title>.", decided by align() before any verifier)
-        check: SentenceCheck = (
-            "entailment" if a.verdict == "supported" else "rules" if a.verdict == "rules" else "title"
-        )
+        check: SentenceCheck = "title" if a.verdict == "" else self._verifier.check
         return a, (
             AnswerSentence(
                 text=clean,
@@ -270,9 +264,8 @@ class Attributor:
 
         The ``[n]`` the model wrote is ignored: the citation comes from the support check only. A
         sentence aligned to two papers cites both (``citations == (n, m)``); its evidence is the two
-        sentences joined by ``" ... "``. ``AnswerSentence.probability`` is the support model's probability;
-        ``AnswerSentence.support`` is what the verifier compared with its threshold (alignment for ``rules``, the
-        probability for ``model``).
+        sentences joined by ``" ... "``. ``AnswerSentence.probability`` and ``AnswerSentence.support``
+        are the self-check's ``P(yes)``, which the verifier compared with its threshold.
         """
         return self.check(raw_sentence)[1]
 

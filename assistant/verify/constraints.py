@@ -1,4 +1,5 @@
-"""The exact constraints every verifier applies first (never about meaning; attribution.py, step 2).
+"""The exact constraints every answer sentence meets before the self-check reads it (never about meaning;
+attribution.py, step 2), and the text helpers they use (words, numbers, names).
 
 Every number and name-like token (``DUALFormer``, ``GPT-4o``) must occur in the cited paper, a number with
 the word it measures must match the evidence (``12 hours`` vs ``24 hours``), and a named organisation, place or
@@ -9,10 +10,140 @@ A person the sentence credits is checked against the author list instead
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 
-from assistant.lang.words import NOT_PROPER_NOUNS, POSSESSIVE, PROPER_NOUN
-from assistant.verify.rules import name_occurs, number_mismatch, unmatched_facts
+from assistant.lang.claims import CLAIM_NUMBER_WORDS, LATEX_MARKUP, REFERS_TO_TWO
+from assistant.lang.numbers import DIGIT_NUMBER, THOUSANDS
+from assistant.lang.stemming import stem as _stem
+from assistant.lang.text import STOPWORDS
+from assistant.lang.words import (
+    CLAIM_NAME_TOKEN,
+    CLAIM_WORD,
+    COUNTED_WORKS,
+    NOT_PROPER_NOUNS,
+    POSSESSIVE,
+    PROPER_NOUN,
+    whole_name_pattern,
+)
+
+
+def refers_to_two(sentence: str) -> bool:
+    """True when ``sentence`` speaks of two works ("both", "the former", "while", "respectively"): it may be
+    aligned to one fact from each of two papers."""
+    return REFERS_TO_TWO.search(sentence) is not None
+
+
+Embedder = Callable[[list[str]], list[list[float]]]
+
+
+def _norm_num(n: str) -> str:
+    return n.replace(",", "").rstrip(".")
+
+
+def _is_name(token: str) -> bool:
+    """Name-like: a capital after the first character (``DUALFormer``, ``A-Bench``), letters mixed with
+    digits (``GPT-4o``, ``Gen-3``) or all capitals of length >= 2 (``NTK``)."""
+    core = token.rstrip("+")
+    if len(core) < 2 or not any(c.isalpha() for c in core):
+        return False
+    return (
+        any(c.isupper() for c in core[1:])
+        or (any(c.isdigit() for c in core) and any(c.isalpha() for c in core))
+        or token.endswith("+")
+    )
+
+
+def names_in(text: str) -> list[str]:
+    """Name-like tokens of ``text`` in order (see :func:`_is_name`)."""
+    return [t for t in CLAIM_NAME_TOKEN.findall(text) if _is_name(t)]
+
+
+def name_occurs(name: str, text: str) -> bool:
+    """``name`` occurs in ``text`` as a whole token (case-insensitive; a plural ``s`` allowed), so ``GPT-4``
+    does not match inside ``GPT-4o``."""
+    return whole_name_pattern(name).search(text) is not None
+
+
+def unmatched_facts(sentence: str, paper_text: str) -> list[str]:
+    """Numbers and name-like tokens (``DUALFormer``, ``GPT-4o``, ``TD(0)``) in ``sentence`` absent from ``paper_text``.
+
+    Numbers are compared without thousands commas; names as whole tokens, case-insensitively.
+    """
+    text_nums = {_norm_num(n) for n in DIGIT_NUMBER.findall(paper_text)}
+    missing = [n for n in DIGIT_NUMBER.findall(sentence) if _norm_num(n) not in text_nums]
+    missing += [t for t in names_in(sentence) if not name_occurs(t, paper_text)]
+    return missing
+
+
+def words(text: str) -> list[str]:
+    """Lower-case word tokens in order, hyphenated words split, LaTeX markup dropped, thousands commas removed,
+    number words as digits and ``percent`` as ``%`` (``"sixteen"`` -> ``"16"``, ``"2,864"`` -> ``"2864"``); the
+    clause punctuation ``, ; : ( )`` is kept as tokens (it ends a negation's scope)."""
+    text = LATEX_MARKUP.sub(" ", text.replace("\\%", "%"))
+    text = THOUSANDS.sub(r"\1\2", text.lower())
+    return [CLAIM_NUMBER_WORDS.get(w, w) for w in CLAIM_WORD.findall(text.replace("n't", " nt"))]
+
+
+def _is_number(w: str) -> bool:
+    return w[0].isdigit()
+
+
+def _content(w: str) -> bool:
+    return len(w) > 2 and w not in STOPWORDS and not _is_number(w) and w != "%"
+
+
+@dataclass(frozen=True, slots=True)
+class _Text:
+    """A sentence analysed once: word tokens, their stems, content stems, and the sentence's own number facts."""
+
+    raw: str
+    words: tuple[str, ...]
+    stems: tuple[str, ...]
+    content: frozenset[str]
+
+    @classmethod
+    def of(cls, text: str) -> _Text:
+        ws = tuple(words(text))
+        stems = tuple(_stem(w) for w in ws)
+        return cls(text, ws, stems, frozenset(s for w, s in zip(ws, stems) if _content(w)))
+
+
+def _numbers(t: _Text) -> list[tuple[str, str]]:
+    """``(number, the word after it)`` for each number in ``t`` (``%`` counts as the word), counts of works skipped."""
+    out = []
+    for i, w in enumerate(t.words):
+        if _is_number(w):
+            nxt = t.stems[i + 1] if i + 1 < len(t.words) and (t.words[i + 1].isalnum() or t.words[i + 1] == "%") else ""
+            if nxt in {_stem(m) for m in COUNTED_WORKS}:
+                continue
+            out.append((w.rstrip("."), nxt))
+    return out
+
+
+def _check_numbers(claim: _Text, ev: _Text) -> str:
+    ev_nums = _numbers(ev)
+    ev_values = {n for n, _ in ev_nums}
+    claim_nums = _numbers(claim)
+    for n, unit in claim_nums:
+        if n not in ev_values:
+            return f"number {n} not in the evidence"
+        if unit and not _is_number(unit) and (n, unit) not in ev_nums:
+            if any(u == unit for _, u in ev_nums):  # the same measured word carries another number there
+                return f"number {n} {unit} measures something else in the evidence"
+    if "respectively" in claim.words:
+        order = [n for n, _ in claim_nums if n in ev_values]
+        ev_order = [n for n, _ in ev_nums if n in set(order)]
+        if len(set(order)) >= 2 and order != ev_order[: len(order)] and sorted(order) == sorted(ev_order[: len(order)]):
+            return "numbers in another order (respectively)"
+    return ""
+
+
+def number_mismatch(claim: str, evidence: Sequence[str]) -> str:
+    """Why the numbers of ``claim`` are not those of its ``evidence`` sentence(s) (joined): a number absent from
+    them, measuring another word there (``12 hours`` vs ``24 hours``) or, for "respectively", in another order;
+    ``""`` when they match."""
+    return _check_numbers(_Text.of(claim), _Text.of(" ".join(evidence)))
 
 
 def proper_nouns(sentence: str) -> list[str]:

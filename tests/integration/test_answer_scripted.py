@@ -189,6 +189,9 @@ def test_an_openai_client_error_from_a_custom_backend_is_a_model_failure(  # typ
             yield "DUALFormer performs the global self-attention module"
             raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
 
+        def yes_probability(self, messages):  # type: ignore[no-untyped-def]
+            raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
+
     with build_assistant(seeded_settings, embed_model=embed_model, backend=RawOpenAIBackend(),
                          sentence_embedder=sentence_embedder) as assistant:
         answer = assistant.ask(Q)

@@ -2,12 +2,15 @@
 several sentences mixing right claims and subtly wrong ones (taken from eval/claims-dev.jsonl: a negation,
 an overclaim, a fact of another paper), with its own, sometimes wrong, ``[n]`` markers. Through
 ``ask --json``, a follow-up and a comparison: the supported sentences are shown with the right ``[n]``,
-the rest are listed in ``dropped_sentences``, and the UI says how many were removed."""
+the rest are listed in ``dropped_sentences``, and the UI says how many were removed. The scripted model's
+self-check says no to the wrong claims, as the verifier asks of the real one (whose answers on such claims are
+measured in tests/e2e/test_eval_claims.py); a fact of another paper is also caught by the exact checks."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from tests.support.fake_openai_server import FakeOpenAIServer
 from ui.render import answer_markdown
@@ -29,12 +32,19 @@ FOLLOW_UP = f"{NEG_EM} [1] {TRUE_EM} [3]"
 COMPARE = f"{TRUE_LERET} [1] {WRONG_LERET} [2] {TRUE_EM} [1]"
 
 
+def _self_check(payload: dict[str, Any]) -> float:
+    """The scripted model's P(yes): low for the wrong claims about EM-LLM, high for everything else."""
+    asked = payload["messages"][-1]["content"]
+    return 0.1 if any(f"Sentence: {claim}" in asked for claim in (NEG_EM, OVER_EM, WRONG_LERET)) else 0.95
+
+
 def _capable(scripted_assistant, server):  # type: ignore[no-untyped-def]
     return scripted_assistant(server, model="capable-scripted", max_output_tokens=400, llm_profile="capable")
 
 
 def test_conversation_with_a_capable_model_keeps_true_claims_with_right_citations(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer([FIRST, FOLLOW_UP, COMPARE]) as server, _capable(scripted_assistant, server) as assistant:
+    with (FakeOpenAIServer([FIRST, FOLLOW_UP, COMPARE], yes_probability=_self_check) as server,
+          _capable(scripted_assistant, server) as assistant):
         session = assistant.new_session()
         first = session.ask("How does EM-LLM handle very long contexts?")
         shown = [s.text for s in first.sentences]

@@ -139,20 +139,20 @@ def test_follow_ups_answer_what_they_ask(server: FakeOpenAIServer, scripted_assi
 def test_a_sentence_that_only_restates_a_title_answers_only_which_paper(embed_model, seeded_settings) -> None:  # type: ignore[no-untyped-def]
     from assistant.service import build_retriever
     from assistant.verify.attribution import Attributor
-    from assistant.verify.verifiers import build_verifier
+    from tests.support.stand_ins import yes_verifier
 
     retriever, embedder = build_retriever(seeded_settings, embed_model)
     hits = retriever.hits_for("CAD code", [CAD])
     echo = "Generating CAD Code with Vision-Language Models for 3D Designs 3."
     assert (
         Attributor(
-            hits, embedder, build_verifier(seeded_settings.verify), "What benchmarks did they evaluate it on?"
+            hits, embedder, yes_verifier(), "What benchmarks did they evaluate it on?"
         ).attribute(echo)
         is None
     )
     named = "The paper is called Generating CAD Code with Vision-Language Models for 3D Designs."
     verdict = Attributor(
-        hits, embedder, build_verifier(seeded_settings.verify), "Which paper generates CAD code?"
+        hits, embedder, yes_verifier(), "Which paper generates CAD code?"
     ).attribute(named)
     assert verdict is not None and verdict[0].citations == (1,)
 
@@ -160,13 +160,13 @@ def test_a_sentence_that_only_restates_a_title_answers_only_which_paper(embed_mo
 def test_a_sentence_crediting_the_wrong_author_is_dropped(embed_model, seeded_settings) -> None:  # type: ignore[no-untyped-def]
     from assistant.service import build_retriever
     from assistant.verify.attribution import Attributor
-    from assistant.verify.verifiers import build_verifier
+    from tests.support.stand_ins import yes_verifier
 
     retriever, embedder = build_retriever(seeded_settings, embed_model)
     grok = f"{A}#5"
     hits = retriever.hits_for("grokking", [LOCAL_PATTERNS, grok])
     attributor = Attributor(
-        hits, embedder, build_verifier(seeded_settings.verify), "What does the paper by Yalong Jiang propose?"
+        hits, embedder, yes_verifier(), "What does the paper by Yalong Jiang propose?"
     )
     wrong = ("The paper by Yalong Jiang proposes GrokTransfer, a method for accelerating grokking in training "
              "neural networks.")

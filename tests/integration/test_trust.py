@@ -6,6 +6,8 @@ mentions gets an abstention; a false premise is corrected from the abstract, nev
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from assistant.answer.render import answer_to_dict
@@ -23,8 +25,13 @@ SADR = "000_43469673d6f8aaa0.txt#9"
 SENSITIVITY = "000_43469673d6f8aaa0.txt#11"
 
 
-def _ask(scripted_assistant, question: str, reply: str):  # type: ignore[no-untyped-def]
-    with FakeOpenAIServer([reply]) as server, scripted_assistant(server) as assistant:
+def _ask(scripted_assistant, question: str, reply: str, denied: str = ""):  # type: ignore[no-untyped-def]
+    """Ask with a scripted model that answers ``reply`` and whose self-check says no to ``denied`` (yes to all else)."""
+
+    def self_check(payload: dict[str, Any]) -> float:
+        return 0.05 if denied and f"Sentence: {denied}" in payload["messages"][-1]["content"] else 0.95
+
+    with FakeOpenAIServer([reply], yes_probability=self_check) as server, scripted_assistant(server) as assistant:
         return assistant.new_session().ask(question), server.requests
 
 
@@ -70,7 +77,8 @@ def test_a_name_no_paper_mentions_abstains(scripted_assistant, question: str, na
 )
 def test_false_premise_is_corrected_not_echoed(scripted_assistant, question: str, premise: str, paper: str,  # type: ignore[no-untyped-def]
                                                correction: str) -> None:
-    answer, requests = _ask(scripted_assistant, question, f"{premise}.")
+    # the premise is checked as a claim about the paper: the model, asked whether the abstract states it, says no
+    answer, requests = _ask(scripted_assistant, question, f"{premise}.", denied=premise)
     assert "assumes" in answer.notice and premise in answer.notice
     assert [c.paper.id for c in answer.citations] == [paper]
     assert correction in answer.text and premise not in answer.text
@@ -90,20 +98,16 @@ LOOSE = ("The horizon generalization paper is a theoretical work in the field of
 
 
 def test_the_small_profile_keeps_only_near_restatements(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    """A loose, vague sentence (support ~0.63: above Settings.verify.support_threshold, below SMALL_MODEL_MIN_SUPPORT)
+    """A loose, vague sentence (alignment ~0.63, below SMALL_MODEL_MIN_SUPPORT) that the model's self-check confirms
     is kept from a capable model but dropped from the small one, whose answer then quotes the abstract."""
-    from assistant.tuning import SMALL_MODEL_MIN_SUPPORT
-
     question = "What is the horizon generalization paper about?"
     with FakeOpenAIServer([LOOSE]) as server, scripted_assistant(server, llm_profile="capable") as assistant:
         capable = assistant.new_session().ask(question)
     assert capable.mode == "generated" and "theoretical work" in capable.text
-    support = capable.sentences[0].support
-    assert 0.55 <= support < SMALL_MODEL_MIN_SUPPORT, support
     with FakeOpenAIServer([LOOSE] * 3) as server, scripted_assistant(server, llm_profile="small") as assistant:
         small = assistant.new_session().ask(question)
     assert "theoretical work" not in small.text and small.citations  # quoted from the abstract instead
-    assert all(s.text in small.citations[0].paper.text for s in small.sentences if s.support < 1.0)
+    assert not any(s.by_model for s in small.sentences)
 
 
 @pytest.mark.parametrize(

@@ -18,7 +18,12 @@ Each POST /v1/chat/completions pops the next scripted reply:
 ``replies`` may also be a function of the request payload returning such a reply (replies chosen by
 question rather than by order).
 
-Requests are recorded in ``requests``.
+A yes/no question asked for its log-probabilities (``"logprobs": true``, the answer verifier's self-check,
+``ChatBackend.yes_probability``) does not take a scripted reply: it is answered at once, as one JSON completion,
+with ``P(yes) = yes_probability`` (a number, or a function of the request payload; default 0.9); a function that
+returns None makes that self-check fail with HTTP 500.
+
+Requests are recorded in ``requests``, self-checks apart in ``self_checks``.
 """
 
 from __future__ import annotations
@@ -51,6 +56,20 @@ def _event(text: str) -> bytes:
     return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
+def _yes_no_completion(p_yes: float) -> dict[str, Any]:
+    """A one-token chat completion whose top log-probabilities give ``P(yes) = p_yes`` against "no"."""
+    import math
+
+    yes, no = math.log(max(p_yes, 1e-9)), math.log(max(1.0 - p_yes, 1e-9))
+    token = "yes" if p_yes >= 0.5 else "no"
+    top = [{"token": "yes", "logprob": yes, "bytes": None}, {"token": "no", "logprob": no, "bytes": None}]
+    return {"id": "c", "object": "chat.completion", "created": 0, "model": "scripted",
+            "choices": [{"index": 0, "finish_reason": "length",
+                         "message": {"role": "assistant", "content": token},
+                         "logprobs": {"content": [{"token": token, "logprob": max(yes, no), "bytes": None,
+                                                   "top_logprobs": top}]}}]}
+
+
 class _QuietServer(ThreadingHTTPServer):
     """A client that hangs up (the answerer stops reading once it has what it needs) is normal here: no
     traceback on the test process's stderr, which the CLI tests read for tracebacks of their own."""
@@ -65,9 +84,17 @@ class _QuietServer(ThreadingHTTPServer):
 class FakeOpenAIServer:
     """Context manager; ``base_url`` is ``http://127.0.0.1:<port>/v1``."""
 
-    def __init__(self, replies: list[str | int | float] | Callable[[dict[str, Any]], str | int | float]) -> None:
+    def __init__(
+        self,
+        replies: list[str | int | float] | Callable[[dict[str, Any]], str | int | float],
+        yes_probability: float | Callable[[dict[str, Any]], float | None] = 0.9,
+    ) -> None:
         self.replies = replies if callable(replies) else list(replies)
+        self.yes_probability = yes_probability
         self.requests: list[dict[str, Any]] = []
+        self.self_checks: list[dict[str, Any]] = []
+        #: streamed replies sent to the end (``[DONE]``)
+        self.finished = 0
         self._lock = threading.Lock()
         outer = self
 
@@ -95,6 +122,16 @@ class FakeOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 payload = json.loads(self.rfile.read(length))
+                if payload.get("logprobs"):
+                    with outer._lock:
+                        outer.self_checks.append(payload)
+                    p = outer.yes_probability
+                    value = p(payload) if callable(p) else p
+                    if value is None:
+                        self._json(500, {"error": {"message": "scripted failure", "type": "server_error"}})
+                    else:
+                        self._json(200, _yes_no_completion(value))
+                    return
                 with outer._lock:
                     outer.requests.append(payload)
                     if callable(outer.replies):
@@ -138,6 +175,8 @@ class FakeOpenAIServer:
                 elif prefix != TRUNCATE:
                     self._chunk(b"data: [DONE]\n\n")
                     self.wfile.write(b"0\r\n\r\n")
+                    with outer._lock:
+                        outer.finished += 1
                     return
                 if prefix == TRUNCATE:
                     self.wfile.write(b"0\r\n\r\n")  # stream ends cleanly, just without [DONE]

@@ -21,7 +21,7 @@ HITS = (PaperHit(P1, 0.03, 0.61, (), ("We sort socks.",)), PaperHit(P2, 0.02, 0.
 def _answer(**kw: object) -> Answer:
     base: dict[str, object] = dict(question="Which paper sorts socks?",
                                    sentences=(AnswerSentence("We sort socks.", (1,), 0.9, 0.9, by_model=True,
-                                                             check="entailment"),),
+                                                             check="self_check"),),
                                    citations=(Citation(1, P1, ("We sort socks.",)),), sources=HITS, mode="generated",
                                    model="smollm2",
                                    timings_ms={"retrieve": 12.3, "first_token": 40.0, "generate": 80.5, "total": 99.9},
@@ -32,7 +32,8 @@ def _answer(**kw: object) -> Answer:
 
 def test_generated_answer_has_every_timing() -> None:
     data = answer_to_dict(_answer())
-    assert data["timings_ms"] == {"retrieve": 12.3, "first_token": 40.0, "generate": 80.5, "total": 99.9}
+    assert data["timings_ms"] == {"retrieve": 12.3, "first_token": 40.0, "generate": 80.5, "check_after_stream": None,
+                                     "total": 99.9}
     assert data["answer"] == "We sort socks. [1]" and data["citations"][0]["paper_id"] == "a.txt#1"
 
 
@@ -40,7 +41,8 @@ def test_abstained_answer_has_null_model_timings_not_zero() -> None:
     data = answer_to_dict(_answer(sentences=(), citations=(), mode="abstained",
                                   notice="The indexed abstracts don't cover this question.",
                                   timings_ms={"retrieve": 5.0, "total": 6.0}, model_used=False))
-    assert data["timings_ms"] == {"retrieve": 5.0, "first_token": None, "generate": None, "total": 6.0}
+    assert data["timings_ms"] == {"retrieve": 5.0, "first_token": None, "generate": None, "check_after_stream": None,
+                                     "total": 6.0}
     assert data["abstained"] is True and data["citations"] == [] and data["comparison"] is None
 
 
@@ -70,8 +72,8 @@ def test_schema_file_says_which_fields_are_nullable() -> None:
 
 def test_footer_names_the_model_only_when_its_sentences_are_shown() -> None:
     assert answer_to_text(_answer()).endswith(
-        "answered by smollm2 (every sentence checked against its evidence: supported by the entailment check, "
-        "support probability 0.90) in 0.1 s"
+"answered by smollm2 (every sentence checked against its evidence: numbers and names found, and the model, asked "
+        "again, said the abstract states each (probability of yes 0.90)) in 0.1 s"
     )
     failed = _answer(mode="extractive",
                      notice="Cannot reach the LLM. Showing the most relevant passages instead, each cited.")

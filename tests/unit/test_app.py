@@ -36,7 +36,7 @@ class StubSession:
             raise EmptyQuestionError("Please type a question about the indexed papers.")
         hits = (HIT, PaperHit(SEARCH, 0.02, 0.6, (), ("YNet is slow.",)))
         yield AnswerEvent("status", "Found 2 candidate papers; checking them.", hits=hits)
-        answer = Answer(question, (AnswerSentence("XNet is fast.", (1,), 0.9, 0.9, by_model=True, check="entailment"),),
+        answer = Answer(question, (AnswerSentence("XNet is fast.", (1,), 0.9, 0.9, by_model=True, check="self_check"),),
                         (Citation(1, PAPER, ("XNet is fast.",)),), hits,
                         "generated", "stub", intent=intent or "lookup", resolved_query=question, model_used=True)
         yield AnswerEvent("partial", answer=answer, hits=hits)

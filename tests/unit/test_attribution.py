@@ -1,5 +1,6 @@
 """Attribution with the real embedding model: supported sentences are cited to the right paper,
-unsupported ones (wrong numbers, invented names, off-topic) are dropped, model [n] markers ignored."""
+unsupported ones (wrong numbers, invented names, off-topic) are dropped, model [n] markers ignored. The model's
+self-check is a stand-in that says yes (tests/support/stand_ins.py): what is dropped here, code drops."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from assistant.ingest.corpus import read_papers
 from assistant.llm.prompts import is_refusal, strip_citations
 from assistant.types import PaperHit
 from assistant.verify.attribution import Attributor, unmatched_facts
-from assistant.verify.verifiers import RulesVerifier
+from tests.support.stand_ins import yes_verifier
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 
@@ -24,7 +25,7 @@ def attributor(embed_model) -> Attributor:  # type: ignore[no-untyped-def]
         PaperHit(papers[pid], 1.0, 0.5, (), tuple(split_sentences(papers[pid].text)))
         for pid in ("000_43469673d6f8aaa0.txt#1", "000_43469673d6f8aaa0.txt#8")
     ]
-    return Attributor(hits, embed_model.get_text_embedding_batch, RulesVerifier(0.55))
+    return Attributor(hits, embed_model.get_text_embedding_batch, yes_verifier())
 
 
 def test_strip_citations() -> None:
@@ -91,7 +92,7 @@ def test_numbers_need_context_and_echoes_are_dropped(embed_model) -> None:  # ty
     papers = {p.id: p for p in read_papers([REPO_SEEDS])}
     a_bench = papers["000_43469673d6f8aaa0.txt#8"]
     hit = PaperHit(a_bench, 1.0, 0.5, (), tuple(split_sentences(a_bench.text)))
-    att = Attributor([hit], embed_model.get_text_embedding_batch, RulesVerifier(0.55),
+    att = Attributor([hit], embed_model.get_text_embedding_batch, yes_verifier(),
                      question="How many AIGIs were sampled for A-Bench?")
     kept = att.attribute("A-Bench has 2864 AIGIs from 16 text-to-image models.")
     assert kept is not None and "2,864" in kept[1]  # thousands comma normalised when matching

@@ -1,10 +1,8 @@
-"""The verifier's checks on aligned evidence (attribution.py), with the real embedding model and real
-abstracts: a sentence that flips what its evidence says is dropped; a faithful one is kept and cited.
-
-These test the default ``rules`` verifier (ASSISTANT_VERIFIER=rules), whose meaning checks were fitted on
-eval/claims-dev.jsonl; the trained support model (ASSISTANT_VERIFIER=model) is tested as properties over the
-seed abstracts in tests/unit/test_support_model.py. The hard constraints (numbers, names, places, authors)
-hold for both."""
+"""The exact constraints on aligned evidence (attribution.py, constraints.py), with the real embedding model and
+real abstracts: a sentence whose numbers, names or places are not its paper's is dropped before the model is
+asked; a faithful one is kept and cited to the right paper(s). The model's self-check is a stand-in that says yes
+(tests/support/stand_ins.py); what the real model decides about meaning (negation, who beats whom, overclaims) is
+measured on the frozen claim sets (tests/e2e/test_eval_claims.py)."""
 
 from __future__ import annotations
 
@@ -15,8 +13,8 @@ import pytest
 from assistant.ingest.chunking import split_sentences
 from assistant.ingest.corpus import read_papers
 from assistant.types import PaperHit
-from assistant.verify.attribution import Attributor, hard_mismatches, mismatches, name_occurs, proper_nouns, words
-from assistant.verify.verifiers import RulesVerifier
+from assistant.verify.attribution import Attributor, hard_mismatches, name_occurs, proper_nouns, words
+from tests.support.stand_ins import yes_verifier
 
 REPO_SEEDS = Path(__file__).resolve().parents[2] / "seeds"
 EM_LLM, LIMAC, DATA_SELECTION = ("004_c45bebc30e22eceb.txt#17", "004_c45bebc30e22eceb.txt#15",
@@ -30,7 +28,7 @@ ORDER = (EM_LLM, LIMAC, DATA_SELECTION, GROK, SENSITIVITY, LIGHT_DECODER)
 def attributor(embed_model) -> Attributor:  # type: ignore[no-untyped-def]
     papers = {p.id: p for p in read_papers([REPO_SEEDS])}
     hits = [PaperHit(papers[pid], 1.0, 0.5, (), tuple(split_sentences(papers[pid].text))) for pid in ORDER]
-    return Attributor(hits, embed_model.get_text_embedding_batch, RulesVerifier(0.55))
+    return Attributor(hits, embed_model.get_text_embedding_batch, yes_verifier())
 
 
 def cited(attributor: Attributor, sentence: str) -> tuple[str, ...] | None:
@@ -56,14 +54,6 @@ def test_near_verbatim_copy_is_kept(attributor: Attributor, sentence: str, paper
 
 
 @pytest.mark.parametrize("sentence", [
-    "EM-LLM integrates key aspects of human episodic memory and event cognition into LLMs through fine-tuning.",
-    "LiMAC does not increase the overall action accuracy compared to fine-tuned VLMs.",
-])
-def test_negation_mismatch_is_dropped(attributor: Attributor, sentence: str) -> None:
-    assert cited(attributor, sentence) is None
-
-
-@pytest.mark.parametrize("sentence", [
     "For compute-optimal training, perplexity and gradient data selection require training-to-selection model size "
     "ratios of 10x and 5x, respectively.",  # numbers swapped between the two measured things
     "LiMAC increases the overall action accuracy by up to 19% compared to fine-tuned VLMs, and up to 24% compared "
@@ -74,33 +64,10 @@ def test_swapped_or_wrong_numbers_are_dropped(attributor: Attributor, sentence: 
     assert cited(attributor, sentence) is None
 
 
-@pytest.mark.parametrize("sentence", [
-    "RAG outperforms its popular counterpart, EM-LLM, in a wide range of tasks, while requiring similar resources.",
-    "The method significantly enhances the OOD generalization of light decoder-based approaches, although the gap "
-    "with the heavy decoder paradigm widens.",
-    "GrokTransfer first trains a larger, stronger model to reach a nontrivial test performance.",
-])
-def test_who_beats_whom_and_direction_swaps_are_dropped(attributor: Attributor, sentence: str) -> None:
-    assert cited(attributor, sentence) is None
-
-
 def test_two_paper_sentence_cites_both(attributor: Attributor) -> None:
     sentence = ("Both papers relate to grokking: GrokTransfer accelerates grokking in training neural networks, while "
                 "low sensitivity of transformers can serve as a progress measure for grokking.")
     assert set(cited(attributor, sentence) or ()) == {GROK, SENSITIVITY}
-
-
-def test_overclaim_is_dropped(attributor: Attributor) -> None:
-    assert cited(attributor, "Notably, EM-LLM's performance surpasses full-context models in every task.") is None
-    assert cited(attributor,
-                 "Notably, EM-LLM's performance even surpasses full-context models in most tasks.") == (EM_LLM,)
-
-
-def test_mismatch_reasons_name_the_check() -> None:
-    ev = ["Our method sustains over 90% performance with an average compression rate of 60%."]
-    assert mismatches("The method sustains over 90% performance with an average compression rate of 70%.", ev)
-    assert mismatches("Our method sustains over 90% performance with an average compression rate of 60%.", ev) == []
-    assert any("negated" in r for r in mismatches("Our method does not sustain 90% performance.", ev))
 
 
 def test_names_match_whole_tokens_and_numbers_are_normalised() -> None:

@@ -31,7 +31,6 @@ STRUCTURAL_ALLOW_LIST: dict[str, str] = {
     "assistant/cli/parser.py": "argparse's own error message, rewritten",
     "assistant/eval/metrics.py": "answer-key normalisation: digits, thousands commas, whitespace, key alternatives",
     "assistant/index/storage_env.py": "OS and SQLite error texts (what the system says, not the user)",
-    "assistant/verify/judge.py": "the judge model's JSON code fence",
     "ui/text.py": "markdown and TeX escaping",
     "ui/export.py": "BibTeX/LaTeX escaping and citation keys",
 }
@@ -110,7 +109,7 @@ def test_the_stemmer_is_safe_from_eight_threads_at_once(tmp_path: Path) -> None:
     yet), eight threads released together stem a word and split sentences; all succeed with the same result."""
     code = (
         "import sys, threading\n"
-        "import assistant.understand.question, assistant.verify.rules, assistant.verify.answerable\n"
+        "import assistant.understand.question, assistant.verify.constraints, assistant.verify.answerable\n"
         "from assistant.lang.stemming import stem\n"
         "from assistant.lang.text import split_sentences\n"
         "assert 'nltk' not in sys.modules, 'NLTK imported at import time, outside the lock'\n"

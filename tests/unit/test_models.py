@@ -17,12 +17,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _shipped_model_files() -> set[str]:
     out = subprocess.run(["git", "ls-files", "assistant"], cwd=REPO, capture_output=True, text=True, check=True)
-    return {p for p in out.stdout.split() if p.endswith((".npz", ".onnx")) or p.endswith("/model/support-minilm.json")}
+    return {p for p in out.stdout.split() if p.endswith((".npz", ".onnx"))}
 
 
 def test_every_shipped_model_file_is_in_the_registry() -> None:
     listed = {str(a.file.relative_to(REPO_DIR)) for a in ARTIFACTS.values()}
-    listed |= {str(a.meta.relative_to(REPO_DIR)) for a in ARTIFACTS.values() if a.meta}
     assert _shipped_model_files() == listed
 
 
@@ -33,11 +32,10 @@ def test_each_entry_has_its_file_card_and_script_and_is_package_data(name: str) 
     assert (REPO_DIR / a.card).is_file(), a.card
     assert (REPO_DIR / a.trained_by).is_file(), a.trained_by
     package_data = tomllib.loads((REPO / "pyproject.toml").read_text())["tool"]["setuptools"]["package-data"]
-    for f in (a.file, *([a.meta] if a.meta else [])):
-        rel = f.relative_to(PACKAGE_DIR)
-        package = ".".join(("assistant", *rel.parts[:1])) if len(rel.parts) > 1 else "assistant"
-        inside = Path(*rel.parts[1:]).as_posix()
-        assert any(fnmatch(inside, pat) for pat in package_data.get(package, [])), f"{f} is not package data"
+    rel = a.file.relative_to(PACKAGE_DIR)
+    package = ".".join(("assistant", *rel.parts[:1])) if len(rel.parts) > 1 else "assistant"
+    inside = Path(*rel.parts[1:]).as_posix()
+    assert any(fnmatch(inside, pat) for pat in package_data.get(package, [])), f"{a.file} is not package data"
 
 
 @pytest.mark.parametrize("name", sorted(ARTIFACTS))
@@ -49,11 +47,6 @@ def test_each_entry_loads(name: str) -> None:
         from assistant.ingest.steering import SteeringModel
 
         assert len(SteeringModel.load(a.file).indices) > 0
-    elif name == "support":
-        from assistant.verify.support_model import load_support_model, model_meta
-
-        assert 0.0 <= load_support_model().probabilities([("a claim", ["a claim"])])[0] <= 1.0
-        assert "threshold" in model_meta()
     else:
         assert a.format == "npz"
         assert len(TextClassifier.load(a.file).classes) >= 2

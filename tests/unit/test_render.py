@@ -13,7 +13,7 @@ EVIL = Paper("f.txt#2", "V", "Evil ![img](http://evil.example/x.png)", (), "java
 
 def _answer(paper: Paper = PAPER, text: str = "XNet is fast.") -> Answer:
     hit = PaperHit(paper, 0.03, 0.7, (), (text,))
-    sentence = AnswerSentence(text, (1,), 0.9, 0.9, by_model=True, check="entailment")
+    sentence = AnswerSentence(text, (1,), 0.9, 0.9, by_model=True, check="self_check")
     return Answer("q?", (sentence,), (Citation(1, paper, (text,)),), (hit,),
                   "generated",
                   "smollm2",
@@ -29,8 +29,8 @@ def test_markdown_has_marker_link_authors_and_evidence() -> None:
     assert "&lt;b&gt;bold&lt;/b&gt;" in md  # title HTML escaped
     assert "Ada Lovelace" in md and "<mark>XNet is fast.</mark>" in md
     assert md.count("XNet is fast.") == 2  # once in the answer, once (highlighted in the abstract) on the card
-    assert ("answered by smollm2 (every sentence checked against its evidence: supported by the entailment check, "
-            "support probability 0.90) in 1.2 s") in md
+    assert ("answered by smollm2 (every sentence checked against its evidence: numbers and names found, and the "
+            "model, asked again, said the abstract states each (probability of yes 0.90)) in 1.2 s") in md
 
 
 def test_hostile_text_is_inert() -> None:
@@ -271,9 +271,12 @@ def test_a_sentence_says_which_check_vouches_for_it() -> None:
     from ui.render import _sentence
 
     checked = _sentence(AnswerSentence("XNet is fast.", (1,), 0.91, probability=0.91, by_model=True,
-                                       check="entailment"), "a")
+                                       check="self_check"), "a")
     assert "class='checked'" in checked and "XNet is fast." in checked
-    assert "the entailment check read it against [1]: supported, support probability 0.91" in checked
+    assert "asked whether [1] states every fact of it, the model said yes (probability 0.91)" in checked
+    old = _sentence(AnswerSentence("XNet is fast.", (1,), 0.91, probability=0.91, by_model=True,
+                                   check="entailment"), "a")  # a session saved before issue 40
+    assert "the entailment check read it against [1]: supported, support probability 0.91" in old
     ruled = _sentence(AnswerSentence("XNet is fast.", (1,), 0.8, probability=0.62, by_model=True, check="rules"), "a")
     assert "class='checked'" in ruled and "aligned to [1] and passed the exact and meaning rules" in ruled
     title = _sentence(AnswerSentence("The paper is XNet.", (1,), 1.0, by_model=True, check="title"), "a")

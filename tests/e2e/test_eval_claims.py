@@ -1,0 +1,66 @@
+"""CI gates for the citation verifier, through the answerer's own Attributor as ``assistant eval-claims`` runs it,
+with the real bundled 1.5B model doing the self-check (the default writer checks its own sentences), on the
+session's real index of seeds/.
+
+* the ``test`` split of ``eval/claims-seeds-2.jsonl`` (47 claims, written blind for issue 40 by a session that
+  never saw the code; nothing was chosen on it): gated at the figures measured when the self-check shipped minus
+  :data:`HELD_OUT_MARGIN` (docs/results/issue40/README.md). The issue's targets (0.90 / 0.90) are **not** met,
+  so this gate only stops regressions.
+* the report's shape, on the first claims of ``eval/claims-dev.jsonl``.
+
+Slow (about 5 s a claim on 2 cores), so one model server for the module and one held-out set.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from assistant.service import Assistant, build_assistant
+
+pytestmark = pytest.mark.llm
+
+REPO = Path(__file__).resolve().parents[2]
+#: Measured on claims-seeds-2 test with the shipped threshold: supported kept, unsupported dropped, wrong-paper
+#: citations (docs/results/issue40/README.md).
+HELD_OUT_MEASURED = (0.650, 0.889, 0)
+HELD_OUT_MARGIN = 0.05
+
+
+@pytest.fixture(scope="module")
+def assistant(seeded_settings, embed_model) -> Iterator[Assistant]:  # type: ignore[no-untyped-def]
+    settings = seeded_settings.updated(llm_bundled="qwen1.5b", llm_timeout_s=180.0)
+    with build_assistant(settings, embed_model=embed_model) as a:  # starts the 1.5B model server
+        yield a
+
+
+def _report(assistant: Assistant, path: Path, split: str | None = None, limit: int | None = None) -> dict[str, Any]:
+    from assistant.eval.claims_eval import evaluate_claims, load_claims
+
+    items = [i for i in load_claims(path) if split is None or i.split == split][:limit]
+    a = assistant.answerer
+    return evaluate_claims(assistant.retriever, a.embedder, items, assistant.settings.verify, backend=a.backend)
+
+
+def test_held_out_claims_do_not_regress(assistant: Assistant) -> None:
+    overall = _report(assistant, REPO / "eval" / "claims-seeds-2.jsonl", "test")["overall"]
+    kept, dropped, wrong = HELD_OUT_MEASURED
+    assert overall["n"] == 47
+    assert overall["supported_kept"] >= kept - HELD_OUT_MARGIN, overall
+    assert overall["unsupported_dropped"] >= dropped - HELD_OUT_MARGIN, overall
+    assert overall["wrong_paper_citations"] <= wrong, overall
+
+
+def test_claims_report_shape(assistant: Assistant) -> None:
+    report = _report(assistant, REPO / "eval" / "claims-dev.jsonl", limit=8)
+    assert report["overall"]["n"] == 8 and report["latency_ms"]["attribute"]["n"] == 8
+    for item in report["items"]:
+        assert len(item["context_ids"]) == len(item["paper_ids"]) + 2  # the claim's papers + two distractors
+        assert item["kept"] == bool(item["cited_ids"]) == (not item["reasons"])
+        assert 0.0 <= item["probability"] <= 1.0
+        assert item["verdict"] in ("supported", "not_stated", "constraint", "") and item["gold_verdict"] == ""
+        if item["verdict"] in ("supported", "not_stated"):  # the model was asked: its answer decided
+            assert item["kept"] == (item["probability"] >= assistant.settings.verify.self_check_probability)
