@@ -9,6 +9,9 @@
     # 3. a reader who has not seen the code adds "label": "supported" | "unsupported" to every row (instructions:
     #    docs/results/issue40/labelling.md), then
     .venv/bin/python benchmarks/verifier_labels.py score docs/results/issue40/labels.jsonl
+    # or, blind to what the verifier did (stop 47): the reader gets sheet-blind.jsonl (no shown flag, no citation)
+    # and adds "supported_by": [the listed abstracts that state every fact]; then
+    .venv/bin/python benchmarks/verifier_labels.py score labels.jsonl --sheet sheet.jsonl
 
 Score: ``shown_supported`` = share of the sentences shown as checked that the reader labelled supported (target
 >= 0.97); ``supported_kept`` = share of the sentences labelled supported that were shown (target >= 0.85). A
@@ -51,12 +54,35 @@ def sheet(report: Path, out: Path) -> int:
             })
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
-    print(f"{len(rows)} model sentences ({sum(r['shown'] for r in rows)} shown) from {report} -> {out}")
+    # what the reader gets: no verifier decision, no citation, no probability (blind labelling, stop 47)
+    blind = out.with_name(out.stem + "-blind.jsonl")
+    keep = ("sid", "question", "sentence", "abstracts")
+    blind.write_text("".join(json.dumps({k: r[k] for k in keep}, ensure_ascii=False) + "\n" for r in rows))
+    print(f"{len(rows)} model sentences ({sum(r['shown'] for r in rows)} shown) from {report} -> {out}, {blind}")
     return 0
 
 
-def score(labels: Path) -> int:
-    rows = [json.loads(line) for line in labels.read_text().splitlines() if line.strip()]
+def blind_labels(sheet_path: Path, labels: Path) -> list[dict]:
+    """Rows of ``sheet_path`` with ``label`` set from a blind reader's ``supported_by`` (the listed abstracts that
+    state every fact of the sentence; empty: none): a shown sentence is supported when one of its cited papers is
+    among them, a dropped one when any is."""
+    by_sid = {r["sid"]: r for r in map(json.loads, labels.read_text().splitlines()) if r}
+    rows = []
+    for r in map(json.loads, filter(str.strip, sheet_path.read_text().splitlines())):
+        got = by_sid.get(r["sid"])
+        if got is None or not isinstance(got.get("supported_by"), list):
+            raise SystemExit(f"error: {labels}: no 'supported_by' list for {r['sid']}")
+        ok = set(got["supported_by"]) & set(r["cited_ids"]) if r["shown"] else set(got["supported_by"])
+        rows.append({**r, "label": "supported" if ok else "unsupported"})
+    return rows
+
+
+def score(labels: Path, sheet_path: Path | None = None) -> int:
+    rows = (
+        blind_labels(sheet_path, labels)
+        if sheet_path is not None
+        else [json.loads(line) for line in labels.read_text().splitlines() if line.strip()]
+    )
     missing = [r["sid"] for r in rows if r.get("label") not in ("supported", "unsupported")]
     if missing:
         raise SystemExit(f"error: {labels}: rows without a label (supported|unsupported): {', '.join(missing[:10])}")
@@ -82,8 +108,9 @@ def main() -> int:
     a.add_argument("out", type=Path)
     b = sub.add_parser("score")
     b.add_argument("labels", type=Path)
+    b.add_argument("--sheet", type=Path, help="the sheet a blind reader's supported_by labels refer to")
     args = ap.parse_args()
-    return sheet(args.report, args.out) if args.cmd == "sheet" else score(args.labels)
+    return sheet(args.report, args.out) if args.cmd == "sheet" else score(args.labels, args.sheet)
 
 
 if __name__ == "__main__":

@@ -214,7 +214,7 @@ class Attributor:
             # "The paper is <title>." : (nearly) every content word is from the title or TITLE_FRAME_WORDS
             extra = tokens - title_tokens - TITLE_FRAME_WORDS
             if title_tokens and len(title_tokens & tokens) >= 2 and len(extra) <= TITLE_ECHO_EXTRA_WORDS:
-                if self._title_answers and not extra:
+                if self._title_answers and not extra and title_tokens <= tokens:  # the whole title, exactly
                     return Alignment((n,), (title,), 1.0, alignment=1.0)
                 if not self._title_answers:
                     return Alignment((), (), 0.0, ("restates a title",))

@@ -185,7 +185,9 @@ def test_papers_found_then_the_cited_answer_then_each_model_sentence_as_it_is_ve
     growing = [e for e in log if not e["final"]]
     one = next(e for e in growing if model[0] in e["sentences"])
     two = next(e for e in growing if model[1].split("$")[0] in e["sentences"])
-    assert first_text["ms"] <= one["ms"] and two["ms"] - one["ms"] >= PACE_S * 1000 * 0.6  # one by one, as verified
+    # one by one, in the model's order; a checked sentence is shown at the next text the model streams (here a
+    # paced server sends a sentence every PACE_S, so two checked sentences may appear together)
+    assert first_text["ms"] <= one["ms"] <= two["ms"]
     final_text = message.inner_text()
     for sentence in model:
         assert sentence.split("$")[0] in final_text

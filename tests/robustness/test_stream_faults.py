@@ -77,13 +77,19 @@ def test_words_streamed_with_trailing_spaces_keep_their_spaces(scripted_assistan
 
 
 class _RaisingCompletions:
-    """Stands in for ``client.chat.completions``: streams one chunk, then raises ``error``."""
+    """Stands in for ``client.chat.completions``: streams one chunk, then raises ``error``; the self-check of a
+    sentence (a one-token request for log-probabilities) is answered yes, so what fails is the stream alone."""
 
     def __init__(self, error: BaseException) -> None:
         self.error = error
 
-    def create(self, **_: object):  # type: ignore[no-untyped-def]
-        from openai.types.chat import ChatCompletionChunk
+    def create(self, **kwargs: object):  # type: ignore[no-untyped-def]
+        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+
+        from tests.support.fake_openai_server import _yes_no_completion
+
+        if kwargs.get("logprobs"):
+            return ChatCompletion.model_validate(_yes_no_completion(0.95))
 
         chunk = ChatCompletionChunk.model_validate({"id": "c", "object": "chat.completion.chunk", "created": 0,
                                                     "model": "m",
