@@ -251,7 +251,7 @@ class Attributor:
             AnswerSentence(
                 text=clean,
                 citations=a.citations,
-                support=round(self._verifier.shown_support(a), 3),
+                support=round(a.score, 3),
                 probability=round(a.score, 3) if check != "title" else None,
                 by_model=True,
                 check=check,

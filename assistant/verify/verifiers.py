@@ -85,11 +85,6 @@ class Verifier(Protocol):
         and the ``people`` it credits (lower-cased full names; their words are not proper nouns to find)."""
         ...
 
-    def shown_support(self, alignment: Alignment) -> float:
-        """The figure this verifier compared with its threshold for a kept sentence (``AnswerSentence.support``;
-        the UI and ``--json`` show it as the sentence's support)."""
-        ...
-
 
 class SelfCheckVerifier:
     """The ``self_check`` verifier: the hard constraints pick the candidates (an exact number, name or credited
@@ -131,9 +126,6 @@ class SelfCheckVerifier:
         where = ", ".join(f"[{n}]" for n in best.citations)
         reason = f"the model's self-check: not stated in {where} (P(yes) {p:.2f} < {self.min_probability:.2f})"
         return Alignment(best.citations, best.sentences, p, (reason,), best.alignment, "not_stated")
-
-    def shown_support(self, alignment: Alignment) -> float:
-        return alignment.score
 
 
 class VerifierSettings(Protocol):
