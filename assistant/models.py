@@ -62,7 +62,6 @@ ARTIFACTS: dict[str, Artifact] = {
         Artifact("roles", _UNDERSTAND / "roles.npz", "npz", _UNDERSTANDING_CARD, _TRAIN_UNDERSTANDING, _CLASSIFIER),
         Artifact("topic", _UNDERSTAND / "topic.npz", "npz", _UNDERSTANDING_CARD, _TRAIN_UNDERSTANDING, _CLASSIFIER),
         Artifact("answer", _UNDERSTAND / "answer.npz", "npz", _UNDERSTANDING_CARD, _TRAIN_UNDERSTANDING, _CLASSIFIER),
-        Artifact("stated", _UNDERSTAND / "stated.npz", "npz", _UNDERSTANDING_CARD, _TRAIN_UNDERSTANDING, _CLASSIFIER),
         Artifact(
             "steering",
             PACKAGE_DIR / "ingest" / "steering_model.npz",

@@ -297,8 +297,5 @@ def build_assistant(
             label = f"{settings.llm.model} at {settings.llm.base_url}"
     else:
         label = backend.model
-    small = settings.llm.profile == "small" or (
-        settings.llm.profile == "auto" and server is not None and server.bundled.profile == "small"
-    )
-    answerer = Answerer(retriever, backend, embedder, settings, small_model=small, strategies=strategies)
+    answerer = Answerer(retriever, backend, embedder, settings, strategies=strategies)
     return Assistant(answerer, retriever, label, settings, server)

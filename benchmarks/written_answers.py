@@ -8,8 +8,7 @@ or ``ASSISTANT_LLM_BASE_URL``). Per report it prints:
 
 - ``facts``, ``cit_P``, ``cit_R``: the eval's overall facts hit, citation precision and recall;
 - ``cmp_facts``: facts hit over comparison items (type ``compare``, or conversation turns of kind ``compare``);
-- ``refused``: of the answerable items where the model was asked, the share where it replied with the refusal
-  sentence (``llm.prompts.is_refusal`` on a dropped sentence);
+- ``refused``: of the answerable items, the share answered as not covered by the abstracts (mode ``abstained``);
 - ``false_not_stated``: of the answerable items, the share answered "not stated";
 - ``kept``: of the items where the model was asked, the share whose answer shows at least one sentence the model
   wrote (``model_sentences`` > 0);
@@ -27,8 +26,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from assistant.llm.prompts import is_refusal
-
 
 def _pct(values: list[float], q: float) -> float | None:
     if not values:
@@ -45,7 +42,6 @@ def figures(report: dict[str, Any]) -> dict[str, float | int | None]:
     """The figures of one ``assistant eval --json`` report (module docstring)."""
     items = [i for i in report["items"] if "error" not in i]
     answerable = [i for i in items if i.get("gold_ids")]
-    asked = [i for i in answerable if i.get("model_used")]
     compare = [i for i in items if i.get("type") == "compare" or i.get("kind") == "compare"]
     cmp_facts = [i["metrics"]["facts_hit"] for i in compare if i["metrics"].get("facts_hit") is not None]
     out: dict[str, float | int | None] = {
@@ -56,7 +52,7 @@ def figures(report: dict[str, Any]) -> dict[str, float | int | None]:
         "cit_R": report["overall"].get("citation_recall"),
         "cmp_facts": _mean(cmp_facts),
         "asked": len([i for i in items if i.get("model_used")]),
-        "refused": _mean([1.0 if any(is_refusal(d) for d in i.get("dropped", [])) else 0.0 for i in asked]),
+        "refused": _mean([1.0 if i.get("mode") == "abstained" else 0.0 for i in answerable]),
         "false_not_stated": _mean([1.0 if i.get("mode") == "not_stated" else 0.0 for i in answerable]),
         "kept": _mean([1.0 if i.get("model_sentences", 0) > 0 else 0.0 for i in items if i.get("model_used")]),
     }

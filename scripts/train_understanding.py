@@ -25,11 +25,11 @@ Each is a logistic regression over hashed word/character n-grams plus a few dens
   (features of every sentence for 900 written questions about 150 real abstracts, three blind writers, and 717
   Check-COVID train claims; built by scripts/answer_sentence_features.py). Held out: every fifth paper.
 
-* ``stated``: does an abstract state what a question about it asks? Data: ``scripts/training-data/stated.jsonl``
-  (written questions about 150 real abstracts: answered ones and ones whose answer the abstract does not give;
-  features by scripts/stated_features.py). Held out: every fifth paper.
+(The ``stated`` model, "does an abstract state what a question asks?", was replaced in issue 41 by the answering
+model's own reading: assistant/verify/verifiers.py ``stated_probability``, measured on the same questions,
+``scripts/training-data/stated.jsonl``, by benchmarks/stated_check.py.)
 
-Run: ``.venv/bin/python scripts/train_understanding.py [roles|intent|topic|answer|stated ...]`` (seed 23; about
+Run: ``.venv/bin/python scripts/train_understanding.py [roles|intent|topic|answer ...]`` (seed 23; about
 4 min on 2 cores). Writes ``assistant/understand/models/<name>.npz`` (fitted on the training split only, so the held-out
 figures can be re-measured: tests/unit/test_understanding.py) and prints held-out accuracy.
 """
@@ -259,48 +259,12 @@ def train_answer() -> None:
     print(f"answer: wrote {OUT / 'answer.npz'}")
 
 
-# --- stated ---------------------------------------------------------------------------------------------
-def train_stated() -> None:
-    from assistant.answer.extractive import STATED_FEATURES
-
-    rows = [json.loads(line) for line in (DATA / "stated.jsonl").read_text().splitlines() if line.strip()]
-    test = [held_out(r["doc_id"]) for r in rows]
-    tr = [i for i, t in enumerate(test) if not t]
-    te = [i for i, t in enumerate(test) if t]
-    dense = np.asarray([[r["features"][f] for f in STATED_FEATURES] for r in rows], dtype=np.float32)
-    y = [str(r["stated"]) for r in rows]
-    print(f"stated: {len(tr)} training questions, {len(te)} held out (papers by md5); stated {y.count('1')}")
-    rule = [str(int(r["features"]["rule_stated"])) for r in rows]
-    report("  exact rules (answerable.answerability)", [y[i] for i in te], [rule[i] for i in te])
-    best = None
-    for with_ngrams in (False, True):
-        n = learned.STATED_HASH_FEATURES if with_ngrams else 0
-        x = _stack([r["question"] for r in rows], dense, n, 1.0)
-        for c in (0.3, 1.0, 3.0):
-            m = fit(x[tr], [y[i] for i in tr], c)
-            acc = report(f"  n-grams={with_ngrams} C={c}", [y[i] for i in te], list(m.predict(x[te])))["accuracy"]
-            if best is None or acc > best[0]:
-                best = (acc, c, n, m)
-    assert best is not None
-    acc, c, n, model = best
-    meta = {
-        "data": f"scripts/training-data/stated.jsonl ({len(rows)} written questions: stated / not stated)",
-        "held_out_accuracy": f"{acc:.3f} (papers held out by md5; C={c}; n-grams={bool(n)})",
-        "seed": str(SEED),
-    }
-    clf = TextClassifier.from_sklearn(model, tuple(model.classes_), n, len(STATED_FEATURES), 1.0, meta)
-    OUT.mkdir(parents=True, exist_ok=True)
-    clf.save(OUT / "stated.npz")
-    print(f"stated: wrote {OUT / 'stated.npz'}")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", help="roles, intent, topic, answer and/or stated (default: all)")
+    parser.add_argument("models", nargs="*", help="roles, intent, topic and/or answer (default: all)")
     args = parser.parse_args()
     np.random.seed(SEED)
     models = {"roles": train_roles, "intent": train_intent, "topic": train_topic, "answer": train_answer}
-    models["stated"] = train_stated
     for name in args.models or list(models):
         if name not in models:
             parser.error(f"unknown model {name!r}: choose from {', '.join(models)}")

@@ -3,7 +3,6 @@ in a temp dir (built once per session), and the real bundled LLM server."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
@@ -17,9 +16,6 @@ REPO = Path(__file__).resolve().parent.parent
 SEEDS = REPO / "seeds"
 
 enforce_offline()  # before any test imports transformers / chromadb / gradio
-# The suite answers with the 135M bundled model (fast); tests/e2e/test_bundled_qwen.py runs the 1.5B default writer.
-# Subprocesses the tests start inherit it. Set ASSISTANT_LLM_BUNDLED=qwen1.5b to run everything with the 1.5B model.
-os.environ.setdefault("ASSISTANT_LLM_BUNDLED", "smollm2")
 TINY_SEEDS = REPO / "tests" / "fixtures" / "tiny_seeds"
 
 
@@ -54,12 +50,24 @@ def seeded_settings(tmp_path_factory: pytest.TempPathFactory, embed_model):  # t
 
 
 @pytest.fixture(scope="session")
-def local_llm() -> Iterator[object]:
-    """The bundled SmolLM2 server on a free loopback port (one per test session)."""
+def local_llm() -> Iterator[Any]:
+    """The bundled 1.5B model's server on a free loopback port (one per test session: a cold load is ~45 s on
+    2 cores, so every module that answers with the real model shares it)."""
     from assistant.llm.local import LocalLLMServer
 
     with LocalLLMServer() as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def bundled_assistant(seeded_settings, embed_model, sentence_embedder, local_llm) -> Iterator[Any]:  # type: ignore[no-untyped-def]
+    """An Assistant on the seed index answering with the session's bundled 1.5B server (:func:`local_llm`), the
+    default writer, through its OpenAI-compatible endpoint (one per module)."""
+    from assistant.service import build_assistant
+
+    settings = seeded_settings.updated(llm_base_url=local_llm.base_url, llm_model=local_llm.model, llm_timeout_s=180.0)
+    with build_assistant(settings, embed_model=embed_model, sentence_embedder=sentence_embedder) as assistant:
+        yield assistant
 
 
 @pytest.fixture(scope="session")
@@ -80,7 +88,7 @@ def scripted_assistant(seeded_settings, embed_model, sentence_embedder) -> Calla
 
     Keyword arguments: ``timeout_s``, ``model``, ``max_output_tokens`` for the client; ``settings`` to use
     another index; ``strategies`` an intent registry; anything else updates the settings
-    (e.g. ``llm_profile="capable"``).
+    (e.g. ``top_k=3``).
     """
     from assistant.llm.client import OpenAIChatBackend
     from assistant.service import build_assistant

@@ -28,6 +28,7 @@ from assistant.answer.strategies import (
     read_records,
     unknown_author_notice,
 )
+from assistant.answer.strategy import unindexed_name
 from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
@@ -48,6 +49,11 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 ABSTAIN_NOTICE = "The indexed abstracts don't cover this question."
+#: Shown when no sentence the model wrote passed its check: the passages it read are quoted instead, marked as quotes.
+UNCHECKED_NOTICE = (
+    "No sentence of the model's answer could be checked against the abstracts, so none is shown; "
+    "the most relevant passages are quoted instead."
+)
 
 
 def split_complete(buffer: str) -> tuple[list[str], str]:
@@ -87,6 +93,10 @@ def failure_notice(error: BaseException) -> str:
     else:
         what = "The language model failed: its answer broke off"
     return f"{what}. Showing the most relevant passages instead, each cited."
+
+
+#: What a failure notice says instead when checked sentences of the broken answer are shown.
+INCOMPLETE = "The answer below may be incomplete."
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,9 +160,7 @@ class Answerer:
         retriever: hybrid paper retriever.
         backend: the chat model (OpenAI-compatible).
         embed: batch text -> unit vectors, used for attribution and comparison cells.
-        settings: thresholds and sizes (``min_similarity``, ``context_papers``, ``support_threshold``...).
-        small_model: the ``small`` answer profile (``Settings.llm.profile``): the model only writes short
-            lookups, stopping at the first verified sentence; summaries and comparisons are built by code.
+        settings: thresholds and sizes (``min_similarity``, ``context_papers``, ``verify``...).
         strategies: intent name -> strategy (default :data:`~assistant.answer.strategies.STRATEGIES`).
     """
 
@@ -163,13 +171,12 @@ class Answerer:
         embed: Embedder,
         settings: Settings,
         *,
-        small_model: bool = False,
         strategies: Mapping[str, IntentStrategy] | None = None,
     ) -> None:
         #: The retriever answers are searched with (the conversation's resolver reads it too).
         self.retriever = retriever
         self._backend = backend
-        self._tools = Tools(retriever, embed, settings, small_model, backend)
+        self._tools = Tools(retriever, embed, settings, backend)
         self._strategies = dict(strategies or STRATEGIES)
         self.settings = settings
 
@@ -267,6 +274,14 @@ class Answerer:
             )
             yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
             return
+        named = unindexed_name(self._tools, req, hits)
+        if named:  # "Summarize 'Attention Is All You Need'": never another paper in its place
+            notice = (
+                f"No indexed paper is “{named}”, so the abstracts don't cover this question. "
+                "The closest papers below are other work."
+            )
+            yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
+            return
         settled = strategy.settle(self._tools, req, hits)
         if settled is not None:
             yield self._settled(req, hits, settled, timings, t0)
@@ -336,11 +351,9 @@ class Answerer:
         t_gen = time.perf_counter()
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
-            # the bundled model's loose paraphrases must also be near-restatements (tuning.py)
-            v = self.settings.verify
-            min_alignment = v.small_model_min_support if self._tools.small_model else v.verify_min_alignment
-            messages = build_messages(req.question, plan.context, strategy.task, small_model=self._tools.small_model)
+            messages = build_messages(req.question, plan.context, strategy.task)
             verifier = build_verifier(self.settings.verify, self._backend)
+            min_alignment = self.settings.verify.verify_min_alignment
             attributor = Attributor(plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment)
             model_failed = connection_errors()
             pending: deque[tuple[str, Future[tuple[AnswerSentence, str] | None]]] = deque()
@@ -373,9 +386,8 @@ class Answerer:
                     kept = True
                 return kept
 
-            def shown() -> AnswerEvent:
-                current = builder.merged_with(quoted) if quoted is not None else builder
-                return AnswerEvent("partial", answer=current.build("generated", timings=timings), hits=hits)
+            def shown() -> AnswerEvent:  # the model's checked sentences replace the quotes shown while it wrote
+                return AnswerEvent("partial", answer=builder.build("generated", timings=timings), hits=hits)
 
             # Only the model stream is guarded: a failure of the connection becomes the notice and the code's
             # answer; a failure in our own code (verify, the builder) propagates as the internal error it is.
@@ -401,9 +413,6 @@ class Answerer:
                         submit(raw)
                     if settle(wait=False):
                         yield shown()
-                        if plan.stop_at_first:  # the small model's first verified sentence is its answer
-                            buffer = ""
-                            break
                 deltas.close()  # a stopped stream releases its connection (and the server) before the checks
                 if not failed:
                     tail = split_sentences(buffer) if buffer.strip() else []
@@ -431,15 +440,17 @@ class Answerer:
                 logger.info("dropped %d unsupported sentence(s): %s", len(builder.dropped), builder.dropped)
 
         mode: AnswerMode = "generated"
-        if failed or not builder.sentences:  # the verified sentences so far stay; the code's answer follows them
-            mode = "generated" if builder.sentences else "extractive"
-            notice = notice if plan.use_model else strategy.notice(plan)  # no "could not be verified" headline
-            if quoted is None:
-                strategy.answer_by_code(self._tools, req, plan, builder)
-        else:
-            strategy.complete(self._tools, req, plan, builder)
-        if quoted is not None:  # the model's verified sentences replace the quotes on screen that they support
-            builder = builder.merged_with(quoted)
+        if quoted is None:  # the plan answers by code
+            mode, notice = "extractive", strategy.notice(plan)
+            strategy.answer_by_code(self._tools, req, plan, builder)
+        elif not builder.sentences:  # nothing the model wrote passed its check: say so, and quote instead
+            mode = "extractive"
+            notice = notice or UNCHECKED_NOTICE
+            quoted.dropped, quoted.model_used = list(builder.dropped), True
+            builder = quoted
+        elif failed:  # the sentences checked before the stream broke are the answer
+            notice = notice.replace("Showing the most relevant passages instead, each cited.", INCOMPLETE)
+        # else: the model's checked sentences, in its order, are the answer
         if plan.notice and plan.notice not in notice:  # a caveat of the plan (a near miss), after any other
             notice = f"{notice} {plan.notice}".strip()
         timings["total"] = (time.perf_counter() - t0) * 1000

@@ -149,34 +149,6 @@ class AnswerBuilder:
             other.cite(n)
         return other
 
-    def merged_with(self, quoted: AnswerBuilder) -> AnswerBuilder:
-        """The answer built by code (``quoted``: abstract sentences) with this builder's verified model
-        sentences in it: a model sentence supported by a quoted sentence of the same paper takes that
-        sentence's place; the others follow the quotes, in the order they were written. Dropped
-        sentences, ``model_used`` and the comparison come from this builder."""
-        merged = self.fresh()
-        merged.dropped, merged.model_used = list(self.dropped), self.model_used
-        placed: set[int] = set()
-        for q_sentence, q_evidence in zip(quoted.sentences, quoted.supports):
-            q_pieces = set(_pieces(q_evidence))
-            same = next(
-                (
-                    i
-                    for i, (m, ev) in enumerate(zip(self.sentences, self.supports))
-                    if i not in placed and set(m.citations) & set(q_sentence.citations) and set(_pieces(ev)) & q_pieces
-                ),
-                None,
-            )
-            if same is None:
-                merged._place(q_sentence, q_evidence)
-            else:
-                placed.add(same)
-                merged._place(self.sentences[same], self.supports[same])
-        for i, (m, ev) in enumerate(zip(self.sentences, self.supports)):
-            if i not in placed:
-                merged._place(m, ev)
-        return merged
-
     def _tidy(self, sentence: AnswerSentence, evidence: str) -> AnswerSentence:
         """A verified model sentence made to read on its own: no title glued to its start, names spelled
         as the paper spells them, and, when it leans on a sentence before it ("To address these

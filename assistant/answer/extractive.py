@@ -43,7 +43,6 @@ from assistant.understand.question import (
     negates,
     states_quantity,
 )
-from assistant.verify.answerable import Answerability
 
 if TYPE_CHECKING:
     from assistant.understand.turn import TurnCache
@@ -296,67 +295,3 @@ def answers_request(facts: QuestionFacts, texts: Sequence[str]) -> bool:
     if facts.expansion and facts.entities:
         return any(_expands(t, e) for t in texts for e in facts.entities)
     return True
-
-
-#: Names of the dense features :func:`stated_features` gives one question over its paper(s).
-STATED_FEATURES = (
-    "rule_stated",
-    "best_alignment",
-    "best_form_ok_alignment",
-    "best_detail_share",
-    "detail_found_share",
-    "asks_number",
-    "asks_thing",
-    "best_answer_probability",
-)
-
-
-def stated_features(
-    question: str,
-    facts: QuestionFacts,
-    hits: Sequence[PaperHit],
-    verdict: Answerability,
-    cache: TurnCache | None = None,
-) -> np.ndarray:
-    """``(len(STATED_FEATURES),)`` evidence that the abstracts of ``hits`` state what ``question`` asks: the exact
-    verdict of :func:`assistant.verify.answerable.answerability` (0/1), the best alignment of any sentence and of
-    any sentence of the right form, the best share of the question's detail words in one sentence and the share
-    found anywhere, whether it asks for a number or a "what/which <thing>", and the answer-sentence selector's
-    best probability over the papers."""
-    from assistant.understand.question import asked_thing
-
-    fits = verdict.fits
-    n_detail = max(1, len(verdict.detail))
-    best_p = max(
-        (float(answer_probabilities(h, facts, question, cache).max()) for h in hits if h.sentences), default=0.0
-    )
-    return np.asarray(
-        [
-            float(verdict.stated),
-            max((f.alignment for f in fits), default=0.0),
-            max((f.alignment for f in fits if f.form_ok), default=0.0),
-            max((len(f.shared) / n_detail for f in fits), default=0.0),
-            1.0 - len(verdict.missing) / n_detail if verdict.detail else 1.0,
-            float(bool(facts.quantity)),
-            float(bool(asked_thing(question))),
-            best_p,
-        ],
-        dtype=np.float32,
-    )
-
-
-def stated_probability(
-    question: str,
-    facts: QuestionFacts,
-    hits: Sequence[PaperHit],
-    verdict: Answerability,
-    cache: TurnCache | None = None,
-) -> float:
-    """P(the abstracts of ``hits`` state what ``question`` asks): the trained "stated" model (``models/stated.npz``:
-    the question's word n-grams, which learn the details abstracts rarely give — hardware, learning rates — and
-    :func:`stated_features`; data and held-out accuracy: docs/models/understanding.md)."""
-    from assistant.understand.learned import load_model
-
-    model = load_model("stated")
-    dense = stated_features(question, facts, hits, verdict, cache)[None, :]
-    return float(model.proba([question], dense)[0, model.classes.index("1")])

@@ -3,28 +3,18 @@ paper mentions, a detail its abstract does not state, a false premise, a near mi
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from assistant.answer.builder import AnswerBuilder
-from assistant.answer.extractive import (
-    answers_request,
-    pick_sentences,
-    refocus,
-    stated_probability,
-)
+from assistant.answer.extractive import pick_sentences, refocus
 from assistant.lang.text import ROLE_NAMES, content_tokens
 from assistant.lang.words import HOW_OR_WHY, PAPER_NOUNS, THRESHOLD_WORDS, WHICH_PAPER_LEAD
-from assistant.tuning import SMALL_MODEL_LOOKUP_KINDS
 from assistant.types import AnswerSentence, Evidence, PaperHit
 from assistant.understand.intents import sentence_roles
 from assistant.understand.parse import Question
-from assistant.understand.question import (
-    NUMBER_TOKEN,
-    missing_entities,
-    negates,
-    premise_facts,
-)
+from assistant.understand.question import NUMBER_TOKEN, missing_entities, negates, premise_facts
 
 if TYPE_CHECKING:
     from assistant.config import Settings
@@ -35,12 +25,12 @@ from assistant.answer.strategy import (
     Request,
     Settled,
     Tools,
-    asked_of,
     by_named_author,
-    lookup_kind,
-    profile_evidence,
+    prompt_evidence,
     supports,
 )
+
+logger = logging.getLogger(__name__)
 
 
 def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
@@ -111,7 +101,7 @@ def _not_stated_notice(papers: list[PaperHit], gap: str, closest: str | None) ->
 
 class LookupStrategy(IntentStrategy):
     """A question about one detail: checks before the model (unknown names, details not stated, false
-    premises), then a short model answer (the ``small`` profile stops at its first verified sentence)."""
+    premises), then a short model answer."""
 
     intent = "lookup"
     task = (
@@ -160,15 +150,19 @@ class LookupStrategy(IntentStrategy):
         * a name of the question the paper never mentions -> not stated (exact);
         * a number with a unit the abstract never states, where the sentence that answers has other numbers of
           that unit ("The CAD paper reports 20%, right?") -> "No - the abstract reports 5.0%, not 20%", quoted;
-        * no sentence of any of those abstracts can answer (answerable.answerability) -> not stated, with the
-          closest sentence shown as context only, marked as not an answer.
+        * no sentence of any of those abstracts can answer (answerable.answerability), and the answering model,
+          reading them, does not say they state the answer either (verifiers.stated_probability below
+          ``verify.stated_probability``; when the model cannot be asked, the exact tests decide alone) -> not
+          stated, with the closest sentence shown as context only, marked as not an answer.
         Not judged: a question that asks which paper / which one; a "how ...?" / "why ...?" that asks for no
         number (it asks for the approach or the reason, what an abstract is about: "how do they make sure the
         identities differ?" is answered by "inter-class variation ... packing problem", no word in common);
         without papers in focus, one that asks for no number, no "what/which <thing>" and names nothing (a
         description searched for: "Is there work on ...").
         """
+        from assistant.llm.client import connection_errors
         from assistant.verify.answerable import answerability, false_premise_number
+        from assistant.verify.verifiers import stated_probability
 
         hit = hits[0]
         scope = hits if len(req.focus_ids) > 1 else [hit]
@@ -199,9 +193,13 @@ class LookupStrategy(IntentStrategy):
             return None  # "What problem is it meant to help with?": the abstract has a sentence of that role
         if verdict.stated or not verdict.detail:
             return None
-        least = tools.settings.answer.stated_min_probability
-        if stated_probability(req.question, req.facts, scope, verdict, req.cache) >= least:
-            return None  # the exact tests found no answering sentence, but the trained "stated" model finds one
+        try:  # the exact tests found no answering sentence: the model reads the abstracts
+            p = stated_probability(tools.backend, [(h.paper.title, h.paper.text) for h in scope], req.question)
+        except connection_errors() as e:  # no model to write the answer either: the exact tests decide alone
+            logger.warning("the model could not tell whether the abstract states it (%s)", getattr(e, "reason", e))
+            p = 0.0
+        if p >= tools.settings.verify.stated_probability:
+            return None
         if req.facts.quantity and any(
             negates(s) and content_tokens(req.question) & content_tokens(s) for h in scope for s in h.sentences
         ):
@@ -233,26 +231,15 @@ class LookupStrategy(IntentStrategy):
             context = [context[0]] + [
                 h for h in context[1:] if len(missing_entities(req.facts, h.paper)) < len(req.facts.entities)
             ]
-        if tools.small_model and not req.focus_ids:  # prompt time is most of the first-token wait on a laptop CPU
-            context = context[: tools.settings.llm.small_model_context_papers]
-        kinds = SMALL_MODEL_LOOKUP_KINDS  # the small model only where its sentences are kept (tuning.py)
         return Plan(
-            profile_evidence(tools, context),
-            use_model=not tools.small_model or kinds is None or lookup_kind(req.facts) in kinds,
-            max_tokens=tools.settings.llm.small_model_max_tokens if tools.small_model else None,
-            stop_at_first=tools.small_model,
+            prompt_evidence(tools, context),
+            use_model=True,
             notice=_near_miss_notice(tools, req, context[0]) if _identifies_paper(req) and not req.focus_ids else "",
         )
 
     def notice(self, plan: Plan) -> str:
         """The plan's caveat (a near miss), if any."""
         return plan.notice
-
-    def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """When the verified sentences lack the number/expansion asked for, add the sentence that has it."""
-        if not answers_request(req.facts, [s.text for s in builder.sentences]):
-            for ev in pick_sentences(asked_of(tools, req, plan.context[0]), req.facts, req.question, 1, req.cache):
-                builder.quote(ev)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """A "which paper" question is answered with the title first ("The closest match ..." when the paper

@@ -48,7 +48,7 @@ from assistant.answer.strategy import (
     Tools,
     by_named_author,
     lookup_kind,
-    profile_evidence,
+    prompt_evidence,
     read_records,
 )
 
@@ -123,8 +123,8 @@ def shared_topic_papers(tools: Tools, req: Request, hits: list[PaperHit], wanted
 
 
 class SummaryStrategy(IntentStrategy):
-    """A summary of one paper (or of the papers in focus): the model in the ``capable`` profile, else the
-    paper's best evidence sentences."""
+    """A summary of one paper (or of the papers in focus), written by the model; by code (the model failed or
+    nothing it wrote passed its check), the paper's summary sentences."""
 
     intent = "summary"
     task = (
@@ -136,7 +136,7 @@ class SummaryStrategy(IntentStrategy):
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         context = hits if req.focus_ids else by_named_author(tools, req, hits)[:1]
         k = tools.settings.answer.summary_sentences
-        return Plan([with_evidence(h, k) for h in context], use_model=not tools.small_model)
+        return Plan([with_evidence(h, k) for h in context], use_model=True)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """Each paper's summary sentences (extractive.summary_sentences: its problem, approach and key result
@@ -163,8 +163,8 @@ def _naming_sentence(hit: PaperHit, names: Sequence[str]) -> Evidence | None:
 
 
 class CompareStrategy(IntentStrategy):
-    """A comparison: a table built by code (intents.comparison_table), plus model sentences in the
-    ``capable`` profile; without them, each paper's approach sentence."""
+    """A comparison: a table built by code (intents.comparison_table), plus the model's sentences; by code,
+    each paper's approach sentence."""
 
     intent = "compare"
     task = (
@@ -197,8 +197,8 @@ class CompareStrategy(IntentStrategy):
             min(tools.settings.answer.context_papers, req.facts.papers_wanted or tools.settings.answer.compare_papers),
         )
         papers = hits if req.focus_ids else (shared_topic_papers(tools, req, hits, wanted) or hits[:wanted])
-        context = profile_evidence(tools, papers)
-        return Plan(context, use_model=not tools.small_model, comparison=comparison_table(context, req.cache))
+        context = prompt_evidence(tools, papers)
+        return Plan(context, use_model=True, comparison=comparison_table(context, req.cache))
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """For each paper, in abstract order: its contribution sentence (the first of its "approach" role: what
@@ -295,7 +295,7 @@ class ChoiceStrategy(IntentStrategy):
     Every sentence of every paper's abstract is scored for the question (:func:`plain_scores`); when one
     paper's best sentence beats every other paper's best by ``answer.choice_margin``, the answer names that paper
     and quotes the sentence ("which of them uses reinforcement learning?" -> LeReT, "a reinforcement-learning
-    framework"). Otherwise the ``capable`` model may decide, citing the deciding sentences; by code, each
+    framework"). Otherwise the model may decide, citing the deciding sentences; by code, each
     paper's sentence that bears on the question is quoted under a notice that the abstracts do not decide it."""
 
     intent = "choice"
@@ -309,9 +309,9 @@ class ChoiceStrategy(IntentStrategy):
             tools.settings.answer.compare_papers,
             min(tools.settings.answer.context_papers, req.facts.papers_wanted or tools.settings.answer.compare_papers),
         )
-        context = profile_evidence(tools, hits if req.focus_ids else hits[:wanted])
+        context = prompt_evidence(tools, hits if req.focus_ids else hits[:wanted])
         chosen = decided_paper(context, req, tools.settings)
-        return Plan(context, use_model=not tools.small_model and chosen is None, decided=chosen)
+        return Plan(context, use_model=chosen is None, decided=chosen)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """The paper whose abstract states it (:func:`decided_paper`), named and quoted; else, for each paper,

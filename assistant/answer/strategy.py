@@ -14,6 +14,7 @@ from assistant.answer.extractive import (
     detail_query,
     pick_sentences,
 )
+from assistant.lang.references import QUOTED_SPAN
 from assistant.lang.text import word_tokens
 from assistant.llm.prompts import DEFAULT_TASK
 from assistant.retrieve.references import find_references
@@ -113,14 +114,12 @@ class Request:
 
 @dataclass(frozen=True, slots=True)
 class Tools:
-    """What strategies may use: the retriever, the sentence embedder, the settings (thresholds and sizes),
-    the answer profile (``small_model``: the bundled 135M model, see ``Settings.llm.profile``) and the answering
-    model (``backend``; it also checks sentences: :mod:`assistant.verify.verifiers`)."""
+    """What strategies may use: the retriever, the sentence embedder, the settings (thresholds and sizes) and the
+    answering model (``backend``; it also checks sentences: :mod:`assistant.verify.verifiers`)."""
 
     retriever: PaperRetriever
     embed: Embedder
     settings: Settings
-    small_model: bool
     backend: ChatBackend
 
 
@@ -143,7 +142,6 @@ class Plan:
         context: the papers sentences may cite; source ``[n]`` is ``context[n - 1]``.
         use_model: whether the model writes sentences (else :meth:`IntentStrategy.answer_by_code` does).
         max_tokens: the model's token budget (None: ``Settings.llm.max_output_tokens``).
-        stop_at_first: stop reading the model after its first verified sentence.
         sources: papers shown as sources (None: every candidate).
         comparison: a papers x aspects table shown with the answer.
         listing: for a topic list, how many papers match and which page of them is in ``context``.
@@ -155,7 +153,6 @@ class Plan:
     context: list[PaperHit]
     use_model: bool = False
     max_tokens: int | None = None
-    stop_at_first: bool = False
     sources: list[PaperHit] | None = None
     comparison: Comparison | None = None
     listing: Listing | None = None
@@ -188,9 +185,6 @@ class IntentStrategy:
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         """Choose the context and whether the model writes."""
         raise NotImplementedError
-
-    def complete(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """After a model answer with verified sentences: add what it missed (default: nothing)."""
 
     def notice(self, plan: Plan) -> str:
         """A line shown with an answer this strategy built by code without asking the model (default none)."""
@@ -251,10 +245,11 @@ def by_named_author(tools: Tools, req: Request, hits: list[PaperHit]) -> list[Pa
     return [h for h in hits if h.paper.id in ids] or hits
 
 
-def profile_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
-    """The ``capable`` profile gives the model more evidence sentences per paper."""
-    k = tools.settings.llm.capable_evidence_sentences
-    return context if tools.small_model else [with_evidence(h, k) for h in context]
+def prompt_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:
+    """``context`` with each paper's ``llm.prompt_evidence_sentences`` best sentences: the evidence the model
+    reads."""
+    k = tools.settings.llm.prompt_evidence_sentences
+    return [with_evidence(h, k) for h in context]
 
 
 def supports(tools: Tools, hit: PaperHit, claim: str) -> bool | None:
@@ -270,3 +265,45 @@ def supports(tools: Tools, hit: PaperHit, claim: str) -> bool | None:
     except connection_errors() as e:
         logger.warning("the model could not check %r (%s)", claim, getattr(e, "reason", e))
         return None
+
+
+def paper_names(question: Question, intent: str) -> tuple[str, ...]:
+    """The names the question gives a paper, as written: quoted spans (titles), its descriptions that are written as
+    a name ("the Llama 3 paper", "the LoRA paper": a capital letter or a digit in them) and, for a summary
+    ("Summarize DUALFormer"), its names (``facts.entities``). Other names of a question are what it asks about, not
+    which paper ("Why does T2V-Turbo-v2 score worse than Kling on VBench?": Kling and VBench are no paper here)."""
+    names = [m.group(1).strip() for m in QUOTED_SPAN.finditer(question.text)]
+    names += [d for d in question.descriptions if any(c.isupper() or c.isdigit() for c in d)]
+    if intent == "summary":
+        names += list(question.facts.entities)
+    author = (question.author or "").lower()
+    return tuple(dict.fromkeys(n for n in names if n and n.lower() != author))
+
+
+def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
+    """A name the question gives a paper (:func:`paper_names`) that the best paper found is not: its title does not
+    contain the name (exact), and the answering model, reading its abstract, does not say it is the paper called so or
+    the one that introduces it (P(yes) below ``verify.named_probability``: verifiers.named_probability). "" when the
+    question names no paper, has papers in focus, every name fits, or the model cannot be asked (it decides nothing
+    then)."""
+    from assistant.llm.client import connection_errors
+    from assistant.verify.verifiers import named_probability
+
+    if req.focus_ids or not hits:
+        return ""
+    hit = hits[0]
+    title = f" {' '.join(word_tokens(hit.paper.title))} "
+    for name in paper_names(req.parsed, req.intent):
+        if f" {' '.join(word_tokens(name))} " in title:
+            continue
+        try:
+            p = named_probability(tools.backend, (hit.paper.title, hit.paper.text), name)
+        except connection_errors() as e:
+            logger.warning(
+                "the model could not tell whether %r is %s (%s)", name, hit.paper.id, getattr(e, "reason", e)
+            )
+            return ""
+        if p < tools.settings.verify.named_probability:
+            logger.info("not indexed: %r is not %s by the model's reading (P(yes) %.2f)", name, hit.paper.id, p)
+            return name
+    return ""

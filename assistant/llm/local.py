@@ -2,7 +2,7 @@
 OpenAI-compatible server.
 
 Command line and sizes from docs/measurements.md (first measured for docs/offline-stack.md):
-``python -m llama_cpp.server --model <gguf> --model_alias smollm2 --host 127.0.0.1 --port <free> --n_ctx 4096
+``python -m llama_cpp.server --model <gguf> --model_alias qwen1.5b --host 127.0.0.1 --port <free> --n_ctx 4096
 --n_threads 2 --interrupt_requests False`` (~1.5 s to start, ~530-830 MB RSS). ``--interrupt_requests False``:
 llama-cpp-python's server otherwise cuts a running stream short, silently, when another request arrives,
 so parallel chats would truncate each other's answers; with it, requests queue and each one finishes.
@@ -34,7 +34,7 @@ from assistant.llm.bundled import bundled_model, gguf_path
 logger = logging.getLogger(__name__)
 
 
-def bundled_gguf_path(name: str = "smollm2", cache_dir: Path | None = None) -> Path:
+def bundled_gguf_path(name: str = "qwen1.5b", cache_dir: Path | None = None) -> Path:
     """Path of bundled model ``name``'s GGUF file (:func:`assistant.llm.bundled.gguf_path`; a split model is
     joined into ``cache_dir/gguf/`` on first use).
 
@@ -98,7 +98,7 @@ class LocalLLMServer:
     Args:
         n_ctx: context window in tokens; n_threads: CPU threads; startup_timeout_s: seconds to wait
         for ``GET /v1/models`` to answer (the 1.5B model loads in ~2 s warm, ~45 s from a cold disk cache);
-        bundled: which bundled model (``qwen1.5b`` or ``smollm2``); cache_dir: where a split model is joined.
+        bundled: which bundled model (``qwen1.5b``); cache_dir: where its parts are joined.
 
     Raises:
         LLMUnavailableError: ``bundled`` is not a bundled model's name.
@@ -111,7 +111,7 @@ class LocalLLMServer:
         n_threads: int = 2,
         startup_timeout_s: float = 90.0,
         command: list[str] | None = None,
-        bundled: str = "smollm2",
+        bundled: str = "qwen1.5b",
         cache_dir: Path | None = None,
     ) -> None:
         self.host = "127.0.0.1"

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 #: Hashed columns per n-gram block of each model (training and inference must agree).
 INTENT_HASH_FEATURES = 1 << 18
 ROLE_HASH_FEATURES = 1 << 18
-STATED_HASH_FEATURES = 1 << 16
 #: Weight of the dense position features of a sentence relative to its n-grams.
 ROLE_DENSE_SCALE = 1.0
 #: Position buckets of a sentence in its abstract (relative position 0..1 cut into this many bins).

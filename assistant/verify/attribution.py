@@ -31,7 +31,7 @@ import numpy as np
 from assistant.lang.claims import TITLE_FRAME_WORDS
 from assistant.lang.numbers import NUMBER_TOKEN
 from assistant.lang.text import content_tokens
-from assistant.llm.prompts import is_refusal, strip_citations
+from assistant.llm.prompts import strip_citations
 from assistant.retrieve.references import author_phrase
 from assistant.tuning import (
     COSINE_WEIGHT,
@@ -96,8 +96,8 @@ class Attributor:
         question: the user's question (a text, or the turn's reading: ``understand.parse.Question``, then it is
             not read again); a sentence adding fewer than :data:`MIN_NEW_WORDS` content words to it only echoes
             the question and is dropped.
-        min_alignment: evidence aligned below this (cosine + overlap scale) is not considered (the ``small``
-            profile asks near-restatements: ``tuning.SMALL_MODEL_MIN_SUPPORT``).
+        min_alignment: evidence aligned below this (cosine + overlap scale) is not considered
+            (``verify.verify_min_alignment``).
 
     Raises:
         LLMUnavailableError: (from :meth:`align`, :meth:`check`, :meth:`attribute`) the model could not be asked
@@ -233,11 +233,11 @@ class Attributor:
 
     def check(self, raw_sentence: str) -> tuple[Alignment, tuple[AnswerSentence, str] | None]:
         """The full verdict on a raw answer sentence: its :class:`Alignment` (probability, evidence, reasons;
-        an empty alignment for a refusal, an echo of the question or an empty sentence) and what
+        an empty alignment for an echo of the question or an empty sentence) and what
         :meth:`attribute` returns for it."""
         clean, _model_cited = strip_citations(raw_sentence)
-        if not clean or is_refusal(clean):
-            return Alignment((), (), 0.0, ("empty or a refusal",)), None
+        if not clean:
+            return Alignment((), (), 0.0, ("empty",)), None
         if self._question_tokens and echoes(content_tokens(clean), self._question_tokens):
             # restates the question, or is a bare "The answer is 2864." that cannot be checked in context
             return Alignment((), (), 0.0, ("restates the question",)), None

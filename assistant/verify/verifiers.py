@@ -143,3 +143,30 @@ def build_verifier(settings: VerifierSettings, backend: ChatBackend) -> Verifier
         backend: the answering model, which also checks (:meth:`ChatBackend.yes_probability`).
     """
     return SelfCheckVerifier(backend, settings.self_check_probability)
+
+
+def named_probability(backend: ChatBackend, source: tuple[str, str], name: str) -> float:
+    """P(the paper ``source`` = ``(title, abstract)`` is the one called ``name``, or the one that introduces it): the
+    answering model is asked :data:`assistant.llm.prompts.NAMED_QUESTION`. Measured on pairs made from the corpus:
+    benchmarks/named_check.py, docs/results/issue41.
+
+    Raises:
+        LLMUnavailableError: the model could not be asked (callers then decide nothing).
+    """
+    from assistant.llm.prompts import named_check_messages
+
+    return backend.yes_probability(named_check_messages(source, name))
+
+
+def stated_probability(backend: ChatBackend, sources: Sequence[tuple[str, str]], question: str) -> float:
+    """P(the abstracts state the answer to ``question``): the answering model reads the ``(title, abstract)`` pairs
+    of the paper(s) the question is about and is asked :data:`assistant.llm.prompts.STATED_QUESTION`; ``P(yes)`` in
+    [0, 1] from its log-probabilities. The prefix is the self-check's, so a server that keeps prompt state reads only
+    the question. Measured against the trained model it replaced: benchmarks/stated_check.py, docs/results/issue41.
+
+    Raises:
+        LLMUnavailableError: the model could not be asked (callers treat it as "cannot tell", never "not stated").
+    """
+    from assistant.llm.prompts import stated_check_messages
+
+    return backend.yes_probability(stated_check_messages(sources, question))

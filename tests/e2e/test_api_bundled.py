@@ -17,7 +17,7 @@ pytestmark = pytest.mark.llm
 
 A_BENCH = url_of("000_43469673d6f8aaa0.txt", 8)
 QUESTION = "Which paper proposes A-Bench?"
-#: The bundled model is asked only for lookups that ask for a number (tuning.SMALL_MODEL_LOOKUP_KINDS).
+#: A question the bundled model answers.
 NUMBER_QUESTION = "How many text-to-image models were the A-Bench images sampled from?"
 
 

@@ -47,7 +47,6 @@ def test_bundled_server_killed_mid_answer(assistant: Assistant) -> None:
     backend.stream = stream_then_kill  # type: ignore[method-assign]
     session = assistant.new_session()
     try:
-        # a number asked of a lookup: the small model is asked (tuning.SMALL_MODEL_LOOKUP_KINDS)
         answer = session.ask("On how many real-world datasets was DUALFormer evaluated?")
     finally:
         backend.stream = real_stream  # type: ignore[method-assign]

@@ -13,13 +13,12 @@ Slow (about 7 s a claim on 2 cores: each claim's abstract is read anew), so one 
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from assistant.service import Assistant, build_assistant
+from assistant.service import Assistant
 
 pytestmark = pytest.mark.llm
 
@@ -32,10 +31,8 @@ HELD_OUT_STEP = 3
 
 
 @pytest.fixture(scope="module")
-def assistant(seeded_settings, embed_model) -> Iterator[Assistant]:  # type: ignore[no-untyped-def]
-    settings = seeded_settings.updated(llm_bundled="qwen1.5b", llm_timeout_s=180.0)
-    with build_assistant(settings, embed_model=embed_model) as a:  # starts the 1.5B model server
-        yield a
+def assistant(bundled_assistant: Assistant) -> Assistant:
+    return bundled_assistant  # the session's 1.5B server (tests/conftest.py local_llm)
 
 
 @pytest.fixture(scope="module")

@@ -120,7 +120,7 @@ def test_comparison_table_is_streamed_before_any_sentence(scripted_assistant) ->
 
 def test_the_answer_from_the_abstracts_is_shown_before_the_model_is_asked(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     """Issue 25.1: useful text first. The first partial answer is built from the abstracts (cited) before the
-    model is called; the model's verified sentence then joins it; the final answer has no headline notice."""
+    model is called; the model's checked sentence then replaces it; the final answer has no headline notice."""
     good = "DUALFormer performs the global self-attention module on feature dimensions."
     with FakeOpenAIServer([good]) as server, scripted_assistant(server) as assistant:
         seen = []
@@ -132,7 +132,7 @@ def test_the_answer_from_the_abstracts_is_shown_before_the_model_is_asked(script
     assert good not in [s.text for s in first.sentences]
     final = seen[-1][1]
     assert final is not None and good in [s.text for s in final.sentences] and final.mode == "generated"
-    assert [s.text for s in first.sentences if s.text in [t.text for t in final.sentences]]  # the quotes stay
+    assert all(s.by_model for s in final.sentences)  # issue 41: the model's checked sentences replace the quotes
     assert not final.notice and final.timings_ms["first_text"] <= final.timings_ms["total"]
 
 

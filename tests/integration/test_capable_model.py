@@ -39,7 +39,7 @@ def _self_check(payload: dict[str, Any]) -> float:
 
 
 def _capable(scripted_assistant, server):  # type: ignore[no-untyped-def]
-    return scripted_assistant(server, model="capable-scripted", max_output_tokens=400, llm_profile="capable")
+    return scripted_assistant(server, model="capable-scripted", max_output_tokens=400)
 
 
 def test_conversation_with_a_capable_model_keeps_true_claims_with_right_citations(scripted_assistant) -> None:  # type: ignore[no-untyped-def]

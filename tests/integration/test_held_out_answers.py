@@ -1,7 +1,7 @@
 """Behaviour on the frozen held-out questions (eval/test.jsonl, issue 26.3): properties a user checks, never
 exact strings. Through the real index and the answer path, with a scripted model that writes nothing the
-verifier accepts, so every answer here is built by code from the abstracts (the path the bundled small model
-ends on most often; docs/evaluation.md).
+verifier accepts, so every answer here is built by code from the abstracts (the path an answer ends on when no
+sentence of the model passes its check).
 
 * one-paper questions (lookup, fact, paraphrase, summary): the right paper is cited first and every asked
   fact (a number, a name) is in the answer;
@@ -14,7 +14,9 @@ No rule, threshold or word list may be changed by looking at these items; a fail
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,11 +47,27 @@ def _items(*types: str) -> list[object]:
     ]
 
 
+def _checks(self_check: float, reading: float) -> Callable[[dict[str, Any]], float]:
+    """The scripted model's P(yes): ``self_check`` for a sentence it is asked to check ("Sentence: ..."), ``reading``
+    for the stated and named checks (does the abstract state the answer, is it the paper named)."""
+    return lambda payload: self_check if "\nSentence: " in payload["messages"][-1]["content"] else reading
+
+
 @pytest.fixture(scope="module")
 def server():  # type: ignore[no-untyped-def]
-    # a model whose sentences nothing supports, and whose self-check confirms nothing (premises included): what
-    # these answers show comes from code and the abstracts
-    with FakeOpenAIServer(lambda payload: UNVERIFIABLE, yes_probability=0.1) as s:
+    # a model whose sentences nothing supports, and whose self-check confirms nothing (premises included), but which
+    # reads every abstract as stating the answer and being the paper named: what these answers show comes from code
+    # and the abstracts
+    with FakeOpenAIServer(lambda payload: UNVERIFIABLE, yes_probability=_checks(0.1, 0.9)) as s:
+        yield s
+
+
+@pytest.fixture(scope="module")
+def reading_server():  # type: ignore[no-untyped-def]
+    # the same model, now reading no abstract as stating the answer or being the paper named: an unanswerable
+    # question's answer must then cite nothing, whichever check (the model's or the code's) decides it; what the real
+    # model reads is measured on frozen sets (benchmarks/stated_check.py, named_check.py; docs/results/issue41)
+    with FakeOpenAIServer(lambda payload: UNVERIFIABLE, yes_probability=_checks(0.1, 0.1)) as s:
         yield s
 
 
@@ -82,8 +100,8 @@ def test_several_paper_question_cites_every_gold_paper(scripted_assistant, serve
 
 
 @pytest.mark.parametrize("item", _items("unanswerable"))
-def test_unanswerable_question_cites_nothing(scripted_assistant, server, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
-    answer = _ask(scripted_assistant, server, item)
+def test_unanswerable_question_cites_nothing(scripted_assistant, reading_server, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
+    answer = _ask(scripted_assistant, reading_server, item)
     assert answer.abstained and not answer.citations, (item.question, answer.mode, answer.text[:200])
     assert answer.notice
 

@@ -26,10 +26,15 @@ SENSITIVITY = "000_43469673d6f8aaa0.txt#11"
 
 
 def _ask(scripted_assistant, question: str, reply: str, denied: str = ""):  # type: ignore[no-untyped-def]
-    """Ask with a scripted model that answers ``reply`` and whose self-check says no to ``denied`` (yes to all else)."""
+    """Ask with a scripted model that answers ``reply``, whose self-check says no to ``denied`` (yes to all else) and
+    which reads no abstract as stating the answer to a question (the stated check: it decides with the exact tests
+    whether a detail is "not stated")."""
 
     def self_check(payload: dict[str, Any]) -> float:
-        return 0.05 if denied and f"Sentence: {denied}" in payload["messages"][-1]["content"] else 0.95
+        asked = payload["messages"][-1]["content"]
+        if "state the answer to this question" in asked:
+            return 0.05
+        return 0.05 if denied and f"Sentence: {denied}" in asked else 0.95
 
     with FakeOpenAIServer([reply], yes_probability=self_check) as server, scripted_assistant(server) as assistant:
         return assistant.new_session().ask(question), server.requests
@@ -91,23 +96,6 @@ def test_true_premise_goes_on_to_a_normal_answer(scripted_assistant) -> None:  #
                      "Nothing verifiable.")
     assert "assumes" not in answer.notice
     assert CONTROLAR in [c.paper.id for c in answer.citations]
-
-
-LOOSE = ("The horizon generalization paper is a theoretical work in the field of machine learning, specifically "
-         "focused on planning and reinforcement learning. [1]")
-
-
-def test_the_small_profile_keeps_only_near_restatements(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    """A loose, vague sentence (alignment ~0.63, below SMALL_MODEL_MIN_SUPPORT) that the model's self-check confirms
-    is kept from a capable model but dropped from the small one, whose answer then quotes the abstract."""
-    question = "What is the horizon generalization paper about?"
-    with FakeOpenAIServer([LOOSE]) as server, scripted_assistant(server, llm_profile="capable") as assistant:
-        capable = assistant.new_session().ask(question)
-    assert capable.mode == "generated" and "theoretical work" in capable.text
-    with FakeOpenAIServer([LOOSE] * 3) as server, scripted_assistant(server, llm_profile="small") as assistant:
-        small = assistant.new_session().ask(question)
-    assert "theoretical work" not in small.text and small.citations  # quoted from the abstract instead
-    assert not any(s.by_model for s in small.sentences)
 
 
 @pytest.mark.parametrize(

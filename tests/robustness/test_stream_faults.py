@@ -140,7 +140,7 @@ def test_server_killed_by_sigill_at_self_check_gives_extractive_answers(  # type
 
         monkeypatch.setattr("assistant.llm.local.subprocess.Popen", no_restart)  # a restart loop would fail here
         for _ in range(2):  # every answer: cited passages + the one-line cause; no restart loop
-            answer = session.ask(NUMBER_Q)  # a question the bundled model is asked (tuning.SMALL_MODEL_LOOKUP_KINDS)
+            answer = session.ask(NUMBER_Q)  # the model would be asked
             assert answer.mode == "extractive"
             assert "SIGILL" in answer.notice and "scripts/setup.sh" in answer.notice
             assert answer.citations[0].paper.id == DUALFORMER

@@ -10,7 +10,7 @@ import pytest
 
 from assistant.ingest.chunking import split_sentences
 from assistant.ingest.corpus import read_papers
-from assistant.llm.prompts import is_refusal, strip_citations
+from assistant.llm.prompts import strip_citations
 from assistant.types import PaperHit
 from assistant.verify.attribution import Attributor, unmatched_facts
 from tests.support.stand_ins import yes_verifier
@@ -82,11 +82,6 @@ def test_title_sentence_is_supported(attributor: Attributor) -> None:
 )
 def test_unsupported_sentences_are_dropped(attributor: Attributor, sentence: str) -> None:
     assert attributor.attribute(sentence) is None
-
-
-def test_refusal_is_recognised() -> None:
-    assert is_refusal("The indexed abstracts do not answer this.")
-    assert not is_refusal("DUALFormer answers this well.")
 
 
 def test_prompt_markup_echoed_by_the_model_is_removed() -> None:

@@ -78,28 +78,3 @@ def test_title_and_spelling_helpers() -> None:
     )
     assert is_name("DUALFormer") and is_name("GPT-4o") and is_name("LeReT") and not is_name("Self-Attention")
     assert paper_spelling("global self-attention", [HIT]) == "global self-attention"  # a capitalised word is no name
-
-
-def test_a_verified_model_sentence_takes_the_place_of_the_quote_it_restates() -> None:
-    quoted = _builder()
-    quoted.quote(_ev(3))
-    quoted.quote(_ev(0))  # (order as the strategy chose)
-    written = quoted.fresh()
-    written.model_used = True
-    restates = AnswerSentence("DUALFormer runs its self-attention over features.", (1,), 0.8)
-    new = AnswerSentence("Graph Transformers (GTs) are promising.", (1,), 0.8)
-    written.add(new, SENTENCES[0])
-    written.add(restates, SENTENCES[3])
-    written.dropped.append("Bananas.")
-    merged = written.merged_with(quoted).build("generated")
-    assert [s.text for s in merged.sentences] == [restates.text, new.text]  # in the quotes' places, in their order
-    assert merged.dropped == ("Bananas.",) and merged.model_used
-    other = _builder()
-    other.model_used = True
-    extra = AnswerSentence("DUALFormer keeps a GNN over the nodes.", (1,), 0.8)
-    other.add(extra, SENTENCES[4])
-    assert [s.text for s in other.merged_with(quoted).build("generated").sentences] == [
-        SENTENCES[3],
-        SENTENCES[0],
-        extra.text,
-    ]

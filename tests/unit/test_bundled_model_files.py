@@ -76,7 +76,7 @@ def test_a_changed_joined_file_is_named_with_the_fix(tmp_path: Path, monkeypatch
 
 
 def test_unknown_bundled_model_lists_the_names() -> None:
-    with pytest.raises(LLMUnavailableError, match="qwen1.5b, smollm2"):
+    with pytest.raises(LLMUnavailableError, match="must be one of qwen1.5b"):
         bundled_model("llama-70b")
 
 

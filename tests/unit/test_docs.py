@@ -284,7 +284,7 @@ def test_descriptions_interpolate_the_values_they_quote() -> None:
             own = [v for v in re.findall(r"(?<![\w.])\d+(?:\.\d+)?(?![\w.]*\d)", description) if float(v) == default]
             if own:
                 wrong.append(f"{name}: its description repeats its value {own[0]} by hand")
-    assert found >= 3  # min_similarity's top papers; the small profile's token budget; the capable evidence
+    assert found >= 1  # min_similarity's top papers
     assert wrong == [], "\n".join(wrong)
 
 
@@ -292,10 +292,10 @@ def test_a_hand_written_number_beside_a_constant_fails() -> None:
     """The check above catches the mistake it is for (issue 31: config.py repeated 64 and 4 by hand)."""
     import assistant.tuning as tuning
 
-    stale = tuning.SMALL_MODEL_MAX_TOKENS + 1
-    assert _wrong_quotes("x", f"at most {stale} tokens (`tuning.SMALL_MODEL_MAX_TOKENS`)")[1]
-    current = tuning.SMALL_MODEL_MAX_TOKENS
-    assert not _wrong_quotes("x", f"at most {current} tokens (`tuning.SMALL_MODEL_MAX_TOKENS`)")[1]
+    stale = tuning.PROMPT_EVIDENCE_SENTENCES + 1
+    assert _wrong_quotes("x", f"{stale} sentences per paper (`tuning.PROMPT_EVIDENCE_SENTENCES`)")[1]
+    current = tuning.PROMPT_EVIDENCE_SENTENCES
+    assert not _wrong_quotes("x", f"{current} sentences per paper (`tuning.PROMPT_EVIDENCE_SENTENCES`)")[1]
     assert _wrong_quotes("x", "the top 5 papers (`retrieval.top_k`)")[1] == []
     assert _wrong_quotes("x", "the top 6 papers (`retrieval.top_k`)")[1]
 

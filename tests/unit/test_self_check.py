@@ -100,3 +100,17 @@ def test_yes_share_reads_any_case_and_spacing() -> None:
     assert yes_share([("Yes", -0.1), (" no", -2.4)]) == pytest.approx(0.909, abs=1e-3)
     assert yes_share([(" YES", 0.0)]) == 1.0
     assert yes_share([("Maybe", -0.1)]) == 0.0
+
+
+def test_the_names_a_question_gives_a_paper() -> None:
+    from assistant.answer.strategy import paper_names
+    from assistant.understand.parse import parse_question
+
+    assert paper_names(parse_question("Summarize 'Attention Is All You Need'"), "summary") == (
+        "Attention Is All You Need",
+    )
+    assert paper_names(parse_question("What's DUALFormer's main idea? It's 'good'"), "lookup") == ("good",)
+    assert "Llama 3" in paper_names(parse_question("What does the Llama 3 paper say about scaling laws?"), "lookup")
+    assert paper_names(parse_question("Summarize DUALFormer"), "summary") == ("DUALFormer",)
+    # names a question asks about are not paper names unless it asks for a summary
+    assert paper_names(parse_question("Why does T2V-Turbo-v2 score worse than Kling on VBench?"), "lookup") == ()

@@ -39,6 +39,19 @@ def _kept(values: dict[str, object]) -> dict[str, object]:
     return {k: v for k, v in values.items() if k not in REMOVED_SINCE_GROUPS}
 
 
+#: Defaults changed since, by flat name: the model name sent is the one bundled model's (issue 41).
+CHANGED_SINCE_GROUPS = {"llm_model": ("smollm2", "qwen1.5b")}
+
+
+def _now(values: dict[str, object]) -> dict[str, object]:
+    """The flat defaults as they are now: removed settings gone, changed defaults changed."""
+    kept = _kept(values)
+    for name, (before, after) in CHANGED_SINCE_GROUPS.items():
+        if kept.get(name) == before:
+            kept[name] = after
+    return kept
+
+
 @pytest.fixture
 def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
     import os
@@ -52,14 +65,16 @@ def clean_env(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 ADDED_SINCE_GROUPS = {
     "ASSISTANT_LLM_BUNDLED",  # the bundled-model choice (issue 32)
     "ASSISTANT_SELF_CHECK_PROBABILITY",  # the one verifier's threshold (issue 40)
+    "ASSISTANT_STATED_PROBABILITY",  # the stated check's threshold (issue 41)
 }
-#: Settings removed since, by flat name: the verifiers the self-check replaced and their thresholds (issue 40).
-REMOVED_SINCE_GROUPS = {"verifier", "support_threshold", "support_probability", "llm_judge"}
+#: Settings removed since, by flat name: the verifiers the self-check replaced and their thresholds (issue 40); the
+#: answer profile, whose `small` choice only the 135M model used (issue 41).
+REMOVED_SINCE_GROUPS = {"verifier", "support_threshold", "support_probability", "llm_judge", "llm_profile"}
 
 
 def test_defaults_are_those_of_the_flat_settings(clean_env: pytest.MonkeyPatch) -> None:
     settings = Settings()
-    assert _flat_values(settings) == _kept(BEFORE["defaults"])
+    assert _flat_values(settings) == _now(BEFORE["defaults"])
     assert settings.collection_name() == BEFORE["collection_name"]
 
 

@@ -1,0 +1,129 @@
+"""The bundled 1.5B model's stated check against the trained "stated" model (issue 41: "not stated" decided by reading).
+
+Data: ``scripts/training-data/stated.jsonl`` (1341 questions written by annotator sessions that never saw the code,
+about real abstracts of ``../shared/corpus`` and Check-COVID; label ``stated`` 1/0). The split is the trained model's
+own (``scripts/train_understanding.py held_out``: papers by md5, one in five held out):
+
+* validation: a seeded sample of ``--val`` questions on the other papers: the threshold is chosen here (the
+  best balanced accuracy);
+* test: every held-out question, scored once at that threshold, beside the trained model's held-out accuracy.
+
+For each question the model reads its paper's title and abstract and is asked ``prompts.STATED_QUESTION``;
+``P(yes)`` comes from the server's log-probabilities (``OpenAIChatBackend.yes_probability``). Resumable: each
+answer is appended to ``OUT/stated-check.jsonl`` and skipped on a rerun.
+
+Usage: ``.venv/bin/python benchmarks/stated_check.py OUT [--val 200] [--base-url URL]`` (default: the bundled
+qwen1.5b started on loopback). Prints AUC, the chosen threshold and accuracy / balanced accuracy per split.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import random
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from assistant.llm.client import OpenAIChatBackend  # noqa: E402
+from assistant.llm.local import LocalLLMServer  # noqa: E402
+from assistant.llm.prompts import stated_check_messages  # noqa: E402
+
+DATA = REPO / "scripts" / "training-data" / "stated.jsonl"
+SHARED = REPO.parent / "shared"
+
+
+def held_out(key: str, every: int = 5) -> bool:
+    """The trained model's split (scripts/train_understanding.py): True for about one paper in ``every``."""
+    return int(hashlib.md5(key.encode()).hexdigest(), 16) % every == 0
+
+
+def abstracts() -> dict[str, tuple[str, str]]:
+    """doc id -> (title, abstract) over the ML corpus and the Check-COVID abstracts."""
+    out: dict[str, tuple[str, str]] = {}
+    for path in [*sorted((SHARED / "corpus").glob("*.jsonl")), SHARED / "claims-external" / "checkcovid_corpus.jsonl"]:
+        for line in path.read_text().splitlines():
+            if line.strip():
+                row = json.loads(line)
+                out[str(row["id"])] = (row.get("title") or "", row.get("abstract") or "")
+    return out
+
+
+def auc(pos: list[float], neg: list[float]) -> float:
+    """Area under the ROC curve (ties count half)."""
+    if not pos or not neg:
+        return float("nan")
+    wins = sum((p > n) + 0.5 * (p == n) for p in pos for n in neg)
+    return wins / (len(pos) * len(neg))
+
+
+def scores(rows: list[dict], t: float) -> tuple[float, float, float, float]:
+    """(accuracy, balanced accuracy, stated kept, not-stated caught) at threshold ``t`` on P(yes)."""
+    pos = [r["p_yes"] for r in rows if r["stated"] == 1]
+    neg = [r["p_yes"] for r in rows if r["stated"] == 0]
+    tpr = sum(p >= t for p in pos) / max(1, len(pos))
+    tnr = sum(p < t for p in neg) / max(1, len(neg))
+    acc = (sum(p >= t for p in pos) + sum(p < t for p in neg)) / max(1, len(rows))
+    return acc, (tpr + tnr) / 2, tpr, tnr
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("out", type=Path)
+    ap.add_argument("--val", type=int, default=200, help="validation questions (seeded sample)")
+    ap.add_argument("--base-url", default="", help="an OpenAI-compatible server (default: start the bundled qwen1.5b)")
+    args = ap.parse_args()
+    rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
+    texts = abstracts()
+    rows = [r for r in rows if r["doc_id"] in texts]
+    val = [r for r in rows if not held_out(r["doc_id"])]
+    random.Random(13).shuffle(val)
+    chosen = [(r, "val") for r in val[: args.val]] + [(r, "test") for r in rows if held_out(r["doc_id"])]
+    args.out.mkdir(parents=True, exist_ok=True)
+    log = args.out / "stated-check.jsonl"
+    lines = log.read_text().splitlines() if log.exists() else []
+    done = {(d["question"], d["doc_id"]) for d in map(json.loads, lines)}
+    # grouped by paper: the server keeps the last prompt's state, so a paper's next question reads only itself
+    todo = sorted(
+        ((r, s) for r, s in chosen if (r["question"], r["doc_id"]) not in done), key=lambda rs: rs[0]["doc_id"]
+    )
+    print(f"{len(chosen)} questions ({args.val} val), {len(todo)} to ask", flush=True)
+
+    def ask(backend: OpenAIChatBackend) -> None:
+        with log.open("a") as f:
+            for i, (r, split) in enumerate(todo, start=1):
+                t0 = time.perf_counter()
+                p = backend.yes_probability(stated_check_messages([texts[r["doc_id"]]], r["question"]))
+                ms = (time.perf_counter() - t0) * 1000
+                f.write(json.dumps({**{k: r[k] for k in ("question", "doc_id", "stated", "kind")}, "split": split,
+                                    "p_yes": round(p, 5), "ms": round(ms, 1)}) + "\n")
+                f.flush()
+                if i % 25 == 0:
+                    print(f"  {i}/{len(todo)}", flush=True)
+
+    if todo:
+        if args.base_url:
+            ask(OpenAIChatBackend(args.base_url, "k", "qwen1.5b", timeout_s=120))
+        else:
+            with LocalLLMServer(bundled="qwen1.5b") as server:
+                ask(OpenAIChatBackend(server.base_url, "k", server.model, timeout_s=120))
+    answered = [json.loads(line) for line in log.read_text().splitlines()]
+    by = {s: [a for a in answered if a["split"] == s] for s in ("val", "test")}
+    grid = [i / 100 for i in range(1, 100)]
+    best_t = max(grid, key=lambda t: (scores(by["val"], t)[1], -abs(t - 0.5)))
+    for split, part in by.items():
+        pos = [a["p_yes"] for a in part if a["stated"] == 1]
+        neg = [a["p_yes"] for a in part if a["stated"] == 0]
+        acc, bal, kept, caught = scores(part, best_t)
+        ms = sorted(a["ms"] for a in part)
+        print(f"{split:5s} n={len(part):4d} stated={len(pos)} auc={auc(pos, neg):.3f} t={best_t:.2f} acc={acc:.3f} "
+              f"bal={bal:.3f} stated_kept={kept:.3f} not_stated_caught={caught:.3f} p50={ms[len(ms) // 2]:.0f}ms")
+    print("trained 'stated' model, held-out accuracy: models card (docs/models/understanding.md)")
+
+
+if __name__ == "__main__":
+    main()
