@@ -14,7 +14,10 @@ set -uo pipefail
 OUT=$1; T=${2:-}; ONLY=${3:-}   # ONLY=test: the test sets alone (the threshold already chosen)
 REPO=$(cd "$(dirname "$0")/.." && pwd); cd "$REPO"
 mkdir -p "$OUT"
-A=${CLAIMS_CMD:-.venv/bin/assistant}   # CLAIMS_CMD: another build of the command (a frozen copy while the tree changes)
+# CLAIMS_CMD: another build of the command, e.g. a frozen copy while the tree changes:
+#   CLAIMS_CMD="env PYTHONSAFEPATH=1 PYTHONPATH=build/snap .venv/bin/python -m assistant" (without PYTHONSAFEPATH,
+#   `python -m` puts this directory first on sys.path and imports the live tree)
+A=${CLAIMS_CMD:-.venv/bin/assistant}
 [ -n "$T" ] && export ASSISTANT_SELF_CHECK_PROBABILITY=$T
 if [ ! -d "$OUT/idx-seeds" ]; then
   $A --storage-dir "$OUT/idx-seeds" ingest --no-progress seeds > "$OUT/ingest-seeds.log" 2>&1

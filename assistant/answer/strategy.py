@@ -280,6 +280,10 @@ def paper_names(question: Question, intent: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(n for n in names if n and n.lower() != author))
 
 
+#: Intents about one paper, whose answer comes from the paper found first (a comparison names several: not checked).
+NAMED_CHECK_INTENTS = frozenset({"lookup", "summary"})
+
+
 def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
     """A name the question gives a paper (:func:`paper_names`) that the best paper found is not: its title does not
     contain the name (exact), and the answering model, reading its abstract, does not say it is the paper called so or
@@ -289,7 +293,7 @@ def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
     from assistant.llm.client import connection_errors
     from assistant.verify.verifiers import named_probability
 
-    if req.focus_ids or not hits:
+    if req.focus_ids or not hits or req.intent not in NAMED_CHECK_INTENTS:
         return ""
     hit = hits[0]
     title = f" {' '.join(word_tokens(hit.paper.title))} "

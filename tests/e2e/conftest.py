@@ -145,27 +145,34 @@ def special_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 
 @pytest.fixture(scope="session")
-def mixed_ui_url(embed_model, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def mixed_ui_url(embed_model, local_llm, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """The real UI over the seeds plus the 45 real corpus papers of ``eval/claims-corpus-papers.jsonl`` (83
-    papers, venues and authors): enough for a topic list with more than one page."""
+    papers, venues and authors): enough for a topic list with more than one page. It answers with the session's
+    bundled 1.5B server (``local_llm``)."""
     from assistant.config import Settings
     from assistant.ingest.pipeline import ingest
     from tests.conftest import REPO, SEEDS
 
     settings = Settings().updated(storage_dir=tmp_path_factory.mktemp("mixed-index"))
     ingest(settings, [SEEDS, REPO / "eval" / "claims-corpus-papers.jsonl"], embed_model, progress=False)
-    yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(settings.storage.storage_dir), "ASSISTANT_LLM_BASE_URL": None},
+    yield from _running_ui({"ASSISTANT_STORAGE_DIR": str(settings.storage.storage_dir), **_bundled(local_llm)},
                            tmp_path_factory.mktemp("mixed-ui") / "ui.log")
 
 
 @pytest.fixture(scope="session")
-def ui_url(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
+def ui_url(seeded_settings, local_llm, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:  # type: ignore[no-untyped-def]
     """``python -m ui`` on a free port over the seeded index (one per test session, shared
-    by the browser and API tests); yields its URL."""
+    by the browser and API tests), answering with the session's bundled 1.5B server (``local_llm``: one model
+    process for the whole session); yields its URL."""
     yield from _running_ui(
-        {"ASSISTANT_STORAGE_DIR": str(seeded_settings.storage.storage_dir), "ASSISTANT_LLM_BASE_URL": None},
+        {"ASSISTANT_STORAGE_DIR": str(seeded_settings.storage.storage_dir), **_bundled(local_llm)},
         tmp_path_factory.mktemp("ui") / "ui.log",
     )
+
+
+def _bundled(server: object) -> dict[str, str | None]:
+    """Environment that points a UI subprocess at the session's bundled model server."""
+    return {"ASSISTANT_LLM_BASE_URL": server.base_url, "ASSISTANT_LLM_MODEL": server.model}  # type: ignore[attr-defined]
 
 
 @pytest.fixture(scope="module")
