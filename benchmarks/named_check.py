@@ -20,14 +20,11 @@ import json
 import random
 import re
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from assistant.llm.client import OpenAIChatBackend  # noqa: E402
-from assistant.llm.local import LocalLLMServer  # noqa: E402
 from assistant.llm.prompts import named_check_messages  # noqa: E402
 
 SHARED = REPO.parent / "shared"
@@ -90,7 +87,7 @@ def main() -> None:
     ap.add_argument("--base-url", default="")
     args = ap.parse_args()
     sys.path.insert(0, str(REPO / "benchmarks"))
-    from stated_check import auc, scores  # the same scoring
+    from stated_check import ask_all, auc, scores  # the same asking and scoring
 
     items = pairs(13)
     chosen_papers: dict[str, list[str]] = {"val": [], "test": []}
@@ -114,23 +111,7 @@ def main() -> None:
     todo = [i for i in chosen if (i["paper"], i["name"]) not in done]
     print(f"{len(items)} pairs; {len(chosen)} chosen ({args.papers} papers per split); {len(todo)} to ask")
 
-    def ask(backend: OpenAIChatBackend) -> None:
-        with log.open("a") as f:
-            for n, item in enumerate(todo, start=1):
-                t0 = time.perf_counter()
-                p = backend.yes_probability(named_check_messages(papers[item["paper"]], item["name"]))
-                f.write(json.dumps({**item, "p_yes": round(p, 5), "ms": round((time.perf_counter() - t0) * 1000, 1)}))
-                f.write("\n")
-                f.flush()
-                if n % 20 == 0:
-                    print(f"  {n}/{len(todo)}", flush=True)
-
-    if todo:
-        if args.base_url:
-            ask(OpenAIChatBackend(args.base_url, "k", "qwen1.5b", timeout_s=120))
-        else:
-            with LocalLLMServer(bundled="qwen1.5b") as server:
-                ask(OpenAIChatBackend(server.base_url, "k", server.model, timeout_s=120))
+    ask_all(log, todo, lambda item: named_check_messages(papers[item["paper"]], item["name"]), dict, args.base_url)
     answered = [dict(json.loads(line), stated=json.loads(line)["label"]) for line in log.read_text().splitlines()]
     by = {s: [a for a in answered if a["split"] == s] for s in ("val", "test")}
     grid = [i / 100 for i in range(1, 100)]
