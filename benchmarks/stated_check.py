@@ -160,8 +160,8 @@ def main() -> None:
         return sum(map(answered, pos)) / len(pos), sum(not answered(a) for a in neg) / len(neg)
 
     ok = [t / 10 for t in range(1, 10) if cascade(by["val"], t / 10)[0] >= MIN_KEPT]
-    chosen = max(ok, key=lambda t: cascade(by["val"], t)[1])
-    for t in sorted({chosen, STATED_PROBABILITY}):
+    grid_choice = max(ok, key=lambda t: cascade(by["val"], t)[1])
+    for t in sorted({grid_choice, STATED_PROBABILITY}):
         label = "shipped" if t == STATED_PROBABILITY else "validation's choice on the 0.1 grid"
         for split, part in by.items():
             kept, caught = cascade(part, t)
