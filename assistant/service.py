@@ -139,11 +139,10 @@ class Assistant:
         self._llm_server = llm_server
 
     def stream(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Iterator[AnswerEvent]:
-        """Stream the answer to one stand-alone question (``page``: which papers of a topic listing). Raises
-        EmptyQuestionError or QuestionTooLongError before any search."""
-        yield from self.answerer.stream(
-            clean_question(question, self.settings.retrieval.max_question_chars), intent=intent, page=page
-        )
+        """Stream the answer to one stand-alone question (``page``: which papers of a topic listing): the first turn
+        of a new conversation (:meth:`ChatSession.stream`). Raises EmptyQuestionError or QuestionTooLongError before
+        any search."""
+        yield from self.new_session().stream(question, intent, page)
 
     def explain(self, error: BaseException) -> AssistantError | None:
         """A one-line, user-facing error for a failure whose cause is known (a read-only or full disk under
@@ -153,10 +152,9 @@ class Assistant:
         return explain_failure(error, self.settings)
 
     def ask(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Answer:
-        """The final answer to one stand-alone question. Raises EmptyQuestionError or QuestionTooLongError."""
-        return self.answerer.answer(
-            clean_question(question, self.settings.retrieval.max_question_chars), intent=intent, page=page
-        )
+        """The final answer to one stand-alone question (:meth:`stream`). Raises EmptyQuestionError or
+        QuestionTooLongError."""
+        return self.new_session().ask(question, intent, page)
 
     def new_session(self) -> ChatSession:
         """A fresh conversation (one per chat window / CLI session)."""
@@ -298,4 +296,7 @@ def build_assistant(
     else:
         label = backend.model
     answerer = Answerer(retriever, backend, embedder, settings, strategies=strategies)
+    from assistant.understand.language import warm
+
+    warm()  # the language identifier (about 1 s), now rather than at the first question
     return Assistant(answerer, retriever, label, settings, server)

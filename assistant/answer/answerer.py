@@ -274,19 +274,8 @@ class Answerer:
             )
             yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
             return
-        named = unindexed_name(self._tools, req, hits)
-        if named:  # "Summarize 'Attention Is All You Need'": never another paper in its place
-            notice = (
-                f"No indexed paper is “{named}”, so the abstracts don't cover this question. "
-                "The closest papers below are other work."
-            )
-            yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
-            return
-        settled = strategy.settle(self._tools, req, hits)
-        if settled is not None:
-            yield self._settled(req, hits, settled, timings, t0)
-            return
-
+        # The papers found, each with its best sentences quoted, come first (no model call before them); the
+        # checks that ask the model (the named paper, what the abstracts state) may then replace them.
         plan = strategy.plan(self._tools, req, hits)
         builder = AnswerBuilder(
             q.text,
@@ -302,7 +291,26 @@ class Answerer:
             for row in plan.comparison.rows:
                 builder.cite(row.n)
             yield AnswerEvent("partial", answer=builder.build("extractive", timings=timings), hits=tuple(hits))
-        yield from self._generate(strategy, req, plan, builder, tuple(hits), timings, t0)
+        quoted: AnswerBuilder | None = None  # the answer by code, shown while the model checks and writes
+        if plan.use_model:
+            quoted = builder.fresh()
+            strategy.answer_by_code(self._tools, req, plan, quoted)
+            timings["first_text"] = (time.perf_counter() - t0) * 1000
+            yield AnswerEvent("partial", answer=quoted.build("extractive", timings=timings), hits=tuple(hits))
+
+        named = unindexed_name(self._tools, req, hits)
+        if named:  # "Summarize 'Attention Is All You Need'": never another paper in its place
+            notice = (
+                f"No indexed paper is “{named}”, so the abstracts don't cover this question. "
+                "The closest papers below are other work."
+            )
+            yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
+            return
+        settled = strategy.settle(self._tools, req, hits)
+        if settled is not None:
+            yield self._settled(req, hits, settled, timings, t0)
+            return
+        yield from self._generate(strategy, req, plan, builder, quoted, tuple(hits), timings, t0)
 
     def _clarification(self, q: Question, notice: str, intent: Intent | str | None) -> Iterator[AnswerEvent]:
         """The events of an answer that asks back (mode ``clarify``): no search result, no citation."""
@@ -332,22 +340,18 @@ class Answerer:
         req: Request,
         plan: Plan,
         builder: AnswerBuilder,
+        quoted: AnswerBuilder | None,
         hits: tuple[PaperHit, ...],
         timings: dict[str, float],
         t0: float,
     ) -> Iterator[AnswerEvent]:
         """Stream the model (when the plan uses it), verify each complete sentence, then complete the answer
-        or build it by code; always ends with the ``final`` event."""
+        or build it by code; always ends with the ``final`` event. ``quoted`` is the answer by code already
+        shown (None when the plan answers by code)."""
         notice = ""
         buffer = ""
         failed = False
         builder.model_used = plan.use_model
-        quoted: AnswerBuilder | None = None  # the answer by code, shown while the model writes
-        if plan.use_model:
-            quoted = builder.fresh()
-            strategy.answer_by_code(self._tools, req, plan, quoted)
-            timings["first_text"] = (time.perf_counter() - t0) * 1000
-            yield AnswerEvent("partial", answer=quoted.build("extractive", timings=timings), hits=hits)
         t_gen = time.perf_counter()
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)

@@ -179,7 +179,8 @@ class IntentStrategy:
         return tools.retriever.retrieve(req.search(tools, req.query), aspects=self.one_paper)
 
     def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
-        """An answer decided before any model call, or None (default) to go on."""
+        """An answer decided before the model writes (it may ask the model a yes/no question), or None (default)
+        to go on. The answer by code (:meth:`answer_by_code`) is shown before it runs."""
         return None
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:

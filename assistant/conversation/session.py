@@ -16,6 +16,7 @@ from assistant.conversation.resolve import Resolution, Resolver, asks_more
 from assistant.conversation.state import ConversationState, Turn
 from assistant.conversation.store import read_saved_session, restore_session, save_session
 from assistant.types import Answer, Intent, Page, Paper
+from assistant.understand.language import english_reading
 from assistant.understand.parse import Question, parse_question
 from assistant.understand.question import clean_question
 
@@ -49,13 +50,27 @@ class ChatSession(ConversationState):
     def stream(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Iterator[AnswerEvent]:
         """Stream the answer to ``question`` with stable labels; the turn is recorded at the end. ``page``:
         which papers of a topic listing to show (default the first 10; "show more" after a listing asks
-        for its next page).
+        for its next page). A question not written in English is read, searched and recorded in its English
+        translation (:func:`~assistant.understand.language.english_reading`), and each answer's notice says so.
 
         Raises:
             EmptyQuestionError: nothing to answer (before any model call).
             QuestionTooLongError: longer than ``Settings.retrieval.max_question_chars`` (before any search).
         """
         question = clean_question(question, self._answerer.settings.retrieval.max_question_chars)
+        reading = english_reading(self._answerer.backend, question)
+        if reading is None:
+            yield from self._stream_english(question, intent, page)
+            return
+        yield AnswerEvent("status", reading.notice)
+        for event in self._stream_english(reading.english, intent, page):
+            if event.answer is not None:
+                notice = f"{reading.notice} {event.answer.notice}".strip()
+                event = AnswerEvent(event.kind, event.message, replace(event.answer, notice=notice), event.hits)
+            yield event
+
+    def _stream_english(self, question: str, intent: Intent | None, page: Page | None) -> Iterator[AnswerEvent]:
+        """:meth:`stream` for a cleaned question in English (the user's, or its English reading)."""
         more = self._next_page(question) if page is None else None
         if more is not None:  # "show more" after a listing: the same listing, next page
             previous, page = more

@@ -47,6 +47,14 @@ NAMED_QUESTION = (
     "Is this the abstract of the paper called “{name}”, or of the paper that introduces “{name}”? Answer yes or no."
 )
 
+#: The language step (:func:`translation_messages`; understand/language.py): a question the language identifier does
+#: not read as English is put into English by the model (a question it repeats unchanged was English).
+LANGUAGE_SYSTEM = "You translate questions about research papers into English."
+TRANSLATE_REQUEST = (
+    "Translate this question into English. Keep every name, method name, number and title exactly as written. "
+    "If it is already in English, repeat it unchanged. Reply with the English question only."
+)
+
 SOURCE_TEMPLATE = "[{n}] {title}\n<source>{evidence}</source>"
 USER_TEMPLATE = "Sources:\n{sources}\n\nQuestion: {question}"
 
@@ -136,6 +144,15 @@ def named_check_messages(source: tuple[str, str], name: str) -> list[dict[str, s
     return [
         {"role": "system", "content": SELF_CHECK_SYSTEM},
         {"role": "user", "content": f"{quoted}\n\n{ask}"},
+    ]
+
+
+def translation_messages(question: str) -> list[dict[str, str]]:
+    """Put ``question`` into English (:data:`TRANSLATE_REQUEST`, then the question); an English one comes back
+    unchanged."""
+    return [
+        {"role": "system", "content": LANGUAGE_SYSTEM},
+        {"role": "user", "content": f"{TRANSLATE_REQUEST}\n\nQuestion: {' '.join(question.split())}"},
     ]
 
 

@@ -23,7 +23,11 @@ A yes/no question asked for its log-probabilities (``"logprobs": true``, the ans
 with ``P(yes) = yes_probability`` (a number, or a function of the request payload; default 0.9); a function that
 returns None makes that self-check fail with HTTP 500.
 
-Requests are recorded in ``requests``, self-checks apart in ``self_checks``.
+A translation request of the language step (system prompt ``prompts.LANGUAGE_SYSTEM``,
+understand/language.py) does not take a scripted reply either: it is streamed back as the question unchanged (what
+the real model does with an English question langid misreads), or as ``translate(question)`` when given.
+
+Requests are recorded in ``requests``, self-checks apart in ``self_checks``, translations in ``translations``.
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from assistant.llm.prompts import LANGUAGE_SYSTEM
 
 TRUNCATE = "TRUNCATE:"
 CUT = "CUT:"
@@ -88,11 +94,14 @@ class FakeOpenAIServer:
         self,
         replies: list[str | int | float] | Callable[[dict[str, Any]], str | int | float],
         yes_probability: float | Callable[[dict[str, Any]], float | None] = 0.9,
+        translate: Callable[[str], str] | None = None,
     ) -> None:
         self.replies = replies if callable(replies) else list(replies)
         self.yes_probability = yes_probability
+        self.translate = translate
         self.requests: list[dict[str, Any]] = []
         self.self_checks: list[dict[str, Any]] = []
+        self.translations: list[dict[str, Any]] = []
         #: streamed replies sent to the end (``[DONE]``)
         self.finished = 0
         self._lock = threading.Lock()
@@ -132,13 +141,19 @@ class FakeOpenAIServer:
                     else:
                         self._json(200, _yes_no_completion(value))
                     return
-                with outer._lock:
-                    outer.requests.append(payload)
-                    if callable(outer.replies):
-                        reply = outer.replies(payload)
-                    else:
-                        reply = outer.replies.pop(0) if outer.replies else "OK."
+                messages = payload.get("messages") or [{}]
+                translating = messages[0].get("content") == LANGUAGE_SYSTEM
+                if translating:
+                    question = messages[-1]["content"].rsplit("Question: ", 1)[-1]
+                    with outer._lock:
+                        outer.translations.append(payload)
+                    reply: str | int | float = outer.translate(question) if outer.translate else question
+                else:
+                    with outer._lock:
+                        outer.requests.append(payload)
+                        reply = outer._next_reply(payload)
                 if isinstance(reply, float):
+
                     time.sleep(reply)
                     reply = "Too late."
                 if isinstance(reply, int):
@@ -191,6 +206,12 @@ class FakeOpenAIServer:
         self._server.daemon_threads = True
         self.base_url = f"http://127.0.0.1:{self._server.server_address[1]}/v1"
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    def _next_reply(self, payload: dict[str, Any]) -> str | int | float:
+        """The scripted reply to ``payload`` (called under the lock): the function's, else the next in order."""
+        if callable(self.replies):
+            return self.replies(payload)
+        return self.replies.pop(0) if self.replies else "OK."
 
     def __enter__(self) -> FakeOpenAIServer:
         self._thread.start()
