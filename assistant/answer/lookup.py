@@ -3,7 +3,6 @@ paper mentions, a detail its abstract does not state, a false premise, a near mi
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -29,8 +28,6 @@ from assistant.answer.strategy import (
     prompt_evidence,
     supports,
 )
-
-logger = logging.getLogger(__name__)
 
 
 def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
@@ -160,7 +157,6 @@ class LookupStrategy(IntentStrategy):
         without papers in focus, one that asks for no number, no "what/which <thing>" and names nothing (a
         description searched for: "Is there work on ...").
         """
-        from assistant.llm.client import connection_errors
         from assistant.verify.answerable import answerability, false_premise_number
         from assistant.verify.verifiers import stated_probability
 
@@ -193,11 +189,9 @@ class LookupStrategy(IntentStrategy):
             return None  # "What problem is it meant to help with?": the abstract has a sentence of that role
         if verdict.stated or not verdict.detail:
             return None
-        try:  # the exact tests found no answering sentence: the model reads the abstracts
-            p = stated_probability(tools.backend, [(h.paper.title, h.paper.text) for h in scope], req.question)
-        except connection_errors() as e:  # no model to write the answer either: the exact tests decide alone
-            logger.warning("the model could not tell whether the abstract states it (%s)", getattr(e, "reason", e))
-            p = 0.0
+        # the exact tests found no answering sentence: the model reads the abstracts (when it cannot be asked, no
+        # model writes the answer either: the exact tests decide alone)
+        p = stated_probability(tools.backend, [(h.paper.title, h.paper.text) for h in scope], req.question) or 0.0
         if p >= tools.settings.verify.stated_probability:
             return None
         if req.facts.quantity and any(

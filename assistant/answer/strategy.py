@@ -291,7 +291,6 @@ def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
     the one that introduces it (P(yes) below ``verify.named_probability``: verifiers.named_probability). "" when the
     question names no paper, has papers in focus, every name fits, or the model cannot be asked (it decides nothing
     then)."""
-    from assistant.llm.client import connection_errors
     from assistant.verify.verifiers import named_probability
 
     if req.focus_ids or not hits or req.intent not in NAMED_CHECK_INTENTS:
@@ -301,12 +300,8 @@ def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
     for name in paper_names(req.parsed, req.intent):
         if f" {' '.join(word_tokens(name))} " in title:
             continue
-        try:
-            p = named_probability(tools.backend, (hit.paper.title, hit.paper.text), name)
-        except connection_errors() as e:
-            logger.warning(
-                "the model could not tell whether %r is %s (%s)", name, hit.paper.id, getattr(e, "reason", e)
-            )
+        p = named_probability(tools.backend, (hit.paper.title, hit.paper.text), name)
+        if p is None:  # the model cannot be asked: it decides nothing
             return ""
         if p < tools.settings.verify.named_probability:
             logger.info("not indexed: %r is not %s by the model's reading (P(yes) %.2f)", name, hit.paper.id, p)

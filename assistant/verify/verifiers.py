@@ -13,12 +13,15 @@ fits.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, Protocol
 
 from assistant.types import SentenceCheck
 from assistant.verify.constraints import hard_mismatches
+
+logger = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from assistant.llm.client import ChatBackend
@@ -145,28 +148,34 @@ def build_verifier(settings: VerifierSettings, backend: ChatBackend) -> Verifier
     return SelfCheckVerifier(backend, settings.self_check_probability)
 
 
-def named_probability(backend: ChatBackend, source: tuple[str, str], name: str) -> float:
+def _asked(backend: ChatBackend, messages: list[dict[str, str]], what: str) -> float | None:
+    """``backend.yes_probability(messages)``, or None (logged, naming ``what`` was asked) when the model cannot be
+    asked: the one place a yes/no decision of the model meets a failed connection."""
+    from assistant.llm.client import connection_errors
+
+    try:
+        return backend.yes_probability(messages)
+    except connection_errors() as e:
+        logger.warning("the model could not tell %s (%s)", what, getattr(e, "reason", e))
+        return None
+
+
+def named_probability(backend: ChatBackend, source: tuple[str, str], name: str) -> float | None:
     """P(the paper ``source`` = ``(title, abstract)`` is the one called ``name``, or the one that introduces it): the
     answering model is asked :data:`assistant.llm.prompts.NAMED_QUESTION`. Measured on pairs made from the corpus:
-    benchmarks/named_check.py, docs/results/issue41.
-
-    Raises:
-        LLMUnavailableError: the model could not be asked (callers then decide nothing).
-    """
+    benchmarks/named_check.py, docs/results/issue41. None when the model cannot be asked (callers then decide
+    nothing)."""
     from assistant.llm.prompts import named_check_messages
 
-    return backend.yes_probability(named_check_messages(source, name))
+    return _asked(backend, named_check_messages(source, name), f"whether {source[0]!r} is {name!r}")
 
 
-def stated_probability(backend: ChatBackend, sources: Sequence[tuple[str, str]], question: str) -> float:
+def stated_probability(backend: ChatBackend, sources: Sequence[tuple[str, str]], question: str) -> float | None:
     """P(the abstracts state the answer to ``question``): the answering model reads the ``(title, abstract)`` pairs
     of the paper(s) the question is about and is asked :data:`assistant.llm.prompts.STATED_QUESTION`; ``P(yes)`` in
     [0, 1] from its log-probabilities. The prefix is the self-check's, so a server that keeps prompt state reads only
     the question. Measured against the trained model it replaced: benchmarks/stated_check.py, docs/results/issue41.
-
-    Raises:
-        LLMUnavailableError: the model could not be asked (callers treat it as "cannot tell", never "not stated").
-    """
+    None when the model cannot be asked (callers treat it as "cannot tell", never "not stated")."""
     from assistant.llm.prompts import stated_check_messages
 
-    return backend.yes_probability(stated_check_messages(sources, question))
+    return _asked(backend, stated_check_messages(sources, question), f"whether the abstracts state {question!r}")

@@ -70,6 +70,18 @@ def test_premises_are_checkable_claims_only() -> None:
     assert f.quantity and "accuraci" in f.measured  # the Snowball stem of "accuracy"
 
 
+def test_a_why_question_takes_its_statement_for_granted() -> None:
+    """What a why-question asks the reason for is a premise (direction and rank included); one that names nothing
+    checkable ("why is continual learning hard?") is not."""
+    assert premises("Why does T2V-Turbo-v2 score worse than Kling on VBench?") == [
+        "T2V-Turbo-v2 score worse than Kling on VBench."]
+    assert premises("How come EM-LLM needs fine-tuning?") == ["EM-LLM needs fine-tuning."]
+    assert premises("Is LeReT good? Why does LeReT improve retrieval by 29%?") == ["LeReT improve retrieval by 29%."]
+    assert premises("Why didn't LeReT improve retrieval by 29%?") == []  # negative: not rebuilt
+    assert premises("why is continual learning hard?") == []
+    assert premises("What does DUALFormer do, and why?") == []
+
+
 def test_clauses_split_a_question_into_its_aspects() -> None:
     from assistant.lang.text import clauses
 
