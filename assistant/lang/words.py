@@ -94,10 +94,12 @@ SENTENCE_BREAK = re.compile(r"(?<=[.!?])\s")
 
 def whole_name_pattern(name: str) -> re.Pattern[str]:
     """``name`` as a whole token, case-insensitive, with a plural ``s``/``es`` allowed (and for a name ending in
-    ``s`` after inner capitals, the name without it: "AIGIs" -> "AIGI", "LoRAs" -> "LoRA")."""
+    ``s`` after inner capitals, the name without it: "AIGIs" -> "AIGI", "LoRAs" -> "LoRA"). A hyphen and a space
+    inside it are the same spelling: "KV-cache" is "KV cache" (an abstract writes either)."""
     variants = [re.escape(name)]
     if name.endswith("s") and any(c.isupper() for c in name[1:-1]):
         variants.append(re.escape(name[:-1]))
+    variants = [re.sub(r"(?:\\-|\\ )+", r"[-\\s]+", v) for v in variants]
     return re.compile(r"(?<![A-Za-z0-9])(?:" + "|".join(variants) + r")(?:s|es)?(?![A-Za-z0-9+])", re.I)
 
 

@@ -71,6 +71,7 @@ def _overlap(a: str, b: str) -> float:
     return len(wa & wb) / max(1, len(wa | wb))
 
 
+@pytest.mark.slow  # a minute or more: ./scripts/test.sh --all (CI)
 @pytest.mark.parametrize("parallel", [2, 4])
 def test_concurrent_streams_finish_whole_and_unmixed(assistant: Assistant, parallel: int) -> None:
     """Each of 2 or 4 streams sent at once ends with the server's finish reason (none cut short by the next

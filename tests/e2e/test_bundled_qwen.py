@@ -79,6 +79,7 @@ def _dev_items(*types: str) -> list[dict[str, object]]:
     return [row for row in map(json.loads, path.read_text().splitlines()) if row["type"] in types]
 
 
+@pytest.mark.slow  # a minute or more: ./scripts/test.sh --all (CI)
 def test_dev_followups_and_comparisons_through_the_conversation_path(assistant: Assistant) -> None:
     """The follow-up items and the first two compare items of eval/dev.jsonl, run as real multi-turn conversations
     (each answer takes 10-30 s with the 1.5B model on 2 cores; comparisons are also asked in the browser tests)."""

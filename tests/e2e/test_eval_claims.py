@@ -20,7 +20,7 @@ import pytest
 
 from assistant.service import Assistant
 
-pytestmark = pytest.mark.llm
+pytestmark = [pytest.mark.llm, pytest.mark.slow]  # slow: ./scripts/test.sh --all (CI)
 
 REPO = Path(__file__).resolve().parents[2]
 #: Every third claim of claims-seeds-2 test (7 supported, 9 unsupported), as scored in the full run with the

@@ -64,6 +64,7 @@ def test_the_trace_catches_python_and_native_lookups(tmp_path: Path) -> None:
 
 
 @needs_isolation
+@pytest.mark.slow  # a minute or more: ./scripts/test.sh --all (CI)
 def test_a_bare_onnxruntime_session_is_silent_after_enforce_offline(tmp_path: Path) -> None:
     """onnxruntime's native telemetry client resolves mobile.events.data.microsoft.com by itself (seen with
     1.32.0 on Linux); the switches in assistant/offline.py stop it. Without them the trace must see it."""
@@ -96,6 +97,7 @@ def test_a_bare_onnxruntime_session_is_silent_after_enforce_offline(tmp_path: Pa
 
 @pytest.mark.llm
 @needs_isolation
+@pytest.mark.slow  # a minute or more: ./scripts/test.sh --all (CI)
 def test_ingest_ask_and_the_ui_make_no_outbound_attempt(tmp_path: Path) -> None:
     env = _env(tmp_path)
     env["OFFLINE_UI_PORT"] = str(free_port())

@@ -80,6 +80,7 @@ def no_outbound(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     return attempts
 
 
+@pytest.mark.slow  # a minute or more: ./scripts/test.sh --all (CI)
 def test_four_parallel_conversations_never_mix(ui_url: str, no_outbound: list[str]) -> None:
     from gradio_client import Client
 

@@ -134,6 +134,7 @@ def _new_questions(rows: list[dict]) -> list[tuple[str, str]]:  # type: ignore[t
     return [(f"What does the paper '{r['title']}' propose?", r["id"]) for r in rows]
 
 
+@pytest.mark.slow  # a minute or more: ./scripts/test.sh --all (CI)
 def test_embedded_readers_keep_answering_during_ingest_delete_and_rebuild(  # type: ignore[no-untyped-def]
     tmp_path: Path,
     embed_model,
@@ -164,6 +165,7 @@ def chroma_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[int]:
         yield port
 
 
+@pytest.mark.slow  # a minute or more: ./scripts/test.sh --all (CI)
 def test_server_readers_keep_answering_during_ingest_and_rebuild(  # type: ignore[no-untyped-def]
     chroma_server: int,
     tmp_path: Path,

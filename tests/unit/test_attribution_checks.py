@@ -74,6 +74,11 @@ def test_names_match_whole_tokens_and_numbers_are_normalised() -> None:
     assert not name_occurs("GPT-4", "baselines like GPT-4o.")
     assert name_occurs("GPT-4o", "baselines like GPT-4o.")
     assert name_occurs("LoRAs", "composing LoRA modules")
+    # a hyphen and a space are one spelling (a model wrote "the KV-cache feature-compression paper" of an abstract
+    # that says "KV cache"; dev q022), never a joined word or a longer name
+    assert name_occurs("KV-cache", "KV cache has become a de facto technique")
+    assert name_occurs("KV cache", "a KV-cache")
+    assert not name_occurs("KV-cache", "KVcache") and not name_occurs("GPT-4", "GPT 4o")
     assert words("sixteen models, 2,864 images: 29\\% better") == ["16", "models", ",", "2864", "images", ":", "29",
                                                                    "%", "better"]
 
