@@ -151,7 +151,8 @@ class Resolver:
 
     def _positions(self, question: str, shown: list[tuple[str, ...]]) -> list[str]:
         """Papers ``question`` points at exactly: ``[2]`` / "paper 2" (the conversation's labels), "the second
-        one" (the second paper of the latest answer that showed at least two, in the order shown), "the
+        one" (the second paper of the latest answer that showed at least two, in the order shown; "the first one"
+        with no such answer: the latest answer's first paper), "the
         former/latter", "the other one" (the most recently shown paper not shown by the latest answer)."""
         focus: list[str] = []
         for m in LABEL_REF.finditer(question):
@@ -160,7 +161,11 @@ class Resolver:
                 focus.append(pid)
         for m in ORDINAL_REF.finditer(question):
             i = ORDINALS[m.group(1).lower()] - 1
-            listed = next((s for s in shown if len(s) >= max(2, i + 1)), ())
+            # of the latest answer that listed several papers; with none, of the latest that shows that many ("what
+            # did the first one find?" after a one-paper topic list)
+            listed = next((s for s in shown if len(s) >= max(2, i + 1)), ()) or next(
+                (s for s in shown if len(s) >= i + 1), ()
+            )
             if i < len(listed):
                 focus.append(listed[i])
         for m in FORMER_LATTER.finditer(question):

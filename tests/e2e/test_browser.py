@@ -203,6 +203,7 @@ def _inside(inner: dict[str, float], outer: dict[str, float], slack: float = 1.0
     return inner["x"] >= outer["x"] - slack and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + slack
 
 
+@pytest.mark.slow  # with the others of the slow tier: ./scripts/test.sh --all (CI)
 def test_phone_width_shows_the_whole_comparison_inside_its_bubble(browser, ui_url: str, screenshot_dir: Path) -> None:  # type: ignore[no-untyped-def]
     """At 390 px the table is laid out as one card per paper, every cell inside the answer's bubble (or, if
     a cell is still too wide, it scrolls inside the bubble): nothing is cut off, no sideways page scroll."""

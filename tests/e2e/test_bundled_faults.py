@@ -31,6 +31,7 @@ def assistant(seeded_settings, embed_model) -> Iterator[Assistant]:  # type: ign
         yield a
 
 
+@pytest.mark.slow  # with the others of the slow tier: ./scripts/test.sh --all (CI)
 def test_bundled_server_killed_mid_answer(assistant: Assistant) -> None:
     server = assistant._llm_server
     assert server is not None and server.is_running()

@@ -292,6 +292,18 @@ def test_that_one_after_a_topic_list_is_the_listed_paper(server: FakeOpenAIServe
                 assert {c.paper.id for c in second.citations} == {shown[1]}, second.text
 
 
+def test_the_first_one_after_a_one_paper_topic_list_is_that_paper(server: FakeOpenAIServer, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """ "what did the first one find?" after a topic list of one paper is that paper (a newcomer got "The indexed
+    abstracts don't cover this question": an ordinal looked only for an answer that had shown two papers or more)."""
+    with scripted_assistant(server) as assistant:
+        session = assistant.new_session()
+        session.ask("any papers about grokking?")
+        shown = session.turns[-1].shown
+        assert len(shown) == 1, shown  # the seeds have one paper about grokking as a topic: the case under test
+        answer = session.ask("what did the first one find?")
+        assert answer.mode != "abstained" and {c.paper.id for c in answer.citations} == {shown[0]}, answer.text
+
+
 def test_a_pronoun_question_about_one_paper_is_not_a_comparison(server: FakeOpenAIServer, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     """ "what architectures does it compare transformers against?" asks about the paper in focus; with one
     paper there it is a lookup (it used to end in "Only one paper to compare")."""

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import time
 
+import pytest
+
 from assistant.llm.client import OpenAIChatBackend
 from assistant.service import build_assistant
 from tests.support.fake_openai_server import FakeOpenAIServer
@@ -42,6 +44,7 @@ def test_empty_and_nonsense_streams_fall_back_to_cited_evidence(seeded_settings,
                 assert all(s.citations == (1,) for s in answer.sentences)
 
 
+@pytest.mark.slow  # with the others of the slow tier: ./scripts/test.sh --all (CI)
 def test_dead_bundled_model_server_is_restarted(seeded_settings, embed_model) -> None:  # type: ignore[no-untyped-def]
     with build_assistant(seeded_settings, embed_model=embed_model) as assistant:  # bundled model
         server = assistant._llm_server

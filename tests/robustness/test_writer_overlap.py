@@ -37,6 +37,7 @@ def _no_traceback(*streams: str) -> None:
         assert "Traceback" not in text and "NotFoundError" not in text, text[-2000:]
 
 
+@pytest.mark.slow  # a minute or more: ./scripts/test.sh --all (CI)
 @pytest.mark.parametrize(("first", "seed"), [("ingest", 1), ("ingest", 3), ("rebuild", 4)])
 # seed 1: the first writer runs to its end (the report's case); 3, 4: it is killed at a random moment
 def test_overlapping_ingest_and_rebuild_never_lose_a_completed_run(  # type: ignore[no-untyped-def]
