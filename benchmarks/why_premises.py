@@ -24,7 +24,7 @@ sys.path.insert(0, str(REPO))
 from assistant.config import load_settings  # noqa: E402
 from assistant.lang.text import split_sentences  # noqa: E402
 from assistant.service import build_assistant  # noqa: E402
-from assistant.understand.question import _WHY_LEAD, premises  # noqa: E402
+from assistant.understand.question import WHY_LEAD, premises  # noqa: E402
 
 CORRECTION = "The question assumes"
 
@@ -40,7 +40,7 @@ def why_questions() -> list[dict[str, str]]:
             if not isinstance(q, str) or q in seen:
                 continue
             parts = split_sentences(q)
-            if _WHY_LEAD.match(parts[-1] if parts else q):
+            if WHY_LEAD.match(parts[-1] if parts else q):
                 label = "false" if row.get("type") == "adversarial" else "true"
                 seen[q] = {"question": q, "set": path.name, "premise_is": label, "premises": " | ".join(premises(q))}
     return list(seen.values())

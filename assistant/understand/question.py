@@ -213,7 +213,7 @@ _HEDGES = re.compile(r"\b(?:reportedly|apparently|supposedly|allegedly|famously|
 #: is the statement the question takes for granted ("Why does T2V-Turbo-v2 score worse than Kling on VBench?" ->
 #: "T2V-Turbo-v2 score worse than Kling on VBench."): English question syntax, not a judgement of its content. A
 #: negative one ("Why doesn't X ...?") is left out: its statement would need the negation put back in place.
-_WHY_LEAD = re.compile(
+WHY_LEAD = re.compile(
     r"^\s*(?:why\s+(?:does|do|did|is|are|was|were|can|could|would|will|has|have|had)|how\s+come)\s+(?!not\b)", re.I
 )
 
@@ -222,7 +222,7 @@ def premises(question: str) -> list[str]:
     """Statements the question takes for granted, to be checked before answering: a leading "Since X, ..."
     clause, declarative sentences before the final question ("LeReT improved accuracy by 42%. What
     drove ...?"), and what a why-question asks the reason for ("Why does T2V-Turbo-v2 score worse than Kling?" ->
-    "T2V-Turbo-v2 score worse than Kling."; :data:`_WHY_LEAD`). Hedges ("reportedly") are removed. Empty for plain
+    "T2V-Turbo-v2 score worse than Kling."; :data:`WHY_LEAD`). Hedges ("reportedly") are removed. Empty for plain
     questions."""
     from assistant.lang.text import split_sentences
 
@@ -233,9 +233,10 @@ def premises(question: str) -> list[str]:
     parts = split_sentences(question)
     if len(parts) > 1 and parts[-1].rstrip().endswith("?"):
         out += [p for p in parts[:-1] if not p.rstrip().endswith("?") and len(p.split()) >= 4]
-    why = _WHY_LEAD.match(parts[-1] if parts else question)
+    last = parts[-1] if parts else question
+    why = WHY_LEAD.match(last)
     if why and not m:
-        out.append(parts[-1][why.end() :].rstrip(" ?"))
+        out.append(last[why.end() :].rstrip(" ?"))
     # only checkable claims about a paper: they name something or state a number ("I'm new to this." is not)
     out = [p for p in out if analyze(p).entities or re.search(r"\d", p)]
     return [_HEDGES.sub("", p).strip().rstrip(".") + "." for p in out]
