@@ -6,7 +6,6 @@ One :class:`assistant.conversation.session.ChatSession` per browser session, kep
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -16,6 +15,8 @@ import gradio as gr
 from assistant.errors import AssistantError
 from assistant.types import INTENTS
 from assistant.understand.question import MAX_QUESTION_CHARS
+from ui.chat_state import CHAT_KEY, PENDING_KEY, Gate, browser_secret, chat_record, pending_record, restored_chat
+from ui.clipboard import CLEAN_COPY_JS, answer_content, question_content
 from ui.downloads import write_export
 from ui.export import bibtex, conversation_markdown
 from ui.listing import button_state, show_more_button, wire_show_more
@@ -23,7 +24,6 @@ from ui.render import (
     answer_markdown,
     error_markdown,
     progress_markdown,
-    question_html,
     references_panel,
     safe_text,
 )
@@ -57,14 +57,11 @@ CHECKING = "Checking for more: a sentence the language model writes is added onc
 #: The send button's label, and while an answer is being written (the button is disabled then).
 SEND = "Send"
 ANSWERING = "Answering…"
-#: Shown (as a notice) when a question is sent while the previous answer is still being written.
+#: Shown under the box when a question is sent while the previous answer is still being written (and only then).
 BUSY = (
     "The answer to your last question is still being written; your new question stays in the box. "
     "Send it when that answer is finished."
 )
-#: Runs in the browser when a question is sent: the note under the box says why nothing happens while an
-#: answer is being written (Send is disabled then; Enter in the box is refused by ``take_question``).
-BUSY_NOTE_JS = "() => (document.querySelector('#send')?.disabled ? %s : '')" % json.dumps(f"*{BUSY}*")
 #: The chat's height: on a phone (390 x 844 px) the question box stays on screen below it.
 CHAT_HEIGHT = "min(620px, 58vh)"
 #: Brings the new question to the top of the chat as soon as it is posted, so its answer is read from the
@@ -187,7 +184,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             return
         anchor = f"m{len(history) + 2}"  # this message's position: unique card ids within the chat
         history += [
-            {"role": "user", "content": question_html(question)},
+            {"role": "user", "content": question_content(question)},
             {"role": "assistant", "content": progress_markdown(SEARCHING)},
         ]
         yield "", history, session
@@ -196,7 +193,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
         try:
             for event in session.stream(question, intent=_intent(intent)):  # type: ignore[arg-type]
                 if event.kind == "final" and event.answer is not None:
-                    content = answer_markdown(event.answer, anchor=anchor)
+                    content = answer_content(event.answer, anchor)
                 else:
                     hits = event.hits or hits
                     partial = event.answer or partial
@@ -224,27 +221,45 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
 
     max_chars = getattr(getattr(assistant, "settings", None), "max_question_chars", MAX_QUESTION_CHARS)
 
-    def take_question(question: str, busy: bool) -> tuple[Any, ...]:
-        """The first step of asking, run at once (unqueued): the question moves from the box to the hidden
-        ``asked`` box that :func:`respond` reads, and Send is disabled ("Answering…") until the answer is
-        finished, so text typed meanwhile is never overwritten. Raises ``gr.Error`` (which stops the chain,
-        leaving the box as it is) while an answer is being written (a visible notice) or for a blank box
-        (silently). A question over the length limit stays in the box, to be shortened; respond says why."""
-        if busy:  # the note under the box says so (BUSY_NOTE_JS, in the browser)
-            raise gr.Error(BUSY, visible=False, print_exception=False)
-        if not (question or "").strip():
-            raise gr.Error("Type a question first.", visible=False, print_exception=False)
+    def busy_note(question: str, gate: Gate) -> str:
+        """The note under the box when a question is sent: :data:`BUSY` when it is held back because an answer is
+        being written (:meth:`Gate.holds_back`), else nothing. Run first, before the question is taken."""
+        return f"*{BUSY}*" if gate.holds_back(question or "") else ""
+
+    def take_question(question: str, gate: Gate) -> tuple[str, dict[str, str]]:
+        """Take the question for answering (run at once, unqueued): it goes into the hidden ``asked`` box that
+        :func:`respond` reads, and into the browser as the question being answered. Raises ``gr.Error`` without a
+        message (which stops the chain; its outputs are hidden, so nothing shows) for a blank box, and while an
+        answer is being written: the text stays in the box (:func:`busy_note` said why), and a double Enter
+        asks once."""
+        if not (question or "").strip() or not gate.take(question):
+            raise gr.Error("not taken", visible=False, print_exception=False)
+        return question, pending_record(question)
+
+    def lock_box(question: str) -> tuple[Any, ...]:
+        """After a question is taken: the box is cleared (a question over the length limit stays there, to be
+        shortened; respond says why), and Send is disabled ("Answering…") until the answer is finished, so text
+        typed meanwhile is never overwritten."""
         keep = len(" ".join(question.split())) > max_chars
-        return (gr.update() if keep else "", question, True, gr.update(value=ANSWERING, interactive=False))
+        return (gr.update() if keep else "", gr.update(value=ANSWERING, interactive=False))
 
-    def finished() -> tuple[Any, ...]:
-        """After an answer (or its failure): Send is enabled again, the busy note cleared."""
-        return False, gr.update(value=SEND, interactive=True), ""
+    def finished(gate: Gate, session: ChatSession | None) -> tuple[Any, ...]:
+        """After an answer (or its failure): the next question can be taken, Send is enabled again, the note
+        cleared; the browser keeps the conversation (:func:`chat_record`) and forgets the question taken."""
+        gate.release()
+        return gr.update(value=SEND, interactive=True), "", chat_record(session), pending_record(None)
 
-    def new_chat(session: ChatSession | None) -> tuple[Any, ...]:
+    def new_chat(session: ChatSession | None, gate: Gate) -> tuple[Any, ...]:
         if session is not None:
             session.reset()
-        return ([], None, *side_panel(None), *finished())
+        gate.release()
+        return ([], None, *side_panel(None), gr.update(value=SEND, interactive=True), "", {}, pending_record(None))
+
+    def restore(saved: object, pending: object) -> tuple[Any, ...]:
+        """On page load: the conversation kept in this browser (:func:`restored_chat`), with its side panel."""
+        chat = restored_chat(assistant, saved, pending)
+        box_update = chat.box if chat.box else gr.update()
+        return (chat.history, chat.session, box_update, chat.note, *side_panel(chat.session))
 
     def pick_example(evt: gr.SelectData) -> str:
         value = evt.value
@@ -257,7 +272,12 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
         )
         gr.Markdown(f"Answering with: **{safe_text(assistant.model_label)}**", elem_id="model-line")
         session_state = gr.State(None)
-        busy = gr.State(False)  # an answer is being written in this chat
+        gate = gr.State(Gate())  # the question being answered in this chat
+        secret = browser_secret(
+            getattr(getattr(getattr(assistant, "settings", None), "storage", None), "storage_dir", None)
+        )
+        saved = gr.BrowserState({}, storage_key=CHAT_KEY, secret=secret)  # the conversation, kept in the browser
+        pending = gr.BrowserState({}, storage_key=PENDING_KEY, secret=secret)  # the question being answered
         with gr.Row(equal_height=False):
             with gr.Column(scale=3):
                 chatbot = gr.Chatbot(
@@ -305,43 +325,48 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
                     md_btn = gr.DownloadButton("Conversation (.md)", elem_id="export-md", interactive=False, size="sm")
                     bib_btn = gr.DownloadButton("References (.bib)", elem_id="export-bib", interactive=False, size="sm")
 
-        take_io = dict(
-            fn=take_question,
-            inputs=[box, busy],
-            outputs=[box, asked_box, busy, send],
-            queue=False,
-            api_visibility="private",
-        )
         answer_io = dict(
             inputs=[asked_box, intent, chatbot, session_state],
             outputs=[asked_box, chatbot, session_state],
             concurrency_limit=CONCURRENCY_LIMIT,
             concurrency_id=CONCURRENCY_ID,
         )
+        quick = dict(queue=False, api_visibility="private")
         side_io = dict(
             fn=side_panel, inputs=[session_state], outputs=[panel, md_btn, bib_btn], api_visibility="private"
         )
-        done_io = dict(
-            fn=finished, inputs=None, outputs=[busy, send, input_note], queue=False, api_visibility="private"
-        )
-        more_io = dict(fn=button_state, inputs=[session_state], outputs=[more], api_visibility="private", queue=False)
-        taken = gr.on([box.submit, send.click], **take_io)
-        asked = taken.success(respond, api_name="respond", **answer_io)
-        asked.then(**side_io).then(**done_io).then(**more_io)
-        more_answer = wire_show_more(more, box, take_io, respond, answer_io)  # a topic list's next page
-        more_answer.then(**side_io).then(**done_io).then(**more_io)
-        gr.on([box.submit, send.click, chatbot.example_select], None, js=SCROLL_TO_NEW_QUESTION_JS, queue=False)
-        gr.on([box.submit, send.click], None, None, input_note, js=BUSY_NOTE_JS, queue=False)
-        picked = chatbot.example_select(pick_example, None, box, api_visibility="private", queue=False)
-        picked_answer = picked.then(**take_io).success(respond, api_visibility="private", **answer_io)
-        picked_answer.then(**side_io).then(**done_io).then(**more_io)
+        done_io = dict(fn=finished, inputs=[gate, session_state], outputs=[send, input_note, saved, pending], **quick)
+        more_io = dict(fn=button_state, inputs=[session_state], outputs=[more], **quick)
+
+        def answer_after(event: Any, **respond_api: Any) -> Any:
+            """Chain, after ``event`` (the question is in the box): the busy note, taking the question, the box
+            cleared and Send disabled, the answer, then the side panel, Send enabled and the chat kept in the
+            browser. Returns the answering event (for "New chat" to cancel)."""
+            noted = event.then(busy_note, [box, gate], input_note, **quick)
+            taken = noted.then(take_question, [box, gate], [asked_box, pending], **quick)
+            locked = taken.success(lock_box, asked_box, [box, send], **quick)
+            answering = locked.success(respond, **respond_api, **answer_io)
+            answering.then(**side_io).then(**done_io).then(**more_io)
+            return answering
+
+        sent = gr.on([box.submit, send.click], None, js=SCROLL_TO_NEW_QUESTION_JS, queue=False)
+        asked = answer_after(sent, api_name="respond")
+        more_answer = wire_show_more(more, box, lambda typed: answer_after(typed, api_visibility="private"))
+        picked = chatbot.example_select(pick_example, None, box, **quick)
+        picked_answer = answer_after(picked, api_visibility="private")
+        picked.then(None, js=SCROLL_TO_NEW_QUESTION_JS, queue=False)
         reset_io = dict(
-            inputs=[session_state],
-            outputs=[chatbot, session_state, panel, md_btn, bib_btn, busy, send, input_note],
+            inputs=[session_state, gate],
+            outputs=[chatbot, session_state, panel, md_btn, bib_btn, send, input_note, saved, pending],
             cancels=[asked, picked_answer, more_answer],
         )
         clear.click(new_chat, api_name="new_chat", **reset_io).then(**more_io)
         chatbot.clear(new_chat, api_visibility="private", **reset_io)  # the chat's own trash button
+        loaded = demo.load(
+            restore, [saved, pending], [chatbot, session_state, box, input_note, panel, md_btn, bib_btn], **quick
+        )
+        loaded.then(**more_io)
+        demo.load(None, js=CLEAN_COPY_JS, queue=False)
     return demo
 
 

@@ -4,6 +4,7 @@ for the next page, exactly as typing "show more" does (session.ChatSession handl
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import gradio as gr
@@ -28,14 +29,12 @@ def show_more_button() -> gr.Button:
     return gr.Button("Show more", elem_id="show-more", visible=False, size="sm")
 
 
-def wire_show_more(
-    button: gr.Button, box: gr.Textbox, take_io: dict[str, Any], respond: Any, answer_io: dict[str, Any]
-) -> Any:
-    """Pressing ``button`` puts "show more" in ``box``, takes it as a typed question is taken (``take_io``: the
-    busy check) and runs ``respond`` with ``answer_io``; returns the answering event, for ``.then`` chaining
-    and for "New chat" to cancel."""
+def wire_show_more(button: gr.Button, box: gr.Textbox, answer_after: Callable[[Any], Any]) -> Any:
+    """Pressing ``button`` puts "show more" in ``box`` and asks it as a typed question is asked (``answer_after``
+    chains the busy check, taking the question and the answer after the given event); returns the answering
+    event, for "New chat" to cancel."""
     typed = button.click(lambda: SHOW_MORE_TEXT, None, box, api_visibility="private", queue=False)
-    return typed.then(**take_io).success(respond, api_visibility="private", **answer_io)
+    return answer_after(typed)
 
 
 def button_state(session: ChatSession | None) -> dict[str, Any]:

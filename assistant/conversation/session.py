@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from assistant.answer.answerer import AnswerEvent, final_answer
 from assistant.conversation.resolve import Resolution, Resolver, asks_more
 from assistant.conversation.state import ConversationState, Turn
-from assistant.conversation.store import read_saved_session, restore_session, save_session
+from assistant.conversation.store import read_saved_session, restore_session, save_session, session_record
 from assistant.types import Answer, Intent, Page, Paper
 from assistant.understand.language import english_reading
 from assistant.understand.parse import Question, parse_question
@@ -140,6 +140,12 @@ class ChatSession(ConversationState):
         ``SESSION_VERSION``; written to ``<path>.tmp`` first and renamed, so a failed save leaves the old file
         whole)."""
         save_session(self, path)
+
+    def record(self) -> dict[str, Any]:
+        """The conversation as JSON-ready data (:func:`~assistant.conversation.store.session_record`), e.g. for
+        the chat page to keep in the browser; :meth:`restore` reads it back after
+        :func:`~assistant.conversation.store.checked_session_data`."""
+        return session_record(self)
 
     def load(self, path: Path) -> None:
         """Restore a conversation saved by :meth:`save` (papers looked up in the current index).

@@ -29,14 +29,14 @@ if TYPE_CHECKING:
     from assistant.conversation.state import ConversationState
 
 
-def save_session(state: ConversationState, path: Path) -> None:
-    """Write the conversation as JSON (format version :data:`SESSION_VERSION`): the labels, and per turn the
-    question, the resolved query, the papers it referred to, and the answer as shown (text, sentences with
-    their ``[n]`` and support, citations with their evidence, mode, intent, notice, comparison table, model).
-    Written to ``<path>.tmp`` first and renamed, so a failed save leaves the old file whole."""
-    data = {
+def session_record(state: ConversationState) -> dict[str, Any]:
+    """The conversation as JSON-ready data (format version :data:`SESSION_VERSION`): the labels, and per turn
+    the question, the resolved query, the papers it referred to, and the answer as shown (text, sentences with
+    their ``[n]`` and support, citations with their evidence, mode, intent, notice, comparison table, model,
+    total time). What :func:`save_session` writes and the chat page keeps in the browser."""
+    return {
         "version": SESSION_VERSION,
-        "labels": state.labels,
+        "labels": dict(state.labels),
         "turns": [
             {
                 "question": t.question,
@@ -47,8 +47,13 @@ def save_session(state: ConversationState, path: Path) -> None:
             for t in state.turns
         ],
     }
+
+
+def save_session(state: ConversationState, path: Path) -> None:
+    """Write :func:`session_record` as JSON to ``path``. Written to ``<path>.tmp`` first and renamed, so a failed
+    save leaves the old file whole."""
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False), encoding="utf-8")
+    tmp.write_text(json.dumps(session_record(state), indent=2, ensure_ascii=False), encoding="utf-8")
     tmp.replace(path)
 
 
@@ -126,6 +131,7 @@ def answer_record(answer: Answer) -> dict[str, Any]:
         "cited": [c.paper.id for c in answer.citations],
         "comparison": comparison,
         "listing": asdict(answer.listing) if answer.listing is not None else None,
+        "total_ms": round(float(answer.timings_ms.get("total", 0.0)), 1),
     }
 
 
@@ -179,6 +185,7 @@ def answer_from_record(rec: Mapping[str, Any], known: Mapping[str, Paper], label
         comparison=comparison,
         model_used=bool(rec.get("model_used", False)),
         listing=_listing(rec.get("listing")),
+        timings_ms={"total": float(total)} if isinstance(total := rec.get("total_ms"), (int, float)) else {},
     )
 
 
@@ -216,6 +223,21 @@ def read_saved_session(path: Path) -> dict[str, Any]:
         kind = "not JSON" if raw.strip() else "empty"
         raise AssistantError(f"--session {path}: not a saved conversation (the file is {kind}); {keep}.") from e
     try:
+        return checked_session_data(data)
+    except ValueError as e:
+        raise AssistantError(f"--session {path}: not a saved conversation ({e}); {keep}.") from e
+
+
+def checked_session_data(data: object) -> dict[str, Any]:
+    """``data`` (parsed JSON of a :func:`session_record`) checked for the shape :func:`restore_session` reads.
+
+    Returns:
+        ``{"labels": {paper_id: n}, "turns": [{question, resolved_query, focus_ids, answer, ...}, ...]}``.
+
+    Raises:
+        ValueError: not shaped like a saved conversation; the message says what is wrong.
+    """
+    try:
         if not isinstance(data, dict) or "turns" not in data or "labels" not in data:
             raise KeyError("it holds other JSON, without 'labels' and 'turns'")
         labels = {str(k): int(v) for k, v in data["labels"].items()}
@@ -224,5 +246,5 @@ def read_saved_session(path: Path) -> dict[str, Any]:
             raise TypeError("'turns' must be a list of objects")
     except (ValueError, KeyError, TypeError, AttributeError) as e:
         reason = e.args[0] if isinstance(e, KeyError) and e.args else e
-        raise AssistantError(f"--session {path}: not a saved conversation ({reason}); {keep}.") from e
+        raise ValueError(str(reason)) from e
     return {"labels": labels, "turns": turns}

@@ -195,3 +195,26 @@ def test_a_saved_conversation_keeps_every_answer_as_shown(scripted, tmp_path: Pa
     assert s3.turns[-1].focus_ids and set(s3.turns[-1].focus_ids) <= {c.paper.id for c in s1.turns[1].answer.citations}
     assert follow.citations and follow.citations[0].n in {c.n for c in s1.turns[1].answer.citations}
     assert summary_paper in s3.labels
+
+
+def test_a_chat_kept_in_the_browser_comes_back_whole_after_a_reload(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Issue 43.1: what the page keeps in the browser after each answer (``chat_record``) restores the chat as it
+    was shown (same messages, same ``[n]``), and a follow-up afterwards resolves against the restored papers."""
+    import json
+
+    from ui.chat_state import INTERRUPTED, chat_history, chat_record, pending_record, restored_chat
+
+    session = scripted.new_session()
+    session.ask("Which paper introduces A-Bench?")
+    session.ask("Compare it with the Number Cookbook paper.")
+    kept = json.loads(json.dumps(chat_record(session)))  # through the browser: JSON only
+    chat = restored_chat(scripted, kept, pending_record(None))
+    assert chat.history == chat_history(session) and chat.box == "" and chat.note == ""
+    assert chat.session is not None and chat.session.labels == session.labels
+    follow = chat.session.ask("What does the first one evaluate?")
+    assert {c.paper.id for c in follow.citations} == {A_BENCH} and follow.citations[0].n == session.labels[A_BENCH]
+    cut = restored_chat(scripted, kept, pending_record("And which needs less data?"))  # reloaded mid-answer
+    assert cut.box == "And which needs less data?" and INTERRUPTED in cut.note and len(cut.history) == 4
+    broken = restored_chat(scripted, {"turns": "nope", "labels": {}}, {})
+    assert broken.session is None and broken.history == [] and "could not be restored" in broken.note
+    assert restored_chat(scripted, {}, {}).history == [] and chat_record(None) == {}

@@ -148,30 +148,75 @@ def test_side_panel_and_exports_follow_the_session(app) -> None:  # type: ignore
     assert (md.name == "conversation.md" and "What is XNet?" in md.read_text()
             and "https://example.org/x" in md.read_text())
     assert bib.name == "references.bib" and r"XNet \& co" in bib.read_text()
-    chat, state, html, md_btn, _, busy, send, note = app["new_chat"].fn(session)
+    from ui.chat_state import Gate
+
+    gate = Gate()
+    assert gate.take("What is XNet?")
+    chat, state, html, md_btn, _, send, note, saved, pending = app["new_chat"].fn(session, gate)
     assert chat == [] and state is None and "No papers cited yet" in html and md_btn["interactive"] is False
-    assert session.turns == [] and busy is False and send["interactive"] is True  # the question box is left alone
+    assert session.turns == [] and send["interactive"] is True  # the question box is left alone
+    assert saved == {} and pending == {} and gate.answering is None  # the browser forgets the chat too
 
 
-def test_a_question_is_taken_from_the_box_once_and_send_waits_for_the_answer(app) -> None:  # type: ignore[no-untyped-def]
+def _fn(app: dict[str, Any], name: str) -> Any:
+    return app[next(k for k, f in app.items() if f.name == name)].fn
+
+
+def test_a_question_is_taken_once_and_send_waits_for_the_answer(app) -> None:  # type: ignore[no-untyped-def]
+    """Issue 43.3/43.4: the busy note only when a question is really held back; a double Enter asks once; a
+    blank box or a held-back question stops the chain without a visible error (the take step's outputs are
+    hidden)."""
     import gradio as gr
 
     from ui.app import ANSWERING, BUSY, SEND
+    from ui.chat_state import Gate
 
-    take = app[next(k for k, f in app.items() if f.name == "take_question")].fn
-    box, asked, busy, send = take("What is XNet?", False)
-    assert (box, asked, busy) == ("", "What is XNet?", True) and send == {"__type__": "update", "value": ANSWERING,
-                                                                          "interactive": False}
-    with pytest.raises(gr.Error) as busy_error:  # sent while answering: not taken, the text stays in the box
-        take("And YNet?", True)
-    assert busy_error.value.message == BUSY  # shown under the box by BUSY_NOTE_JS
+    gate = Gate()
+    note, take, lock = _fn(app, "busy_note"), _fn(app, "take_question"), _fn(app, "lock_box")
+    assert note("What is XNet?", gate) == ""  # nothing being answered: no notice
+    asked, pending = take("What is XNet?", gate)
+    assert asked == "What is XNet?" and pending == {"question": "What is XNet?"} and gate.answering == asked
+    box, send = lock(asked)
+    assert box == "" and send == {"__type__": "update", "value": ANSWERING, "interactive": False}
+    assert note("What is XNet?", gate) == ""  # Enter pressed twice: the same question again, no notice...
+    with pytest.raises(gr.Error) as again:
+        take("What is XNet?", gate)  # ...and not asked twice
+    assert not again.value.visible
+    assert note("And YNet?", gate) == f"*{BUSY}*"  # a new question while answering: held back, and said so
+    with pytest.raises(gr.Error):
+        take("And YNet?", gate)
+    outputs = app[next(k for k, f in app.items() if f.name == "take_question")].outputs
+    assert all(isinstance(c, gr.BrowserState) or not c.visible for c in outputs)  # an error badge shows nowhere
+    send, note_text, saved, pending = _fn(app, "finished")(gate, None)
+    assert send["value"] == SEND and send["interactive"] is True and note_text == "" and pending == {}
+    assert gate.answering is None and note("And YNet?", gate) == ""
     with pytest.raises(gr.Error) as blank:
-        take("   ", False)
-    assert not blank.value.visible  # a blank box: nothing happens
-    box, asked, *_ = take("x" * 2001, False)  # too long: kept in the box to shorten; respond says why
-    assert box == {"__type__": "update"} and asked == "x" * 2001
-    busy, send, note = app[next(k for k, f in app.items() if f.name == "finished")].fn()
-    assert busy is False and send["value"] == SEND and send["interactive"] is True and note == ""
+        take("   ", gate)
+    assert not blank.value.visible and gate.answering is None  # a blank box: nothing happens
+    asked, _ = take("x" * 2001, gate)
+    assert lock(asked)[0] == {"__type__": "update"}  # too long: kept in the box to shorten; respond says why
+
+
+def test_the_take_step_is_atomic_under_concurrent_sends() -> None:
+    """Two sends at once (Gradio runs unqueued events on worker threads): exactly one takes the question."""
+    import threading
+
+    from ui.chat_state import Gate
+
+    for _ in range(50):
+        gate, taken = Gate(), []
+        barrier = threading.Barrier(4)
+
+        def send(gate: Gate = gate, taken: list[bool] = taken, barrier: threading.Barrier = barrier) -> None:
+            barrier.wait()
+            taken.append(gate.take("What is XNet?"))
+
+        threads = [threading.Thread(target=send) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert sorted(taken) == [False, False, False, True]
 
 
 def test_a_long_message_is_collapsed_in_the_chat(app) -> None:  # type: ignore[no-untyped-def]
@@ -179,9 +224,12 @@ def test_a_long_message_is_collapsed_in_the_chat(app) -> None:  # type: ignore[n
 
     note = "Notes on graph transformers. " * 800
     *_, (_, history, _) = app["respond"].fn(note, "auto", [], None)
+    from ui.clipboard import copy_text_of
+
     shown = history[0]["content"]
-    assert (shown.startswith("<details class='long-message'><summary>Notes on graph transformers.")
+    assert copy_text_of(shown) == note.strip()  # Copy gives the message as typed
+    assert (shown.split("-->", 1)[1].startswith("<details class='long-message'><summary>Notes on graph transformers.")
             and f"{len(note.strip()):,} characters" in shown)
     short = "What is XNet?"
     *_, (_, history, _) = app["respond"].fn(short, "auto", [], None)
-    assert history[0]["content"] == short and len(short) < COLLAPSE_CHARS
+    assert history[0]["content"].split("-->", 1)[1] == short + "<!--/copy-->" and len(short) < COLLAPSE_CHARS

@@ -1,0 +1,137 @@
+"""The chat a researcher keeps open all day (issue 43), in a real browser (Chromium) against the real UI over the
+seeds plus tests/fixtures/special_seeds, answering through a scripted model (``special_ui_url``):
+
+- a reload restores the conversation with its references and ``[n]`` numbering; a reload in the middle of an
+  answer puts the question back in the box and says so; "New chat" forgets it;
+- Send shows the busy note only when a question is really held back; Enter pressed twice asks once, without an
+  error badge;
+- Copy gives clean text with ``[n]`` and the references, and each message's ``aria-label`` is text.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.e2e.conftest import SLOW_QUESTION
+from tests.support.browser import ask, open_ui
+
+pytestmark = pytest.mark.browser
+
+A_BENCH_Q = "Which paper proposes A-Bench?"
+NUPA_Q = "Which paper studies the numerical understanding and processing ability (NUPA) of language models?"
+A_BENCH_TITLE = "A-Bench: Are LMMs Masters at Evaluating AI-generated Images?"
+#: Records what the page puts on the clipboard (``window.__copied``) instead of writing it.
+RECORD_CLIPBOARD_JS = """
+window.__copied = [];
+Object.defineProperty(navigator, 'clipboard', {value: {
+  writeText: (t) => { window.__copied.push(t); return Promise.resolve(); },
+  readText: () => Promise.resolve(window.__copied[window.__copied.length - 1] || ''),
+}, configurable: true});
+"""
+
+
+@pytest.fixture
+def page(browser, special_ui_url: str) -> Iterator[Any]:  # type: ignore[no-untyped-def]
+    """A fresh browser profile (empty localStorage) on the special-text UI."""
+    pg = browser.new_page(viewport={"width": 1280, "height": 900})
+    open_ui(pg, special_ui_url)
+    yield pg
+    pg.close()
+
+
+def _messages(page: Any, role: str) -> Any:
+    return page.locator(f"#chat [data-testid='{role}']")
+
+
+def _reload(page: Any, bots: int) -> None:
+    page.reload()
+    page.wait_for_selector("#question textarea")
+    page.wait_for_function(
+        "(n) => document.querySelectorAll(\"#chat [data-testid='bot']\").length === n", arg=bots, timeout=20_000
+    )
+    time.sleep(0.5)  # the side panel and the "Show more" button follow the chat
+
+
+def test_a_reload_restores_the_conversation_with_its_references_and_numbering(page) -> None:  # type: ignore[no-untyped-def]
+    ask(page, A_BENCH_Q, 1)
+    ask(page, NUPA_Q, 2)
+    chat, panel = page.locator("#chat").inner_text(), page.locator("#refs-so-far").inner_text()
+    assert "[2]" in panel and A_BENCH_TITLE in panel
+    _reload(page, 2)
+    assert page.locator("#chat").inner_text() == chat and page.locator("#refs-so-far").inner_text() == panel
+    assert page.locator("#export-md").is_enabled()  # the export follows the restored conversation
+    third = ask(page, A_BENCH_Q, 3)  # the same paper keeps its number after the reload
+    assert re.search(r"\[1\]\s*" + re.escape(A_BENCH_TITLE), third.inner_text())
+    assert "[3]" not in page.locator("#refs-so-far").inner_text()
+
+
+def test_a_reload_mid_answer_puts_the_question_back_and_new_chat_forgets(page) -> None:  # type: ignore[no-untyped-def]
+    ask(page, A_BENCH_Q, 1)
+    page.locator("#question textarea").fill(SLOW_QUESTION)
+    page.locator("#send").click()
+    _messages(page, "bot").nth(1).locator(".status").wait_for(timeout=30_000)  # the slow answer is being written
+    _reload(page, 1)
+    assert page.locator("#question textarea").input_value() == SLOW_QUESTION
+    assert "reloaded before the answer" in page.locator("#input-note").inner_text()
+    assert _messages(page, "user").count() == 1
+    page.locator("#new-chat").click()
+    page.wait_for_function("() => !document.querySelector(\"#chat [data-testid='bot']\")", timeout=10_000)
+    time.sleep(1.0)
+    page.reload()
+    page.wait_for_selector("#question textarea")
+    time.sleep(3.0)  # what a restore would have shown by now
+    assert _messages(page, "user").count() == 0 and page.locator("#question textarea").input_value() == ""
+    assert "No papers cited yet" in page.locator("#refs-so-far").inner_text()
+
+
+def test_send_shows_no_busy_note_and_a_double_enter_asks_once(page) -> None:  # type: ignore[no-untyped-def]
+    box = page.locator("#question textarea")
+    box.fill(A_BENCH_Q)
+    page.locator("#send").click()
+    notes = []
+    for _ in range(10):  # the note under the box while the first answer is written
+        notes.append(page.locator("#input-note").inner_text().strip())
+        time.sleep(0.1)
+    _messages(page, "bot").first.get_by_text("answered by").wait_for(timeout=60_000)
+    assert notes == [""] * 10
+    page.wait_for_function("() => !document.querySelector('#send').disabled", timeout=30_000)
+    box.fill(NUPA_Q)
+    box.press("Enter")
+    page.wait_for_timeout(100)
+    box.press("Enter")
+    _messages(page, "bot").nth(1).get_by_text("answered by").wait_for(timeout=60_000)
+    page.wait_for_function("() => !document.querySelector('#send').disabled", timeout=30_000)
+    time.sleep(1.0)
+    assert _messages(page, "user").count() == 2  # asked once
+    errors = [e.inner_text() for e in page.locator(".error, [data-testid='error']").all() if e.is_visible()]
+    assert errors == [] and page.locator("#input-note").inner_text().strip() == ""
+
+
+def test_copy_gives_clean_text_with_markers_and_references(browser, special_ui_url: str) -> None:  # type: ignore[no-untyped-def]
+    pg = browser.new_page(viewport={"width": 1280, "height": 900})
+    pg.add_init_script(RECORD_CLIPBOARD_JS)
+    try:
+        open_ui(pg, special_ui_url)
+        bot = ask(pg, A_BENCH_Q, 1)
+        bot.hover()
+        pg.locator("#chat button[aria-label='Copy message']").last.click()
+        pg.locator("#chat button[aria-label='Copy conversation']").click()
+        pg.wait_for_function("() => window.__copied.length >= 2", timeout=5_000)
+        message, conversation = pg.evaluate("window.__copied")
+        for text in (message, conversation):
+            assert not re.search(r"<(p|span|sup|q|ol|li|a|details)\b|class=|&#39;|<!--", text), text[:400]
+            assert "[1]" in text and "\nReferences\n[1] " + A_BENCH_TITLE in text and "https://" in text
+        assert conversation.startswith("user: " + A_BENCH_Q) and message in conversation
+        label = bot.get_attribute("aria-label") or pg.locator("#chat [aria-label^=\"bot's message\"]").first.get_attribute(
+            "aria-label"
+        )
+        labels = pg.eval_on_selector_all("#chat [aria-label*=\"'s message: \"]", "els => els.map(e => e.ariaLabel)")
+        assert labels and all("<" not in x for x in labels), labels
+        assert label is not None
+    finally:
+        pg.close()
