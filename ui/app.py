@@ -51,9 +51,15 @@ CONCURRENCY_LIMIT = 4
 #: The one concurrency group every answering event belongs to, so the limit is shared.
 CONCURRENCY_ID = "respond"
 SEARCHING = "Searching the abstracts…"
-#: Shown above the answer built from the abstracts while the model may still add to it (after the papers
-#: are found, before the final answer).
-CHECKING = "Checking for more: a sentence the language model writes is added once it is checked against the abstracts…"
+#: Shown above the quotes (or the comparison table) from the abstracts while the model writes its answer.
+INTERIM = (
+    "Quoted from the abstracts while the language model writes its answer; its sentences replace these quotes "
+    "once each is checked against the abstracts…"
+)
+#: Shown above the model's checked sentences while it may still add more (they are never reordered).
+CHECKING = (
+    "Writing: each further sentence of the language model is added here once it is checked against the abstracts…"
+)
 #: The send button's label, and while an answer is being written (the button is disabled then).
 SEND = "Send"
 ANSWERING = "Answering…"
@@ -94,6 +100,7 @@ CSS = """
 .topic-list .reason { font-size: 0.95em; }
 .found-list { margin: 0.2em 0; }
 .status { opacity: 0.85; }
+.interim { opacity: 0.8; border-left: 3px solid var(--border-color-primary); padding-left: 0.5em; }
 .search-link { font-size: 0.85em; white-space: nowrap; }
 sup.cite a { text-decoration: none; }
 .answer .quote q { font-style: italic; }
@@ -197,7 +204,10 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
                 else:
                     hits = event.hits or hits
                     partial = event.answer or partial
-                    message = event.message if event.kind == "status" and partial is None else CHECKING
+                    if partial is None:
+                        message = event.message if event.kind == "status" else SEARCHING
+                    else:
+                        message = CHECKING if partial.mode == "generated" else INTERIM
                     content = progress_markdown(message, hits, partial, anchor)
                 history[-1] = {"role": "assistant", "content": content}
                 yield "", history, session

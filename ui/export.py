@@ -14,7 +14,7 @@ from typing import Protocol
 from assistant.lang.numbers import YEAR
 from assistant.lang.words import BIBTEX_KEY_STOPWORDS, VENUE_TRACK_SUFFIX
 from assistant.types import Answer, Paper
-from ui.render import is_search_link, site_name
+from ui.render import is_search_link, searched_for, site_name
 from ui.text import markdown_text, split_math
 
 #: Conferences known by their short name in a venue string ("ICLR 2025 Poster", "NeurIPS 2024"): the
@@ -121,8 +121,8 @@ def conversation_markdown(
     for i, turn in enumerate(turns, start=1):
         answer = turn.answer
         lines += [f"## {i}. {_md_inline(turn.question)}", ""]
-        query = (turn.resolved_query or "").strip()
-        if query and query != turn.question.strip():
+        query = searched_for(answer)
+        if query:
             lines += [f"*Searched for: {_md_inline(query)}*", ""]
         lines += _md_table(answer)
         lines += [_md_answer(answer) or "(no answer)", ""]

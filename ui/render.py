@@ -10,6 +10,7 @@ blank lines inside, so the chat's Markdown renderer passes it through untouched.
 from __future__ import annotations
 
 import html
+import string
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qs, urlsplit
 
@@ -157,12 +158,27 @@ def answer_body(answer: Answer, anchor: str = "a") -> str:
     return f"<p class='answer'>{' '.join(_sentence(s, anchor) for s in answer.sentences)}</p>"
 
 
+#: The longest "Searched for" line shown, in characters (a longer search is cut at a word, with "…").
+SEARCHED_FOR_CHARS = 160
+
+
+def searched_for(answer: Answer) -> str:
+    """What the search used when it added words to the question (a follow-up resolved: "Compare it with YNet."
+    searched as "… (XNet)"), cut to :data:`SEARCHED_FOR_CHARS`; ``""`` when every word of the search is the
+    question's own (the question itself, a long paste cleaned), which says nothing new."""
+    query = " ".join(answer.resolved_query.split())
+    asked = {w.strip(string.punctuation) for w in answer.question.casefold().split()}
+    if not query or {w.strip(string.punctuation) for w in query.casefold().split()} <= asked:
+        return ""
+    if len(query) > SEARCHED_FOR_CHARS:
+        query = query[:SEARCHED_FOR_CHARS].rsplit(" ", 1)[0] + "…"
+    return query
+
+
 def answer_meta(answer: Answer) -> str:
-    """``Searched for: …`` when the search differed from the question (a follow-up resolved), else ``""``."""
-    query = answer.resolved_query.strip()
-    if query and query != answer.question.strip():
-        return f"<p class='meta'><small>Searched for: {html_text(query)}</small></p>"
-    return ""
+    """``Searched for: …`` when the search added words to the question (:func:`searched_for`), else ``""``."""
+    query = searched_for(answer)
+    return f"<p class='meta'><small>Searched for: {html_text(query)}</small></p>" if query else ""
 
 
 def comparison_html(answer: Answer, anchor: str = "a") -> str:
@@ -275,12 +291,16 @@ def found_html(hits: Sequence[PaperHit], limit: int = MAX_FOUND) -> str:
 def progress_markdown(
     message: str, hits: Sequence[PaperHit] = (), answer: Answer | None = None, anchor: str = "a"
 ) -> str:
-    """What the chat shows while an answer is in progress: the status line, the papers found, and what is
-    already verified (comparison table, sentences, their cards)."""
+    """What the chat shows while an answer is in progress: the status line, then the papers found until something
+    verified can be shown, then only what is verified so far (comparison table, sentences, their cards): the
+    list of papers found is replaced, not left under the answer. Quotes shown while the model writes are marked
+    as interim (``<div class='interim'>``)."""
     out = [f"<p class='status'><em>{html_text(message)}</em></p>"]
-    if answer is not None:
-        out.append(answer_markdown(answer, final=False, anchor=anchor))
-    out.append(found_html(hits))
+    if answer is None:
+        out.append(found_html(hits))
+    else:
+        body = answer_markdown(answer, final=False, anchor=anchor)
+        out.append(body if answer.mode == "generated" else f"<div class='interim'>{body}</div>")
     return "\n\n".join(o for o in out if o)
 
 

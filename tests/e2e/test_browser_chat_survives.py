@@ -135,3 +135,42 @@ def test_copy_gives_clean_text_with_markers_and_references(browser, special_ui_u
         assert label is not None
     finally:
         pg.close()
+
+
+#: Records each state of the newest answer: papers-found links, interim quotes, the checked sentences, final.
+GROWTH_LOG_JS = """() => {
+  window.__growth = [];
+  const snap = () => {
+    const bots = document.querySelectorAll('#chat [data-testid="bot"]');
+    const m = bots[bots.length - 1];
+    if (!m) return;
+    const answer = [...m.querySelectorAll('p.answer')].filter(p => !p.closest('.interim'));
+    window.__growth.push({
+      found: m.querySelectorAll('.found-list a').length,
+      interim: m.querySelectorAll('.interim p.answer').length,
+      sentences: answer.map(p => p.innerText).join(' '),
+      final: m.innerText.includes('answered by'),
+    });
+  };
+  new MutationObserver(snap).observe(document.querySelector('#chat'),
+                                     {subtree: true, childList: true, characterData: true});
+}"""
+
+
+def test_an_answer_grows_in_place_and_never_reorders(page) -> None:  # type: ignore[no-untyped-def]
+    """Issue 43.7: the papers found are replaced by what is verified, not left under it; the quotes shown while
+    the model writes are marked interim; the model's checked sentences only ever grow at the end, and the final
+    answer shows them in the same order."""
+    page.evaluate(GROWTH_LOG_JS)
+    page.locator("#question textarea").fill(SLOW_QUESTION)
+    page.locator("#send").click()
+    _messages(page, "bot").first.get_by_text("answered by").wait_for(timeout=60_000)
+    time.sleep(0.5)
+    log = page.evaluate("window.__growth")
+    assert any(s["found"] for s in log) and any(s["interim"] for s in log)  # both were shown on the way
+    assert not [s for s in log if s["found"] and (s["interim"] or s["sentences"])]  # never the list under an answer
+    grown = [" ".join(s["sentences"].split()) for s in log if s["sentences"].strip()]
+    assert len(set(grown)) >= 2  # the answer grew while the model wrote (paced sentences)
+    assert all(later.startswith(earlier) for earlier, later in zip(grown, grown[1:], strict=False)), grown
+    final = log[-1]
+    assert final["final"] and not final["found"] and not final["interim"] and final["sentences"].strip()

@@ -88,12 +88,20 @@ def _compare() -> Answer:
 
 
 def test_meta_line_shows_searched_for_only_when_it_differs_and_no_intent_jargon() -> None:
+    from ui.render import SEARCHED_FOR_CHARS
+
     plain = answer_markdown(_answer())
     assert "intent" not in plain and "Searched for" not in plain
     same = answer_markdown(replace(_answer(), resolved_query="q?"))
     assert "Searched for" not in same
     md = answer_markdown(_compare())
     assert "intent" not in md and "Searched for: Compare it with YNet. (XNet)" in md
+    paste = "My notes on graph transformers,   pasted from a draft: " + "attention over features " * 30 + "?"
+    cleaned = " ".join(paste.split()).rstrip("?")
+    assert "Searched for" not in answer_markdown(replace(_answer(), question=paste, resolved_query=cleaned))
+    long = answer_markdown(replace(_compare(), resolved_query="Compare it with YNet (XNet) " + "ablation " * 40))
+    shown = long.split("Searched for: ", 1)[1].split("</small>", 1)[0]
+    assert shown.endswith("…") and len(shown) <= SEARCHED_FOR_CHARS + 1  # issue 43.7: never a whole paste again
 
 
 def test_comparison_table_rows_columns_links_and_markers_above_the_paragraph() -> None:
