@@ -12,8 +12,10 @@ Rules, applied in this order, to every piece of corpus or model text:
 3. **Escaped once for the target**: HTML (:func:`html_text`) escapes ``& < > " '`` and neutralises every
    Markdown control character as a numeric entity (so the chat's Markdown renderer shows it literally);
    math becomes ``\\(…\\)``/``\\[…\\]`` for the chat's KaTeX (``LATEX_DELIMITERS``), or stays ``$…$`` source
-   where there is no KaTeX. Markdown exports (:func:`markdown_text`) backslash-escape the Markdown
-   characters of the text and keep math as ``$…$``.
+   where there is no KaTeX; a formula that only styles text (``$\\underline{Le}$arning``,
+   :func:`~assistant.lang.markup.text_style`) is that text, styled (``<u>``, ``<b>``, ``<i>``, ``<code>``).
+   Markdown exports (:func:`markdown_text`) backslash-escape the Markdown characters of the text and keep math as
+   ``$…$``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import html
 import re
 from collections.abc import Iterable
 
-from assistant.lang.markup import MATH, Segment, collapse, display_text, plain_text, split_math
+from assistant.lang.markup import MATH, Segment, collapse, display_text, plain_text, split_math, text_style
 
 __all__ = [
     "LATEX_DELIMITERS",
@@ -32,10 +34,10 @@ __all__ = [
     "escape_html",
     "highlight_html",
     "html_text",
-    "katex_source",
     "markdown_text",
     "plain_text",
     "split_math",
+    "text_style",
 ]
 
 #: What the chat's KaTeX renders (gradio ``latex_delimiters``): only the delimiters :func:`html_text`
@@ -63,7 +65,6 @@ _HTML = str.maketrans(
         "$": "&#36;",
     }
 )
-_TEX_PERCENT = re.compile(r"(?<!\\)%")
 _MD_ESCAPE = re.compile(r"([\\`*_\[\]<>|~$])")
 _MD_LINE_START = re.compile(r"^(?:(?P<mark>[#>]|[-+](?=\s))|(?P<num>\d+)(?P<dot>[.)])(?=\s))")
 
@@ -74,17 +75,20 @@ def escape_html(text: str) -> str:
     return text.translate(_HTML)
 
 
-def katex_source(tex: str) -> str:
-    """A formula's TeX as given to KaTeX: an unescaped ``%`` (a TeX comment, which would swallow the rest
-    of the formula, as in ``$11.25%$``) is escaped as ``\\%``; nothing else changes."""
-    return _TEX_PERCENT.sub(r"\\%", tex)
+#: The HTML element a text-styling formula is shown in (:func:`assistant.lang.markup.text_style`).
+_STYLE_TAG = {"underline": "u", "bold": "b", "italic": "i", "mono": "code"}
 
 
 def _math_html(seg: Segment, katex: bool) -> str:
+    styled = text_style(seg.text)
+    if styled is not None:  # text in a formula's clothes: styled text, not math italics mid-word
+        style, text = styled
+        tag = _STYLE_TAG.get(style)
+        return f"<{tag}>{escape_html(text)}</{tag}>" if tag else escape_html(text)
     if not katex:
         return escape_html(f"$${seg.text}$$" if seg.display else f"${seg.text}$")
     left, right = ("\\[", "\\]") if seg.display else ("\\(", "\\)")
-    return left + html.escape(katex_source(seg.text), quote=False) + right
+    return left + html.escape(seg.text, quote=False) + right
 
 
 def html_text(text: str, *, katex: bool = True) -> str:

@@ -22,10 +22,13 @@ class CitationJSON(_Strict):
 
     n: int = Field(description="The [n] used in `answer`; stable for a whole --session conversation.")
     paper_id: str = Field(description="`<file name>#<position>` (seed files) or `<file name>#<id or line>` (exports).")
-    title: str
+    title: str = Field(description="The title as a reader sees it (plain text; see `raw_title`).")
+    raw_title: str = Field(description="The title as written in the input, LaTeX and Markdown kept.")
     url: str = Field(description="http(s) link to the paper, or \"\" when the input gave none.")
     authors: list[str]
-    evidence: list[str] = Field(description="The abstract sentences that support the answer's sentences citing [n].")
+    evidence: list[str] = Field(
+        description="The abstract sentences that support the answer's sentences citing [n] (plain text)."
+    )
 
 
 class SourceJSON(_Strict):
@@ -41,7 +44,7 @@ class SourceJSON(_Strict):
 class CellJSON(_Strict):
     """One comparison cell: a sentence of the row paper's abstract and its [n]."""
 
-    text: str
+    text: str = Field(description="The sentence as a reader sees it (plain text).")
     n: int
 
 
@@ -90,7 +93,11 @@ class ListingJSON(_Strict):
 
 
 class SentenceJSON(_Strict):
-    text: str = Field(description="One shown sentence of the answer, without its [n] markers.")
+    text: str = Field(
+        description="One shown sentence of the answer, without its [n] markers, as a reader sees it: plain text, "
+        "the abstracts' LaTeX and Markdown rendered as text ($\\underline{Le}$arning: Learning; **A**: A; 10\\%: 10%)."
+    )
+    raw_text: str = Field(description="The same sentence as written (abstract or model), LaTeX and Markdown kept.")
     citations: list[int] = Field(description="The [n] of the references that support it.")
     written_by: Literal["model", "abstract"] = Field(
         description="`model`: the language model wrote this sentence and the citation verifier kept it; `abstract`: "
@@ -157,13 +164,14 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
     t = answer.timings_ms
     data = {
         "question": answer.question,
-        "answer": answer.text,
+        "answer": plain_text(answer.text),
         "abstained": answer.abstained,
         "mode": answer.mode,
-        "notice": answer.notice,
+        "notice": plain_text(answer.notice),
         "sentences": [
             {
-                "text": s.text,
+                "text": plain_text(s.text),
+                "raw_text": s.text,
                 "citations": list(s.citations),
                 "written_by": "model" if s.by_model else "abstract",
                 "check": s.check,
@@ -175,17 +183,18 @@ def answer_to_dict(answer: Answer) -> dict[str, Any]:
             {
                 "n": c.n,
                 "paper_id": c.paper.id,
-                "title": c.paper.title,
+                "title": plain_text(c.paper.title),
+                "raw_title": c.paper.title,
                 "url": c.paper.url,
                 "authors": list(c.paper.authors),
-                "evidence": list(c.evidence),
+                "evidence": [plain_text(e) for e in c.evidence],
             }
             for c in answer.citations
         ],
         "sources": [
             {
                 "paper_id": h.paper.id,
-                "title": h.paper.title,
+                "title": plain_text(h.paper.title),
                 "url": h.paper.url,
                 "score": round(float(h.score), 5),
                 "similarity": round(float(h.dense_similarity), 4),
@@ -261,7 +270,7 @@ def comparison_to_dict(answer: Answer) -> dict[str, Any] | None:
             {
                 "paper_id": ids.get(r.n, ""),
                 "n": r.n,
-                "cells": [{"text": c.text, "n": c.citations[0]} if c else None for c in r.cells],
+                "cells": [{"text": plain_text(c.text), "n": c.citations[0]} if c else None for c in r.cells],
             }
             for r in comp.rows
         ],

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from assistant.errors import AssistantError
 from assistant.lang.citations import format_citations
+from assistant.lang.markup import plain_text
 
 if TYPE_CHECKING:
     from assistant.conversation.session import ChatSession
@@ -97,15 +98,16 @@ def _authors(paper: Paper) -> str:
 
 
 def _link(paper: Paper) -> str:
-    title = paper.title.replace("[", "(").replace("]", ")")
+    title = plain_text(paper.title).replace("[", "(").replace("]", ")")
     return f"[{title}]({paper.url})" if paper.url else title
 
 
 def render_answer(answer: Answer, *, final: bool = True) -> RenderedAnswer:
-    """The answer as Markdown: a comparison table (if any), the answer text with its ``[n]`` markers (exactly
-    ``answer.text``), then, when ``final``, the notice and the references (``- [n] [title](url) — authors
-    `id: …```) or, for an abstained answer, the closest papers. A partial answer renders to a prefix of
-    its final rendering (sentences are only appended), so a stream can send the difference."""
+    """The answer as Markdown: a comparison table (if any), the answer text with its ``[n]`` markers
+    (``answer.text`` with the abstracts' LaTeX and Markdown as plain text, :func:`~assistant.lang.markup.plain_text`),
+    then, when ``final``, the notice and the references (``- [n] [title](url) — authors `id: …```) or, for an
+    abstained answer, the closest papers. A partial answer renders to a prefix of its final rendering (sentences
+    are only appended), so a stream can send the difference."""
     papers = {c.n: c.paper for c in answer.citations}
     w = _Writer(papers)
     if answer.comparison is not None and answer.comparison.rows:
@@ -113,29 +115,29 @@ def render_answer(answer: Answer, *, final: bool = True) -> RenderedAnswer:
         w.add("\n|---|" + "---|" * len(answer.comparison.columns))
         for row in answer.comparison.rows:
             paper = papers.get(row.n)
-            w.add(f"\n| {_cell(paper.title) if paper else ''} ")
+            w.add(f"\n| {_cell(plain_text(paper.title)) if paper else ''} ")
             w.cite([row.n])
             for cell in row.cells:
                 w.add(" | ")
                 if cell is None:
                     w.add("not stated in the abstract")
                 else:
-                    w.add(_cell(cell.text) + " ")
+                    w.add(_cell(plain_text(cell.text)) + " ")
                     w.cite(cell.citations or (row.n,))
             w.add(" |")
     if answer.abstained:
         if final:
-            w.add(("\n\n" if w.text else "") + answer.notice)
+            w.add(("\n\n" if w.text else "") + plain_text(answer.notice))
     else:
         if answer.sentences and w.text:
             w.add("\n\n")
         for i, s in enumerate(answer.sentences):
-            w.add((" " if i else "") + s.text + (" " if s.citations else ""))
+            w.add((" " if i else "") + plain_text(s.text) + (" " if s.citations else ""))
             w.cite(s.citations)
     if not final:
         return RenderedAnswer(w.text, tuple(w.markers))
     if answer.notice and not answer.abstained:
-        w.add(f"\n\nNote: {answer.notice}")
+        w.add(f"\n\nNote: {plain_text(answer.notice)}")
     if answer.citations:
         w.add(f"\n\n{REFERENCES_HEADING}")
         for c in answer.citations:

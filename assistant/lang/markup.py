@@ -5,10 +5,12 @@ plain-text outputs use :func:`plain_text`.
 
 1. **Math is found first** (:func:`split_math`): a single ``$`` opens math only when a non-space follows it
    and closes it only when a non-space precedes it and no digit follows it (pandoc's rule), so dollar
-   amounts ("$5 and $10") stay text; ``\\$`` is a literal dollar.
+   amounts ("$5 and $10") stay text; ``\\$`` is a literal dollar. A TeX comment in a formula (an unescaped
+   ``%`` to its end) is dropped, as TeX drops it (``$11.25%$%`` reads "11.25%").
 2. **Display markup outside math is dropped** (:func:`display_text`): ``**A**`` and ``*A*`` show ``A``,
    also inside a word (``**S**elective`` -> ``Selective``); ``\\emph{x}``-style text commands show their
-   content; ``\\%``, ``\\$``, ``\\&``, ``\\#``, ``\\_`` show the character.
+   content; ``\\%``, ``\\$``, ``\\&``, ``\\#``, ``\\_`` show the character; a TeX tie after a word
+   (``Models~(LLMs)``) is a space.
 3. **Plain text** (:func:`plain_text`, the terminal): 2, and each formula as a reader would type it when it
    can be (``$\\underline{Le}$`` -> ``Le``, ``$\\pm 3$`` -> ``± 3``, ``$11.25\\%$`` -> ``11.25%``), else
    its ``$…$`` source.
@@ -20,6 +22,9 @@ import re
 from dataclasses import dataclass
 
 _DISPLAY = [
+    # a TeX tie after a word or an abbreviation ("Models~(LLMs)", "et al.~[2010]", "i.e.~for") is a space; a tilde
+    # after a digit, a bracket or a space means "about" or "to" ("(~60 Hz)", "11x~43x") and stays
+    (re.compile(r"(?<![\w.\\])((?:[A-Za-z]+\.)+|[A-Za-z]+)~+(?=\S)"), r"\1 "),
     (re.compile(r"\*\*(\S(?:.*?\S)??)\*\*"), r"\1"),  # **bold**; ?? = shortest: "**S**elective **A**ttention"
     (re.compile(r"(?<![\w*])\*(\S(?:.*?\S)??)\*(?![\w*])"), r"\1"),  # *italic*; ?? likewise
     (re.compile(r"\\(?:emph|textit|textbf|texttt|textrm|textsc|underline|mathrm|text)\{([^{}]*)\}"), r"\1"),
@@ -52,20 +57,52 @@ def collapse(text: str) -> str:
     return " ".join(text.split())
 
 
+#: A TeX comment inside a formula: an unescaped ``%`` and the rest of the formula (``$11.25%$%`` shows "11.25%").
+_TEX_COMMENT = re.compile(r"(?<!\\)%.*$", re.DOTALL)
+
+
 def split_math(text: str) -> list[Segment]:
-    """``text`` as text and math segments (module rule 1), whitespace collapsed; adjacent text merged."""
+    """``text`` as text and math segments (module rule 1), whitespace collapsed; adjacent text merged. A formula's
+    TeX comment (an unescaped ``%`` to its end) is dropped, as TeX and the OpenReview page drop it: ``$11.25%$%``
+    reads "11.25%"; a formula that was only a comment is dropped."""
     text = collapse(text)
     out: list[Segment] = []
     pos = 0
     for m in MATH.finditer(text):
         if m.start() > pos:
             out.append(Segment(text[pos : m.start()]))
-        tex = next(g for g in m.groups() if g is not None).strip()
-        out.append(Segment(tex, True, m.group("dd") is not None or m.group("db") is not None))
+        tex = _TEX_COMMENT.sub("", next(g for g in m.groups() if g is not None)).strip()
+        if tex:
+            out.append(Segment(tex, True, m.group("dd") is not None or m.group("db") is not None))
         pos = m.end()
     if pos < len(text):
         out.append(Segment(text[pos:]))
-    return out
+    merged: list[Segment] = []
+    for seg in out:  # text around a dropped formula is one piece
+        if merged and not seg.math and not merged[-1].math:
+            merged[-1] = Segment(merged[-1].text + seg.text)
+        else:
+            merged.append(seg)
+    return merged
+
+
+#: A formula that only styles a piece of text (``$\underline{Le}$arning``, ``$\textbf{G}$``, ``$\texttt{gpt2}$``):
+#: the command and the text.
+_TEXT_STYLE = re.compile(
+    r"\\(underline|textbf|mathbf|textit|emph|mathit|texttt|text|textrm|textsc|mathrm|mathsf)\s*"
+    r"\{([A-Za-z0-9][A-Za-z0-9 .,:;()'/+-]*)\}"
+)
+_STYLE_OF = {"underline": "underline", "textbf": "bold", "mathbf": "bold", "textit": "italic", "emph": "italic",
+             "mathit": "italic", "texttt": "mono"}  # fmt: skip
+
+
+def text_style(tex: str) -> tuple[str, str] | None:
+    """``(style, text)`` when formula ``tex`` only styles plain text (letters, digits, spaces, light punctuation):
+    style ``underline``, ``bold``, ``italic``, ``mono`` or ``plain``; else None. Such a formula is text in a
+    formula's clothes (``$\\underline{Le}$arning``: "Learning" with "Le" underlined), shown as styled text rather
+    than typeset as math, which would set it in math italics in the middle of a word."""
+    m = _TEXT_STYLE.fullmatch(tex.strip())
+    return (_STYLE_OF.get(m.group(1), "plain"), m.group(2)) if m else None
 
 
 def display_text(text: str) -> str:

@@ -93,3 +93,12 @@ def test_the_bearer_key() -> None:
 def test_sentence_spacing_matches_answer_text() -> None:
     uncited = answer((AnswerSentence("Plain.", (), 0.5), *SENTENCES))
     assert render_answer(replace(uncited, notice="")).text.startswith(uncited.text + "\n\nReferences:")
+
+
+def test_abstract_markup_reaches_clients_as_plain_text() -> None:
+    """Issue 43.8: /v1 clients get what a reader sees, not the abstracts' LaTeX and Markdown."""
+    marked = (AnswerSentence("We introduce $\\underline{Le}$arning for Large Language Models~(LLMs), **11.25%** "
+                             "better at $11.25%$%.", (1,), 0.9),)
+    r = render_answer(answer(marked))
+    assert r.text.startswith("We introduce Learning for Large Language Models (LLMs), 11.25% better at 11.25%. [1]")
+    assert [(m.n, r.text[m.start:m.end]) for m in r.markers] == [(1, "[1]")]

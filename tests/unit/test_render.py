@@ -44,11 +44,18 @@ def test_json_shape() -> None:
     d = answer_to_dict(_answer())
     assert set(d) >= {"question", "answer", "abstained", "citations", "sources", "model", "timings_ms"}
     assert d["answer"] == "XNet is fast. [1]"
-    assert d["citations"][0] == {"n": 1, "paper_id": "f.txt#1", "title": PAPER.title, "url": PAPER.url,
-                                 "authors": ["Ada Lovelace"], "evidence": ["XNet is fast."]}
+    assert d["citations"][0] == {"n": 1, "paper_id": "f.txt#1", "title": PAPER.title, "raw_title": PAPER.title,
+                                 "url": PAPER.url, "authors": ["Ada Lovelace"], "evidence": ["XNet is fast."]}
     assert d["sources"][0]["paper_id"] == "f.txt#1"
     assert {"retrieve", "total"} <= set(d["timings_ms"])
     assert "[1] XNet" in answer_to_text(_answer())
+    # issue 43.8: --json (and MCP, which returns this shape) give plain text, the raw form beside it
+    marked = replace(_answer(), sentences=(AnswerSentence("We introduce $\\underline{Le}$arning, **11.25%** better.",
+                                                          (1,), 0.9),))
+    m = answer_to_dict(marked)
+    assert m["sentences"][0]["text"] == "We introduce Learning, 11.25% better."
+    assert m["answer"] == "We introduce Learning, 11.25% better. [1]"
+    assert m["sentences"][0]["raw_text"] == "We introduce $\\underline{Le}$arning, **11.25%** better."
 
 
 def test_a_topic_list_in_the_terminal_is_one_titled_paper_per_line() -> None:
@@ -198,8 +205,12 @@ def test_math_is_found_by_pandoc_rules_and_dollar_amounts_stay_text() -> None:
 
 
 def test_math_goes_to_katex_with_its_own_delimiters_and_text_dollars_never_do() -> None:
-    out = html_text("Costs $5 and $10; the $\\ell_1$ norm, $a<b$ and $11.25%$.")
-    assert out == "Costs &#36;5 and &#36;10; the \\(\\ell_1\\) norm, \\(a&lt;b\\) and \\(11.25\\%\\)."
+    out = html_text("Costs $5 and $10; the $\\ell_1$ norm, $a<b$ and $11.25%$%.")
+    assert out == "Costs &#36;5 and &#36;10; the \\(\\ell_1\\) norm, \\(a&lt;b\\) and \\(11.25\\)%."  # a TeX comment
+    styled = html_text("$\\underline{Le}$arning by $\\textit{trying}$ with $\\texttt{gpt2}$s, $\\mathcal{D}$")
+    assert styled == "<u>Le</u>arning by <i>trying</i> with <code>gpt2</code>s, \\(\\mathcal{D}\\)"  # issue 43.8
+    assert html_text("Large Language Models~(LLMs), et al.~[2] but (~60 Hz) and 11x~43x") == (
+        "Large Language Models (LLMs), et al. &#91;2&#93; but (&#126;60 Hz) and 11x&#126;43x")
     assert "$" not in out  # nothing on the page that a $-delimiter could pick up
     assert html_text("$\\alpha$", katex=False) == "&#36;&#92;alpha&#36;"  # panels without KaTeX: the source
     assert plain_text("**A-Bench** uses \\emph{x}, 10\\% and $\\alpha$") == "A-Bench uses x, 10% and α"
@@ -207,7 +218,7 @@ def test_math_goes_to_katex_with_its_own_delimiters_and_text_dollars_never_do() 
     assert plain_text("up to 377\\%, we introduce $\\underline{Le}$arning") == "up to 377%, we introduce Learning"
     assert plain_text("**S**elective **A**ttention **D**rift **R**estriction(**SADR**)") == \
         "Selective Attention Drift Restriction(SADR)"
-    assert plain_text("$\\pm 3$ min, $O(n^{2})$, $\\frac{1}{2}$, $11.25%$, $5 and $10") == \
+    assert plain_text("$\\pm 3$ min, $O(n^{2})$, $\\frac{1}{2}$, $11.25%$%, $5 and $10") == \
         "± 3 min, O(n^2), 1/2, 11.25%, $5 and $10"
     assert plain_text("an unknown $\\foo{x}$ stays") == "an unknown $\\foo{x}$ stays"  # its source, not a guess
     assert html_text("**S**elective **A**ttention") == "Selective Attention"  # the chat drops the same markup
