@@ -70,7 +70,7 @@ BUSY = (
 )
 #: The chat's height: on a phone (390 x 844 px) the question box stays on screen below it.
 CHAT_HEIGHT = "min(620px, 58vh)"
-#: Brings the new question to the top of the chat as soon as it is posted, so its answer is read from the
+#: Brings the new question to the top of the chat (on a phone, of the page) as soon as it is posted, so its answer is read from the
 #: start as it grows (gradio's own autoscroll would follow the bottom of long answers). Runs in the browser.
 SCROLL_TO_NEW_QUESTION_JS = """
 () => {
@@ -86,6 +86,7 @@ SCROLL_TO_NEW_QUESTION_JS = """
         box = box.parentElement;
       }
       if (box) box.scrollTop += msg.getBoundingClientRect().top - box.getBoundingClientRect().top - 8;
+      else msg.scrollIntoView({block: 'start'});  // a phone: the page itself scrolls
     } else if (Date.now() - started < 10000) {
       setTimeout(tick, 50);
     }
@@ -137,8 +138,32 @@ table.compare th, table.compare td {
   #chat table.compare th, #chat table.compare td { border: none; }
   #chat table.compare th[scope=row] { min-width: 0; }
   #chat .col-label { display: inline; }
+  /* a phone: one scroll (the page's; the chat grows with its messages), text at full width (no nested frames),
+     the question box kept on screen at the bottom */
+  #chat { border: none !important; height: auto !important; max-height: none !important; }
+  #chat .bubble-wrap { height: auto !important; max-height: none !important; overflow: visible !important; }
+  #chat .message.bot { border: none !important; padding: 2px 0 !important; }
+  #chat table.compare { border: none; padding: 0; }
+  #chat table.compare tr { padding: 6px; }
+  #chat .message-row.bot-row { margin-left: 0 !important; margin-right: 0 !important; max-width: 100% !important; }
+  #ask-row {
+    position: sticky; bottom: 0; z-index: 10; background: var(--body-background-fill); padding: 4px 0;
+    flex-wrap: nowrap;
+  }
+  #ask-row > * { min-width: 0 !important; }
+  #ask-row #send { flex: 0 0 auto; min-width: 4.5em !important; }
 }
 """
+
+#: Page-level rules (``<head>``; ``CSS`` is scoped inside the app's container): on a phone the page is the one
+#: scroll (Gradio's container clips overflow, which would also stop the question box from sticking) and the app's
+#: side margins are narrow, so text has the width.
+PHONE_HEAD = """<style>
+@media (max-width: 640px) {
+  .gradio-container { overflow: visible !important; }
+  .gradio-container .main.fillable { padding-left: 6px !important; padding-right: 6px !important; }
+}
+</style>"""
 
 Message = dict[str, Any]
 
@@ -303,7 +328,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
                     feedback_options=None,
                     examples=[{"text": q} for q in EXAMPLES],
                 )
-                with gr.Row():
+                with gr.Row(elem_id="ask-row"):
                     box = gr.Textbox(
                         elem_id="question",
                         placeholder="Ask about the papers…",
@@ -409,6 +434,7 @@ def serve(assistant: Assistant, settings: UISettings, api_key: str | None = None
         ssr_mode=False,
         mcp_server=False,
         css=CSS,
+        head=PHONE_HEAD,
     )
     base = f"http://{settings.host}:{settings.port}"
     print(

@@ -185,14 +185,14 @@ def test_phone_width_keeps_the_question_box_on_screen(browser, ui_url: str, scre
             send = pg.locator("#send").bounding_box()
             screen: dict[str, float] = {"y": 0, "height": PHONE["height"]}
             assert in_view(field, screen) and in_view(send, screen), (field, send)  # no scrolling needed to ask
-            assert chat["y"] + chat["height"] <= field["y"] + 1  # the chat above the box, not over it
+            assert chat["y"] <= field["y"]  # the chat above the box (the page scrolls; the box stays on screen)
             assert field["x"] >= 0 and field["x"] + field["width"] <= PHONE["width"]
             assert pg.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # no sideways scrolling
 
         check()
         message = ask(pg, "Which papers are about reinforcement learning?", 1)
         assert message.locator("ol.topic-list > li").count() >= 1
-        check()  # a long answer scrolls inside the chat; the box stays put
+        check()  # a long answer: the page scrolls (issue 43.9), the box stays on screen
         pg.screenshot(path=str(screenshot_dir / "phone.png"))
     finally:
         pg.close()

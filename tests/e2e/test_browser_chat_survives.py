@@ -174,3 +174,37 @@ def test_an_answer_grows_in_place_and_never_reorders(page) -> None:  # type: ign
     assert all(later.startswith(earlier) for earlier, later in zip(grown, grown[1:], strict=False)), grown
     final = log[-1]
     assert final["final"] and not final["found"] and not final["interim"] and final["sentences"].strip()
+
+
+PHONE = {"width": 390, "height": 844}
+#: Elements that scroll on their own (content taller than the box, overflow auto/scroll), the page excepted.
+INNER_SCROLLERS_JS = """() => [...document.querySelectorAll('body *')].filter((el) => {
+  const cs = getComputedStyle(el);
+  return /(auto|scroll)/.test(cs.overflowY) && el.scrollHeight > el.clientHeight + 1 && el.clientHeight > 0
+    && el.tagName !== 'TEXTAREA';
+}).map((el) => el.className.toString().slice(0, 40))"""
+
+
+def test_on_a_phone_the_page_is_the_one_scroll_and_text_has_the_width(browser, special_ui_url: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 43.9 at 390 px: no scroll box inside the page, the comparison's cells nearly as wide as the screen
+    (no nested frames), and the question box on screen wherever the page is scrolled, never over the answer's
+    end."""
+    pg = browser.new_page(viewport=PHONE)
+    try:
+        open_ui(pg, special_ui_url)
+        ask(pg, "Compare the A-Bench paper with the Number Cookbook paper.", 1)
+        ask(pg, NUPA_Q, 2)
+        assert pg.evaluate("document.documentElement.scrollHeight") > 2 * PHONE["height"]  # a long chat
+        assert pg.evaluate(INNER_SCROLLERS_JS) == []
+        widths = pg.eval_on_selector_all("#chat table.compare td", "els => els.map(e => e.getBoundingClientRect().width)")
+        assert widths and min(widths) >= 0.85 * PHONE["width"], widths
+        assert pg.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]  # no sideways scrolling
+        for y in (0, 1500, 10**6):  # top, middle, end of the page
+            pg.evaluate(f"window.scrollTo(0, {y})")
+            pg.wait_for_timeout(200)
+            row = pg.locator("#ask-row").bounding_box()
+            assert row["y"] >= 0 and row["y"] + row["height"] <= PHONE["height"] + 1, (y, row)
+        last = _messages(pg, "bot").last.bounding_box()
+        assert last["y"] + last["height"] <= pg.locator("#ask-row").bounding_box()["y"] + 1  # the end is readable
+    finally:
+        pg.close()
