@@ -7,7 +7,7 @@ The candidates are the papers the conversation showed (state.py), the papers the
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,7 +25,7 @@ from assistant.lang.references import (
     SET_REF,
     SINGULAR_REF,
 )
-from assistant.lang.text import content_tokens
+from assistant.lang.text import content_tokens, fold
 from assistant.retrieve.references import find_references
 from assistant.tuning import (
     CLARIFY_MAX_CONTENT_WORDS,
@@ -36,6 +36,7 @@ if TYPE_CHECKING:
     from assistant.config import Settings
     from assistant.conversation.state import ConversationState
     from assistant.retrieve.retrieval import PaperRetriever
+    from assistant.types import Paper
     from assistant.understand.parse import Question
 
 
@@ -55,6 +56,45 @@ _CLARIFY = (
     "Which paper do you mean? Nothing earlier in this conversation is cited for it to refer to. "
     "Name the paper by its title, its method or an author, or ask about a topic."
 )
+
+
+def _distinguishes(paper: Paper, question: str) -> bool:
+    """True when ``question`` (folded) says which of several same-title papers it means by this one's venue and year
+    ("ICLR 2024", the venue's first two words) or an author's last name, as whole words."""
+    words = " " + " ".join("".join(c if c.isalnum() else " " for c in fold(question)).split()) + " "
+    venue = " ".join(fold(paper.venue).split()[:2])
+    lasts = [fold(a).split()[-1] for a in paper.authors if a.split()]
+    return bool(venue and f" {venue} " in words) or any(f" {last} " in words for last in lasts)
+
+
+def same_title_twins(named: list[str], question: str, paper_of: Callable[[str], Paper | None]) -> list[str] | str:
+    """``named`` (papers a question names) with papers that share one title (case and accents folded) kept apart:
+    when the question says which one it means (:func:`_distinguishes`), only that one stays; else a question to ask
+    back (a ``str``) that names each, by venue and first author. Two papers with one title are never one answer."""
+    by_title: dict[str, list[str]] = {}
+    for pid in named:
+        paper = paper_of(pid)
+        by_title.setdefault(" ".join(fold(paper.title).split()) if paper else pid, []).append(pid)
+    kept: list[str] = []
+    for group in by_title.values():
+        if len(group) == 1:
+            kept += group
+            continue
+        papers = [p for p in (paper_of(pid) for pid in group) if p is not None]
+        chosen = [p.id for p in papers if _distinguishes(p, question)]
+        if len(chosen) == 1:
+            kept += chosen
+            continue
+        each = "; ".join(
+            f"one in {p.venue or 'an unnamed venue'}" + (f" by {p.authors[0]}" + (" et al." if len(p.authors) > 1
+                                                                                 else "") if p.authors else "")
+            for p in papers
+        )
+        return (
+            f"{len(papers)} indexed papers have the title “{papers[0].title}”: {each}. Which one do you mean? "
+            "Ask again with its venue and year or an author's name."
+        )
+    return kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,7 +149,11 @@ class Resolver:
         shown = self._state.shown()
         current = list(shown[0]) if shown else []
         refs = find_references(q, self._retriever, self._settings.retrieval.min_similarity)
-        named = list(refs.named)
+        twins = same_title_twins(list(refs.named), question_text, self._state.paper)
+        if isinstance(twins, str):  # two papers share the title it names: ask which one
+            return Resolution(question_text, (), twins)
+        named = twins
+        picked_twin = len(named) < len(refs.named)  # the question said which of two same-title papers it means
         explicit = bool(named or refs.unresolved or refs.unknown_author)  # the question says which paper it means
         by_name = self._named_by_name(q)
         # "What do the ControlAR and LucidPPN papers propose?": both, side by side (route.wording_intent)
@@ -118,7 +162,7 @@ class Resolver:
         several_named = len(named) >= 2 and (
             detected in ("compare", "choice") or (len(by_name) >= 2 and detected != "topic")
         )
-        if named and not current and not several_named:
+        if named and not current and not several_named and not picked_twin:
             named = []  # a first question: the search ranks named papers first (metadata fusion), nothing more
         plural = bool(PLURAL_REF.search(question_text))
         refers = plural or bool(SINGULAR_REF.search(question_text))

@@ -61,6 +61,10 @@ class ConversationState:
         """The paper labelled ``[n]`` in this conversation, or None."""
         return next((pid for pid, label in self.labels.items() if label == n), None)
 
+    def paper(self, pid: str) -> Paper | None:
+        """Paper ``pid`` (cited in this conversation or indexed), or None."""
+        return self.papers.get(pid) or self._known.get(pid)
+
     def title(self, pid: str) -> str:
         """The title of paper ``pid`` (the id when it is not known)."""
         paper = self.papers.get(pid) or self._known.get(pid)

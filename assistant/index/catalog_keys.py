@@ -3,7 +3,7 @@ paper, author names, FTS5 match expressions and escaped LIKE patterns."""
 
 from __future__ import annotations
 
-from assistant.lang.text import content_tokens
+from assistant.lang.text import content_tokens, fold
 from assistant.lang.words import FTS_WORD, HYPHENATED_WORD
 from assistant.tuning import TITLE_FRAGMENT_WORDS
 from assistant.types import Paper
@@ -23,8 +23,10 @@ def paper_terms(paper: Paper) -> set[str]:
 
 
 def author_key(name: str) -> str:
-    """An author name as looked up: lower-cased, single-spaced, without surrounding dots/commas."""
-    return " ".join(name.lower().strip(" .,").split())
+    """An author name as looked up: case-folded and without accents (:func:`~assistant.lang.text.fold`: "Thomas
+    Müller", typed decomposed or not, is "thomas muller", as is "Thomas Muller"), single-spaced, without
+    surrounding dots/commas."""
+    return " ".join(fold(name).strip(" .,").split())
 
 
 def fts_query(text: str, *, phrase: bool = False) -> str:

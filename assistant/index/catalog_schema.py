@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-CATALOG_SCHEMA = 3  # 2: Unicode-aware terms ("ÅngströmNet" -> "angstromnet", was "ngstr"); 3: papers.withheld
+CATALOG_SCHEMA = 4  # 2: Unicode-aware terms ("ÅngströmNet" -> "angstromnet", was "ngstr"); 3: papers.withheld;
+# 4: author keys without accents ("Thomas Müller" and "Thomas Muller" are one key)
 #: Window and contribution rows get rowid ``paper_rowid * ROWS_PER_PAPER + sentence``, so a paper's rows are
 #: one rowid range (deleted without a scan). Abstracts have far fewer sentences (the seeds: at most 21).
 ROWS_PER_PAPER = 1000

@@ -22,6 +22,7 @@ eval/dev.jsonl (lookups, facts, false premises, not-stated details), not on its 
 from __future__ import annotations
 
 import re
+import unicodedata
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -100,14 +101,15 @@ class QuestionTooLongError(AssistantError):
 
 
 def clean_question(question: str, max_chars: int = MAX_QUESTION_CHARS) -> str:
-    """``question`` with whitespace runs collapsed to one space.
+    """``question`` in Unicode's composed form (NFC: "Å" typed as "A" + a combining ring is "Å") with whitespace runs
+    collapsed to one space.
 
     Raises:
         EmptyQuestionError: nothing answerable (empty, whitespace, emoji only).
         QuestionTooLongError: longer than ``max_chars`` characters after collapsing; nothing is cut, so a
             pasted page is never searched or answered as if it were a question.
     """
-    q = " ".join(question.split())
+    q = " ".join(unicodedata.normalize("NFC", question).split())
     if not any(ch.isalnum() for ch in q):
         raise EmptyQuestionError("Please type a question about the indexed papers.")
     if len(q) > max_chars:
@@ -333,10 +335,11 @@ def negates(sentence: str) -> bool:
     return bool(NEGATION.search(sentence))
 
 
-#: "the paper by Yalong Jiang", "work from Smith et al.", "authored by ...": the name after it.
+#: "the paper by Yalong Jiang", "papers are by Thomas Müller", "work from Smith et al.", "authored by ...": the name.
 BY_AUTHOR = re.compile(
     r"\b(?:paper|papers|work|works|abstract|study|article|one|written|authored|proposed|published)\s+"
-    r"(?:by|from)\s+((?:[A-Z][\w'.\-]*\s*){1,4}?)(?=\s*(?:et al\.?|and colleagues)?(?:[,.?!;:]|\s+[a-z]|$))"
+    r"(?:(?:is|are|was|were)\s+)?(?:by|from)\s+"
+    r"((?:[A-Z][\w'.\-]*\s*){1,4}?)(?=\s*(?:et al\.?|and colleagues)?(?:[,.?!;:]|\s+[a-z]|$))"
 )
 #: "the paper about/on/that ... X", "the X one", "the X paper": a description of one paper.
 _DESCRIBED = re.compile(
