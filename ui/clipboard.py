@@ -80,8 +80,10 @@ def answer_copy_text(answer: Answer) -> str:
 
 
 def question_content(question: str) -> str:
-    """The chat message of a question: its HTML (:func:`~ui.render.question_html`), copied as typed."""
-    return with_copy_text(question_html(question), question.strip())
+    """The chat message of a question: its HTML (:func:`~ui.render.question_html`), copied as typed (a question the
+    HTML shows as it is typed is left as it is: API clients read it back as the question)."""
+    shown = question_html(question)
+    return shown if shown == question.strip() else with_copy_text(shown, question.strip())
 
 
 def answer_content(answer: Answer, anchor: str) -> str:

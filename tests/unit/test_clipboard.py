@@ -37,6 +37,7 @@ def test_the_copy_text_rides_in_the_message_and_is_invisible() -> None:
     assert copy_text_of(content) == answer_copy_text(_answer())
     assert content.startswith("<!--copy:") and content.endswith("<!--/copy-->") and "<p class='answer'>" in content
     assert copy_text_of(question_content("  Why <b>? ")) == "Why <b>?"
+    assert question_content("What is XNet?") == "What is XNet?"  # shown as typed: no copy text needed
     assert "<b>" not in question_content("Why <b>?").split("-->", 1)[1]  # the shown question stays escaped
     assert copy_text_of(with_copy_text("<p>x</p>", "ü ∑ 中文")) == "ü ∑ 中文"
     assert copy_text_of("<p>no marker</p>") is None
