@@ -208,3 +208,46 @@ def test_on_a_phone_the_page_is_the_one_scroll_and_text_has_the_width(browser, s
         assert last["y"] + last["height"] <= pg.locator("#ask-row").bounding_box()["y"] + 1  # the end is readable
     finally:
         pg.close()
+
+
+def _final_texts(history: list[dict[str, Any]]) -> list[str]:
+    """The answers of a chat as shown, without the time each took (the only part that may differ under load)."""
+    texts = []
+    for m in history[1::2]:
+        content = m["content"]
+        text = "".join(p.get("text", "") for p in content if isinstance(p, dict)) if isinstance(content, list) else content
+        texts.append(re.sub(r" in \d+\.\d s</small>", "</small>", str(text)))
+    return texts
+
+
+def test_four_chats_at_once_get_the_answers_each_gets_alone(special_ui_url: str) -> None:
+    """Issue 43: under load (four chats answered at once through ``/respond``) every answer, follow-ups included,
+    equals the same chat's answer asked alone (a scripted model: the same reply for the same prompt)."""
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from gradio_client import Client
+
+    chats = [(A_BENCH_Q, "What does it diagnose?"), (NUPA_Q, "How many tasks does it cover?"),
+             ("Which abstract introduces a State Machine Module (SMM)?", "What problem does it address?"),
+             (SLOW_QUESTION, "What error does it reach?")]
+
+    def converse(chat: tuple[str, str], barrier: threading.Barrier | None = None) -> list[str]:
+        client = Client(special_ui_url, verbose=False, analytics_enabled=False, download_files=False)
+        try:
+            history: list[dict[str, Any]] = []
+            for question in chat:
+                if barrier is not None:
+                    barrier.wait(timeout=120)
+                _, history = client.submit(question, "auto", history, api_name="/respond").result(timeout=120)
+            return _final_texts(history)
+        finally:
+            client.close()
+
+    alone = [converse(chat) for chat in chats]
+    barrier = threading.Barrier(len(chats))
+    with ThreadPoolExecutor(len(chats)) as pool:
+        together = list(pool.map(lambda c: converse(c, barrier), chats))
+    for chat, a, t in zip(chats, alone, together, strict=True):
+        assert len(a) == 2 and all("answered by" in x for x in a), (chat, a)
+        assert t == a, chat
