@@ -1,6 +1,7 @@
 """Gradio chat UI: layout and event wiring only. Depends on ``assistant``; never the reverse.
 
-One :class:`assistant.conversation.session.ChatSession` per browser session, kept in ``gr.State``. HTML comes from
+One :class:`assistant.conversation.session.ChatSession` per browser session, kept in ``gr.State`` (and its record
+in the browser's ``localStorage``, ``ui/chat_state.py``). HTML comes from
 ``ui.render``, export files from ``ui.export`` (content) and ``ui.downloads`` (files).
 """
 
@@ -68,10 +69,11 @@ BUSY = (
     "The answer to your last question is still being written; your new question stays in the box. "
     "Send it when that answer is finished."
 )
-#: The chat's height: on a phone (390 x 844 px) the question box stays on screen below it.
+#: The chat's height on a wide screen (on a phone the chat grows with its messages: ``CSS``).
 CHAT_HEIGHT = "min(620px, 58vh)"
-#: Brings the new question to the top of the chat (on a phone, of the page) as soon as it is posted, so its answer is read from the
-#: start as it grows (gradio's own autoscroll would follow the bottom of long answers). Runs in the browser.
+#: Brings the new question to the top of the chat (on a phone, of the page) as soon as it is posted, so its answer
+#: is read from the start as it grows (gradio's own autoscroll would follow the bottom of long answers). Runs in the
+#: browser.
 SCROLL_TO_NEW_QUESTION_JS = """
 () => {
   const count = document.querySelectorAll('#chat [data-testid="user"]').length;
@@ -199,7 +201,9 @@ def side_panel(session: ChatSession | None) -> tuple[str, dict[str, Any], dict[s
 
 def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
     """The chat page: model line, chatbot with examples, question box, intent choice, send and new-chat
-    buttons; beside it the references cited so far and the export buttons.
+    buttons; beside it the references cited so far and the export buttons. The conversation is kept in the
+    browser after each answer and restored when the page loads (``ui/chat_state.py``); the copy buttons give
+    clean text (``ui/clipboard.py``).
 
     Args:
         assistant: the shared answering service (stateless across chats).
