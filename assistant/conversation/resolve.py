@@ -97,6 +97,12 @@ def same_title_twins(named: list[str], question: str, paper_of: Callable[[str], 
     return kept
 
 
+_ONE_TO_COMPARE = (
+    "This conversation has shown one paper so far, “{title}”, so there is nothing to compare it with yet. "
+    "Which paper should it be compared with? Name it by its title, its method or an author."
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Resolution:
     """How a question is run: ``query`` to search, ``focus_ids`` papers it points back to (may be empty);
@@ -142,7 +148,8 @@ class Resolver:
         focus; a question that describes another paper well enough moves to it (``switched_from`` says so);
         else the paper in focus the question matches best. Short or "and ..." questions with nothing in focus
         inherit the previous query. A back-reference with nothing to refer to ("What did they evaluate it
-        on?" as a first question) gets ``clarify``: a question back, no answer.
+        on?" as a first question), and "compare them" when the conversation has shown one paper, get ``clarify``:
+        a question back, no answer.
         """
         q = question
         question_text = q.text
@@ -178,6 +185,10 @@ class Resolver:
         focus = list(dict.fromkeys(focus))
         if not focus and not current and not explicit and self._refers_back(q):
             return Resolution(question_text, (), _CLARIFY)
+        recent = self._state.recent()
+        if detected in ("compare", "choice") and plural and len(focus) < 2 and not named and len(recent) == 1:
+            # "compare them" when the conversation has shown one paper: nothing to compare it with, so ask
+            return Resolution(question_text, (), _ONE_TO_COMPARE.format(title=self._state.title(recent[0])))
         # the intent these papers imply ("what architectures does it compare transformers against?" asks about
         # one paper; "of those two, which one links its code?" asks several) is the router's: route.decide_intent
         referents = Referents(len(by_name), len(focus), len(named), explicit)

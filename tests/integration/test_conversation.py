@@ -218,3 +218,14 @@ def test_a_chat_kept_in_the_browser_comes_back_whole_after_a_reload(scripted) ->
     broken = restored_chat(scripted, {"turns": "nope", "labels": {}}, {})
     assert broken.session is None and broken.history == [] and "could not be restored" in broken.note
     assert restored_chat(scripted, {}, {}).history == [] and chat_record(None) == {}
+
+
+def test_compare_them_with_one_paper_shown_asks_which_paper_to_compare_with(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Issue 42 (a newcomer got "Not stated: … does not mention 'compare'"): with one paper shown, "compare them"
+    asks back, naming it; naming the second paper then compares the two."""
+    session = scripted.new_session()
+    session.ask("Which paper introduces A-Bench?")
+    asked = session.ask("Compare them.")
+    assert asked.mode == "clarify" and "A-Bench" in asked.notice and not asked.citations
+    compared = session.ask("Compare it with the Number Cookbook paper.")
+    assert {c.paper.id for c in compared.citations} == {A_BENCH, NUMBER_COOKBOOK}
