@@ -174,6 +174,9 @@ class Resolver:
         plural = bool(PLURAL_REF.search(question_text))
         refers = plural or bool(SINGULAR_REF.search(question_text))
         focus = self._positions(question_text, shown)
+        beyond = self._beyond_lists(question_text, shown) if not focus and not named else ""
+        if beyond:  # "and the second one?" after a one-paper list: there is none; say so and ask
+            return Resolution(question_text, (), beyond)
         switched_from = ""
         if not focus and named:
             if detected == "compare" and current and refers and len(named) == 1 and named[0] not in current:
@@ -203,6 +206,22 @@ class Resolver:
         ):
             query = f"{question_text} ({turns[-1].resolved_query})"
         return Resolution(query, tuple(focus), switched_from=switched_from, referents=referents)
+
+    def _beyond_lists(self, question: str, shown: list[tuple[str, ...]]) -> str:
+        """A question back when ``question`` points at a position ("the second one") that no answer of the
+        conversation showed (every list was shorter); else ``""``."""
+        asked = [ORDINALS[m.group(1).lower()] for m in ORDINAL_REF.finditer(question)]
+        if not asked or not shown:
+            return ""
+        longest = max(shown, key=len)
+        if min(asked) <= len(longest):
+            return ""
+        titles = "; ".join(f"“{self._state.title(pid)}”" for pid in longest)
+        count = f"{len(longest)} paper{'s' if len(longest) != 1 else ''}"
+        return (
+            f"No answer in this conversation listed that many papers: the longest listed {count} ({titles}). "
+            "Which paper do you mean? Name it by its title, its method or an author."
+        )
 
     def _positions(self, question: str, shown: list[tuple[str, ...]]) -> list[str]:
         """Papers ``question`` points at exactly: ``[2]`` / "paper 2" (the conversation's labels), "the second

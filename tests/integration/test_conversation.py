@@ -229,3 +229,14 @@ def test_compare_them_with_one_paper_shown_asks_which_paper_to_compare_with(scri
     assert asked.mode == "clarify" and "A-Bench" in asked.notice and not asked.citations
     compared = session.ask("Compare it with the Number Cookbook paper.")
     assert {c.paper.id for c in compared.citations} == {A_BENCH, NUMBER_COOKBOOK}
+
+
+def test_a_position_no_answer_listed_is_asked_about_not_searched(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Issue 42 (a newcomer's "and the second one?" after a one-paper list was answered "don't cover this"): the
+    answer says no list was that long, names what was listed, and asks; "the first one" still works."""
+    session = scripted.new_session()
+    session.ask("Which paper introduces A-Bench?")
+    second = session.ask("And the second one?")
+    assert second.mode == "clarify" and "A-Bench" in second.notice and not second.citations
+    first = session.ask("What does the first one diagnose?")
+    assert {c.paper.id for c in first.citations} == {A_BENCH}

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import unicodedata
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -19,7 +18,8 @@ ANG = {"id": "ang-1", "title": "Sub-Ångström Protein Structure Refinement", "a
        "abstract": "We introduce ÅngströmNet, an equivariant network that refines predicted protein structures. It "
        "iteratively updates atom coordinates with a learned energy. On CASP15 targets it lowers the median RMSD from "
        "1.9 to 0.8."}
-MULLER = {"id": "mul-1", "title": "Sparse Mixture Routing for Tabular Forecasting", "authors": ["Thomas Muller", "Li Wei"],
+MULLER = {"id": "mul-1", "title": "Sparse Mixture Routing for Tabular Forecasting",
+          "authors": ["Thomas Muller", "Li Wei"],
           "abstract": "We route each table row to a sparse mixture of forecasting experts. Routing is learned with a "
           "load-balancing loss. On twelve retail datasets the mixture lowers forecast error by 9 percent."}
 TWIN_TITLE = "Learning to Route Queries Across Heterogeneous Retrievers"
@@ -27,8 +27,9 @@ TWIN_A = {"id": "twin-a", "title": TWIN_TITLE, "authors": ["Ana Costa"], "venue"
           "abstract": "We train a router that sends each query to a sparse or a dense retriever. The router is a small "
           "classifier over query features. Recall@10 improves by 4 points on BEIR."}
 TWIN_B = {"id": "twin-b", "title": TWIN_TITLE, "authors": ["Bo Lindqvist"], "venue": "NeurIPS 2024",
-          "abstract": "We cast retriever selection as a contextual bandit over heterogeneous retrievers. Rewards come from "
-          "click logs of a production search engine. The bandit cuts retrieval cost by 30 percent at equal quality."}
+          "abstract": "We cast retriever selection as a contextual bandit over heterogeneous retrievers. Rewards come "
+          "from click logs of a production search engine. The bandit cuts retrieval cost by 30 percent at equal "
+          "quality."}
 
 
 @pytest.fixture(scope="module")
