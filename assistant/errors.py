@@ -51,7 +51,8 @@ class LLMUnavailableError(AssistantError):
     Attributes:
         reason: ``"timeout"``, ``"unreachable"``, ``"connection"``, ``"http"``, ``"stream"``,
             ``"crashed"`` (the bundled server
-            died, e.g. by SIGILL) or ``"unavailable"`` (not started / not configured).
+            died, e.g. by SIGILL), ``"cancelled"`` (``ModelCalls.cancel``: the client that asked has gone) or
+            ``"unavailable"`` (not started / not configured).
         summary: the message without its ``hint``.
     """
 

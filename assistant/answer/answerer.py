@@ -8,6 +8,7 @@ abstract sentences by the strategy; below the similarity threshold the assistant
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import time
 from collections import deque
@@ -374,7 +375,8 @@ class Answerer:
                     return None
 
             def submit(raw: str) -> None:
-                pending.append((raw, checker.submit(check, raw)))
+                # in the answer's context: its ModelCalls (llm/client.py) count and can cancel the check
+                pending.append((raw, checker.submit(contextvars.copy_context().run, check, raw)))
 
             def settle(wait: bool) -> bool:
                 """Take the finished checks in the model's order (all of them when ``wait``); True if one was kept."""

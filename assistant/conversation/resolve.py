@@ -86,8 +86,8 @@ def same_title_twins(named: list[str], question: str, paper_of: Callable[[str], 
             kept += chosen
             continue
         each = "; ".join(
-            f"one in {p.venue or 'an unnamed venue'}" + (f" by {p.authors[0]}" + (" et al." if len(p.authors) > 1
-                                                                                 else "") if p.authors else "")
+            f"one in {p.venue or 'an unnamed venue'}"
+            + (f" by {p.authors[0]}" + (" et al." if len(p.authors) > 1 else "") if p.authors else "")
             for p in papers
         )
         return (

@@ -4,14 +4,22 @@ Every failure of a request *or of its stream* (connection refused or reset, an i
 a malformed event, a stalled or over-long stream, an HTTP error, any other httpx/openai exception) is
 raised as :class:`~assistant.errors.LLMUnavailableError` with a ``reason``, so no library exception type
 reaches a user: the answerer turns it into the cited extractive answer with a notice.
+
+The model requests made for one piece of work (an answer over the API) can be watched as a whole with
+:class:`ModelCalls`: their token usage added up, and :meth:`ModelCalls.cancel` to cut them off when the
+client that asked has gone.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import logging
+import threading
 import time
-from collections.abc import Iterator, Sequence
-from typing import Protocol
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 import httpx
 
@@ -23,6 +31,144 @@ Message = dict[str, str]
 #: Alternatives asked for with each yes/no token (OpenAI allows at most 20).
 YES_NO_TOP_LOGPROBS = 10
 _URL_HINT = "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model."
+
+
+#: Characters per token of the estimate used when a model server reports no usage (English text, BPE tokenizers).
+CHARS_PER_TOKEN = 4
+
+
+def estimate_tokens(text: str) -> int:
+    """About how many tokens ``text`` is: its length over :data:`CHARS_PER_TOKEN`, at least 1 unless empty.
+
+    >>> estimate_tokens("What is A-Bench?"), estimate_tokens("")
+    (4, 0)
+    """
+    return -(-len(text) // CHARS_PER_TOKEN)
+
+
+@dataclass(frozen=True, slots=True)
+class Usage:
+    """Tokens a model read (``prompt_tokens``) and wrote (``completion_tokens``), as OpenAI's ``usage`` counts them."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(self.prompt_tokens + other.prompt_tokens, self.completion_tokens + other.completion_tokens)
+
+    def as_dict(self) -> dict[str, int]:
+        """``{"prompt_tokens", "completion_tokens", "total_tokens"}``."""
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+        }
+
+
+_CALLS: contextvars.ContextVar[ModelCalls | None] = contextvars.ContextVar("model_calls", default=None)
+
+
+class ModelCalls:
+    """The model requests made for one piece of work, whichever threads make them: their :attr:`usage` added up,
+    and :meth:`cancel` to cut them off (the client that asked has gone).
+
+    :class:`OpenAIChatBackend` finds it through a context variable: requests made by code running inside
+    ``with calls.active():`` count (threads started from there count when they run in a copy of that context,
+    ``contextvars.copy_context().run``). Thread-safe.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._usage = Usage()
+        self._cancelled = False
+        self._open: dict[int, Callable[[], None]] = {}
+        self._next_key = 0
+
+    @property
+    def usage(self) -> Usage:
+        """The tokens of the requests made so far (each as its server reported, else estimated: see
+        :meth:`OpenAIChatBackend.stream`)."""
+        with self._lock:
+            return self._usage
+
+    @property
+    def cancelled(self) -> bool:
+        """True once :meth:`cancel` was called."""
+        return self._cancelled
+
+    @contextlib.contextmanager
+    def active(self) -> Iterator[ModelCalls]:
+        """Model requests made in this block (in this thread and context) are this object's."""
+        token = _CALLS.set(self)
+        try:
+            yield self
+        finally:
+            _CALLS.reset(token)
+
+    def add(self, usage: Usage) -> None:
+        """Count one request's tokens."""
+        with self._lock:
+            self._usage += usage
+
+    def cancel(self) -> None:
+        """Cut off the requests in flight (each one's connection is shut down, so a read blocked on it ends at
+        once and the model server sees its client leave) and refuse new ones. Idempotent."""
+        with self._lock:
+            self._cancelled = True
+            closers = list(self._open.values())
+            self._open.clear()
+        for close in closers:
+            close()
+
+    def track(self, close: Callable[[], None]) -> Callable[[], None]:
+        """Call ``close`` (which cuts one request's connection) on :meth:`cancel` until the returned function is
+        called; at once when already cancelled."""
+        with self._lock:
+            if not self._cancelled:
+                key, self._next_key = self._next_key, self._next_key + 1
+                self._open[key] = close
+
+                def done() -> None:
+                    with self._lock:
+                        self._open.pop(key, None)
+
+                return done
+        close()
+        return _nothing
+
+
+def _nothing() -> None:
+    pass
+
+
+def current_calls() -> ModelCalls | None:
+    """The :class:`ModelCalls` of the code running now (see :meth:`ModelCalls.active`), if any."""
+    return _CALLS.get()
+
+
+def _cut(stream: Any) -> None:
+    """Shut the connection of an open streamed response, from any thread: shutting the socket (closing it
+    would not) wakes a read blocked on it, and the server sees the client leave. ``stream``: ``openai.Stream``."""
+    import socket
+
+    try:
+        extensions = getattr(getattr(stream, "response", None), "extensions", None) or {}
+        network = extensions.get("network_stream")
+        sock = network.get_extra_info("socket") if network is not None else None
+        if sock is not None:
+            sock.shutdown(socket.SHUT_RDWR)
+        else:
+            stream.close()
+    except Exception:  # noqa: BLE001 - already closed or broken: nothing left to cut
+        pass
+
+
+def _cancelled_error() -> LLMUnavailableError:
+    return LLMUnavailableError("The model request was cancelled: the client that asked has gone.", reason="cancelled")
 
 
 def connection_errors() -> tuple[type[BaseException], ...]:
@@ -96,6 +242,8 @@ class OpenAIChatBackend:
         self._timeout_s = timeout_s
         self._api_key = api_key
         self._openai: object | None = None  # the client, made at the first request (importing openai takes ~0.8 s)
+        # ask streams for their usage (OpenAI's stream_options) until the server refuses the option
+        self._stream_usage = True
 
     @property
     def _client(self):
@@ -154,9 +302,15 @@ class OpenAIChatBackend:
 
         A server that returns no log-probabilities is read by its one-token reply: 1.0 for yes, 0.0 otherwise.
 
+        Its tokens count in the current :class:`ModelCalls` (the server's ``usage``, else estimated).
+
         Raises:
-            LLMUnavailableError: as :meth:`stream` (``reason`` ``"timeout"``, ``"unreachable"``, ``"http"``, ...).
+            LLMUnavailableError: as :meth:`stream` (``reason`` ``"timeout"``, ``"unreachable"``, ``"http"``, ...,
+                ``"cancelled"``).
         """
+        calls = current_calls()
+        if calls is not None and calls.cancelled:
+            raise _cancelled_error()
         try:
             reply = self._client.chat.completions.create(
                 model=self.model,
@@ -168,6 +322,8 @@ class OpenAIChatBackend:
             )
         except Exception as e:  # noqa: BLE001 - mapped as in stream()
             raise self._unavailable(e, False) from e
+        if calls is not None:
+            calls.add(_reported(reply.usage) or Usage(_prompt_estimate(messages), 1))
         if not reply.choices:
             raise LLMUnavailableError(f"The LLM at {self.base_url} returned no choice.", reason="stream")
         choice = reply.choices[0]
@@ -176,46 +332,92 @@ class OpenAIChatBackend:
             return yes_share([(t.token, t.logprob) for t in content[0].top_logprobs] or [(content[0].token, 0.0)])
         return 1.0 if (choice.message.content or "").strip().lower().startswith("yes") else 0.0
 
+    def _open_stream(self, messages: Sequence[Message], max_tokens: int | None) -> Any:
+        """The streamed completion (``openai.Stream``), asking for its usage while the server accepts the option."""
+        import openai
+
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "messages": list(messages),
+            "temperature": self._temperature,
+            "max_tokens": min(max_tokens or self._max_tokens, self._max_tokens),
+            "stream": True,
+        }
+        if self._stream_usage:
+            try:
+                return self._client.chat.completions.create(**kwargs, stream_options={"include_usage": True})
+            except (openai.BadRequestError, openai.UnprocessableEntityError) as e:
+                if "stream_options" not in str(e):
+                    raise
+                self._stream_usage = False
+                logger.info("the LLM at %s refuses stream_options: its streams' tokens are estimated", self.base_url)
+        return self._client.chat.completions.create(**kwargs)
+
     def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
         """Stream the completion; yields non-empty text deltas exactly as the server sent them.
 
         ``max_tokens`` caps this request below the backend's ``max_output_tokens`` (None: that value).
 
+        Under a :class:`ModelCalls` (:func:`current_calls`), the stream's tokens count there: the usage the
+        server reports (asked for with ``stream_options.include_usage``; OpenAI, vLLM, llama.cpp's server and
+        Ollama report it), else an estimate: the messages' characters over :data:`CHARS_PER_TOKEN`, and one token
+        per text event (what llama-cpp-python sends). :meth:`ModelCalls.cancel` shuts the connection at once.
+
         Raises:
             LLMUnavailableError: ``reason`` is ``"timeout"`` (no data for ``timeout_s``, or the stream
                 lasted longer than that), ``"connection"`` (unreachable, reset, cut mid-stream),
-                ``"unreachable"`` (no connection at all), ``"http"`` (an error status) or ``"stream"``
-                (malformed events, anything else).
+                ``"unreachable"`` (no connection at all), ``"http"`` (an error status), ``"cancelled"``
+                (:meth:`ModelCalls.cancel`) or ``"stream"`` (malformed events, anything else).
         """
+        calls = current_calls()
+        if calls is not None and calls.cancelled:
+            raise _cancelled_error()
         deadline = time.monotonic() + self._timeout_s
         response = None
+        untrack: Callable[[], None] = _nothing
         started = False
+        events = 0
+        reported: Usage | None = None
         try:
-            response = self._client.chat.completions.create(
-                model=self.model,
-                messages=list(messages),
-                temperature=self._temperature,
-                max_tokens=min(max_tokens or self._max_tokens, self._max_tokens),
-                stream=True,
-            )
+            response = self._open_stream(messages, max_tokens)
+            if calls is not None:
+                untrack = calls.track(lambda: _cut(response))
             for chunk in response:
                 if time.monotonic() > deadline:
                     raise self._timed_out()
+                reported = _reported(getattr(chunk, "usage", None)) or reported
                 if not chunk.choices:
                     continue
                 delta = chunk.choices[0].delta.content
                 if delta:
                     started = True
+                    events += 1
                     yield delta
         except LLMUnavailableError:
             raise
         except GeneratorExit:
             raise
         except Exception as e:  # noqa: BLE001 - mapped: every client or stream failure is LLMUnavailableError
+            if calls is not None and calls.cancelled:
+                raise _cancelled_error() from e
             raise self._unavailable(e, started) from e
         finally:
+            untrack()
             if response is not None:
                 try:
                     response.close()
                 except Exception:  # noqa: BLE001 - closing a broken connection may fail again
                     pass
+                if calls is not None:
+                    calls.add(reported or Usage(_prompt_estimate(messages), events))
+
+
+def _reported(usage: Any) -> Usage | None:
+    """A server's ``usage`` object as :class:`Usage` (None when it sent none)."""
+    if usage is None:
+        return None
+    return Usage(int(getattr(usage, "prompt_tokens", 0) or 0), int(getattr(usage, "completion_tokens", 0) or 0))
+
+
+def _prompt_estimate(messages: Sequence[Message]) -> int:
+    return sum(estimate_tokens(str(m.get("content") or "")) for m in messages)

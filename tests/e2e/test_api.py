@@ -1,17 +1,20 @@
 """The API other programs use, tested with real clients nobody here wrote: the ``openai`` SDK against
 ``/v1`` (streaming and not, a three-turn conversation, annotations checked against the citations, several
-requests at once), the ``mcp`` SDK's client over streamable HTTP (``/mcp``) and over stdio (``assistant mcp``),
-and ``assistant papers``. One ``assistant serve`` subprocess for the module, over a real Chroma index of the
-seeds, with a bearer key; answers come from a scripted OpenAI-compatible model (tests/support), so they are
-fast and the same every time (the real bundled model: test_api_bundled.py)."""
+requests at once, usage, errors and validation, clients that hang up), the ``llm`` CLI, the ``mcp`` SDK's
+client over streamable HTTP (``/mcp``) and over stdio (``assistant mcp``), and ``assistant papers``. One
+``assistant serve`` subprocess for the module, over a real Chroma index of the seeds, with a bearer key;
+answers come from a scripted OpenAI-compatible model (tests/support), so they are fast and the same every time
+(the real bundled model: test_api_bundled.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -20,7 +23,7 @@ from typing import Any
 import pytest
 
 from assistant.llm.local import free_port
-from tests.support.fake_openai_server import CUT, FakeOpenAIServer
+from tests.support.fake_openai_server import CUT, PACED, FakeOpenAIServer, prompt_tokens
 from tests.support.seeds import url_of
 from tests.support.servers import wait_for_http
 
@@ -36,6 +39,9 @@ TURNS = [
 
 #: A question whose model reply breaks off mid-stream after one supported sentence (tests/support CUT:).
 BROKEN = "What does A-Bench diagnose about LMMs?"
+#: A question the model answers slowly: a supported sentence, then one sentence every PACE_S seconds (PACED:).
+SLOW = "What is A-Bench made of, sentence by sentence?"
+SLOW_SENTENCES = 6
 
 
 def scripted(payload: dict[str, Any]) -> str:
@@ -43,6 +49,9 @@ def scripted(payload: dict[str, Any]) -> str:
     followed by a long one during which the connection is cut), else an unsupported one (so the answer is the
     cited extractive one)."""
     prompt = json.dumps(payload.get("messages", []))
+    if "sentence by sentence" in prompt:
+        return (PACED + "A-Bench is a benchmark designed to diagnose whether LMMs are masters at evaluating AIGIs [1]. "
+                + "Bananas are yellow. " * (SLOW_SENTENCES - 1)).strip()
     if "A-Bench diagnose" in prompt:
         return (CUT + "A-Bench is a benchmark designed to diagnose whether LMMs are masters at evaluating AIGIs [1]. "
                 + "Bananas are yellow and " * 8 + "so on.")
@@ -52,26 +61,33 @@ def scripted(payload: dict[str, Any]) -> str:
 
 
 @pytest.fixture(scope="module")
-def server(seeded_settings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:  # type: ignore[no-untyped-def]
+def model() -> Iterator[FakeOpenAIServer]:
+    """The scripted model :func:`server` answers with (its requests and hang-ups can be watched)."""
+    with FakeOpenAIServer(scripted) as llm:
+        yield llm
+
+
+@pytest.fixture(scope="module")
+def server(seeded_settings, model: FakeOpenAIServer,  # type: ignore[no-untyped-def]
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """``assistant serve`` on a free port with ``ASSISTANT_API_KEY``; yields its URL and environment."""
     log = tmp_path_factory.mktemp("serve") / "serve.log"
-    with FakeOpenAIServer(scripted) as llm:
-        port = free_port()
-        env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage.storage_dir),
-               "ASSISTANT_LLM_BASE_URL": llm.base_url, "ASSISTANT_API_PORT": str(port), "ASSISTANT_API_KEY": KEY}
-        with open(log, "wb") as out:
-            proc = subprocess.Popen([sys.executable, "-m", "assistant", "serve"], env=env, stdout=out,
-                                    stderr=subprocess.STDOUT)
-        url = f"http://127.0.0.1:{port}"
-        try:
-            wait_for_http(f"{url}/v1/models", proc, timeout_s=120, log=log, accept_http_errors=True)
-            yield {"url": url, "log": str(log), **{k: v for k, v in env.items() if k.startswith("ASSISTANT_")}}
-        finally:
-            proc.terminate()
-            proc.wait(timeout=30)
-        text = log.read_text()
-        assert "Traceback" not in text, text[-3000:]
-        assert f"OpenAI-compatible API on {url}/v1" in text
+    port = free_port()
+    env = {**os.environ, "ASSISTANT_STORAGE_DIR": str(seeded_settings.storage.storage_dir),
+           "ASSISTANT_LLM_BASE_URL": model.base_url, "ASSISTANT_API_PORT": str(port), "ASSISTANT_API_KEY": KEY}
+    with open(log, "wb") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "assistant", "serve"], env=env, stdout=out,
+                                stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        wait_for_http(f"{url}/v1/models", proc, timeout_s=120, log=log, accept_http_errors=True)
+        yield {"url": url, "log": str(log), **{k: v for k, v in env.items() if k.startswith("ASSISTANT_")}}
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+    text = log.read_text()
+    assert "Traceback" not in text, text[-3000:]
+    assert f"OpenAI-compatible API on {url}/v1" in text
 
 
 def client(server: dict[str, str], key: str = KEY) -> Any:
@@ -246,6 +262,195 @@ def test_errors_have_the_openai_shape(server: dict[str, str]) -> None:
                      headers={"Authorization": f"Bearer {KEY}"}, timeout=30)
     assert raw.status_code == 400
     assert set(raw.json()["error"]) == {"message", "type", "param", "code"}
+
+
+#: An over-long question (2,040 characters; the limit is 2,000).
+LONG = "What does A-Bench evaluate? " * 73
+#: Seconds within which a client's hang-up must close the model request (issue 43.5).
+HANG_UP_S = 1.0
+
+
+def test_an_over_long_question_is_a_400_that_says_what_to_do(server: dict[str, str]) -> None:
+    import openai
+
+    retrying = openai.OpenAI(base_url=f"{server['url']}/v1", api_key=KEY, max_retries=2, timeout=60)
+    for stream in (False, True):
+        with pytest.raises(openai.BadRequestError) as long:
+            retrying.chat.completions.create(model="paper-assistant", stream=stream,
+                                             messages=[{"role": "user", "content": LONG}])
+        assert long.value.status_code == 400
+        assert long.value.body["code"] == "question_too_long"  # type: ignore[index]
+        assert long.value.body["param"] == "messages[0].content"  # type: ignore[index]
+        assert "at most 2,000" in long.value.message and "Ask about one thing" in long.value.message
+
+
+BAD_FIELDS: list[tuple[dict[str, Any], str]] = [
+    ({"max_tokens": "lots"}, "max_tokens"),
+    ({"max_tokens": 0}, "max_tokens"),
+    ({"temperature": 7}, "temperature"),
+    ({"temperature": "hot"}, "temperature"),
+    ({"top_p": -1}, "top_p"),
+    ({"stream": "yes"}, "stream"),
+    ({"n": 0}, "n"),
+    ({"stop": 5}, "stop"),
+    ({"seed": 1.5}, "seed"),
+    ({"stream_options": {"include_usage": "please"}}, "stream_options.include_usage"),
+    ({"messages": [{"role": "user", "content": 5}]}, "messages[0].content"),
+    ({"messages": []}, "messages"),
+]
+
+
+def test_parameters_are_validated_and_valid_ones_are_accepted(server: dict[str, str], conversation: list[Any]) -> None:
+    import openai
+
+    for body, param in BAD_FIELDS:
+        with pytest.raises(openai.BadRequestError) as bad:
+            client(server).chat.completions.create(model="paper-assistant", extra_body=body,
+                                                   messages=[{"role": "user", "content": TURNS[0]}])
+        error = bad.value.body
+        assert error["param"] == param, (body, error)  # type: ignore[index]
+        assert error["type"] == "invalid_request_error" and error["message"].startswith(f"{param}: "), error  # type: ignore[index]
+    # every sampling and length option of the right type is accepted (and the answer is the verified one)
+    reply = ask(server, [], TURNS[0], max_tokens=50, max_completion_tokens=50, temperature=0.2, top_p=1,
+                presence_penalty=0, frequency_penalty=0.5, stop=["zzz"], seed=7, user="u", n=1)
+    assert reply.choices[0].message.content == conversation[0].choices[0].message.content
+
+
+def _made(model: FakeOpenAIServer) -> tuple[int, int, int]:
+    return len(model.requests), len(model.self_checks), len(model.translations)
+
+
+def _reported_prompt_tokens(model: FakeOpenAIServer, since: tuple[int, int, int]) -> int:
+    """The prompt tokens the scripted model reported for the requests made since ``since`` (:func:`_made`)."""
+    made = model.requests[since[0]:] + model.self_checks[since[1]:] + model.translations[since[2]:]
+    assert model.requests[since[0]:], "the model was not asked"
+    return sum(prompt_tokens(p) for p in made)
+
+
+def test_usage_is_the_model_requests_tokens_streamed_or_not(server: dict[str, str], model: FakeOpenAIServer) -> None:
+    messages = [{"role": "user", "content": TURNS[0]}]
+    since = _made(model)
+    usage = ask(server, [], TURNS[0]).usage
+    # the tokens the model server reported for every request of the answer (the answer, its self-checks)
+    assert usage.prompt_tokens == _reported_prompt_tokens(model, since)
+    assert usage.completion_tokens > 0 and usage.total_tokens == usage.prompt_tokens + usage.completion_tokens
+    since = _made(model)
+    chunks = list(client(server).chat.completions.create(model="paper-assistant", messages=messages, stream=True,
+                                                         stream_options={"include_usage": True}))
+    assert chunks[-1].choices == [] and chunks[-1].usage == usage
+    assert chunks[-2].choices[0].finish_reason == "stop"
+    assert all(c.usage is None for c in chunks[:-1])
+    assert usage.prompt_tokens == _reported_prompt_tokens(model, since)
+    plain = list(client(server).chat.completions.create(model="paper-assistant", messages=messages, stream=True))
+    assert plain[-1].choices and plain[-1].choices[0].finish_reason == "stop"  # no usage chunk unless asked
+    assert all(c.usage is None for c in plain)
+
+
+def test_unknown_paths_and_methods_have_the_openai_shape(server: dict[str, str]) -> None:
+    import httpx
+    import openai
+
+    auth = {"Authorization": f"Bearer {KEY}"}
+    for method, path, status, allowed in [("GET", "/v1/nope", 404, ""), ("GET", "/v1", 404, ""),
+                                          ("POST", "/v1/embeddings", 404, ""),
+                                          ("GET", "/v1/chat/completions", 405, "POST"),
+                                          ("DELETE", "/v1/models", 405, "GET")]:
+        raw = httpx.request(method, f"{server['url']}{path}", headers=auth, timeout=30)
+        assert raw.status_code == status, (method, path, raw.text)
+        error = raw.json()["error"]
+        assert set(error) == {"message", "type", "param", "code"}, error
+        assert error["code"] == ("unknown_url" if status == 404 else "method_not_allowed")
+        assert path in error["message"]
+        if allowed:
+            assert allowed in raw.headers["allow"] and allowed in error["message"]
+    assert httpx.get(f"{server['url']}/v1/nope", timeout=30).status_code == 401  # the key first, as everywhere
+    with pytest.raises(openai.NotFoundError) as unknown:
+        client(server).embeddings.create(model="paper-assistant", input="A-Bench")
+    assert unknown.value.body["code"] == "unknown_url"  # type: ignore[index]
+
+
+def _wait_for_slow_request(model: FakeOpenAIServer, since: int, timeout_s: float = 60) -> None:
+    """Until the scripted model has received the :data:`SLOW` question's answer request."""
+    deadline = time.monotonic() + timeout_s
+    while not any("sentence by sentence" in json.dumps(p) for p in model.requests[since:]):
+        assert time.monotonic() < deadline, "the model was never asked"
+        time.sleep(0.05)
+    time.sleep(0.3)  # well inside its reply (sentences PACE_S apart)
+
+
+def _hang_up_delay(model: FakeOpenAIServer, hangups: int, finished: int, left: float) -> float:
+    """Seconds from the client leaving (``left``) to the model server seeing its request closed."""
+    deadline = time.monotonic() + 10
+    while len(model.hangups) == hangups:
+        assert len(model.finished_at) == finished, "the model request ran to its end after the client left"
+        assert time.monotonic() < deadline, "the model request was never closed"
+        time.sleep(0.02)
+    return model.hangups[hangups] - left
+
+
+def test_a_client_leaving_a_stream_closes_the_model_request(server: dict[str, str], model: FakeOpenAIServer) -> None:
+    since, hangups, finished = len(model.requests), len(model.hangups), len(model.finished_at)
+    stream = client(server).chat.completions.create(model="paper-assistant", stream=True,
+                                                    messages=[{"role": "user", "content": SLOW}])
+    next(iter(stream))  # the role
+    _wait_for_slow_request(model, since)
+    stream.close()
+    left = time.monotonic()
+    assert _hang_up_delay(model, hangups, finished, left) < HANG_UP_S
+    assert ask(server, [], TURNS[0]).choices[0].message.content  # served on (its concurrency slot was given back)
+
+
+def test_a_client_leaving_before_the_reply_closes_the_model_request(server: dict[str, str],
+                                                                   model: FakeOpenAIServer) -> None:
+    since, hangups, finished = len(model.requests), len(model.hangups), len(model.finished_at)
+    body = json.dumps({"model": "paper-assistant", "messages": [{"role": "user", "content": SLOW}]}).encode()
+    port = int(server["url"].rsplit(":", 1)[1])
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as sock:
+        sock.sendall(b"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                     + f"Authorization: Bearer {KEY}\r\nContent-Length: {len(body)}\r\n\r\n".encode() + body)
+        _wait_for_slow_request(model, since)
+    left = time.monotonic()
+    assert _hang_up_delay(model, hangups, finished, left) < HANG_UP_S
+    assert ask(server, [], TURNS[0]).choices[0].message.content
+
+
+def test_streaming_sends_the_first_verified_sentence_at_once(server: dict[str, str], model: FakeOpenAIServer) -> None:
+    deltas: list[tuple[float, str]] = []
+    for chunk in client(server).chat.completions.create(model="paper-assistant", stream=True,
+                                                        messages=[{"role": "user", "content": SLOW}]):
+        if chunk.choices and chunk.choices[0].delta.content:
+            deltas.append((time.monotonic(), chunk.choices[0].delta.content))
+    text = "".join(d for _, d in deltas)
+    # the cited sentence came while the model was still writing (its last sentences seconds later), not at the end
+    early = "".join(d for t, d in deltas if t < model.finished_at[-1] - 1.0)
+    assert early.startswith("A-Bench is a benchmark") and early.endswith("[1]"), (early, text)
+    assert text.startswith(early) and "References:" in text[len(early):]
+
+
+LLM_CLI = Path(sys.executable).parent / "llm"
+
+
+@pytest.mark.parametrize("stream", [True, False], ids=["streamed", "no-stream"])
+def test_the_llm_cli_prints_a_cited_answer(server: dict[str, str], tmp_path: Path, stream: bool) -> None:
+    """Simon Willison's ``llm`` (an OpenAI client nobody here wrote; ``--no-stream`` read ``usage`` and crashed
+    without it), configured for ``/v1`` in a temporary ``LLM_USER_PATH``."""
+    if not LLM_CLI.exists():
+        pytest.skip("the `llm` CLI is not installed in this environment (it is in the test extras: "
+                    "pip install -e '.[test]')")
+    (tmp_path / "extra-openai-models.yaml").write_text(
+        f"- model_id: paper-assistant\n  model_name: paper-assistant\n  api_base: {server['url']}/v1\n"
+        "  api_key_name: paper-assistant\n")
+    (tmp_path / "keys.json").write_text(json.dumps({"paper-assistant": KEY}))
+    env = {**os.environ, "LLM_USER_PATH": str(tmp_path)}
+
+    def llm(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(LLM_CLI), *args], env=env, capture_output=True, text=True, timeout=120)
+
+    done = llm("-m", "paper-assistant", *([] if stream else ["--no-stream"]), TURNS[0])
+    assert done.returncode == 0, done.stderr
+    assert "A-Bench is a benchmark" in done.stdout and "[1]" in done.stdout and A_BENCH in done.stdout
+    logged = json.loads(llm("logs", "--json", "-n", "1").stdout)[0]
+    assert logged["input_tokens"] > 0 and logged["output_tokens"] > 0  # the usage llm read and logged
 
 
 def _mcp_http(server: dict[str, str]) -> Any:

@@ -129,8 +129,8 @@ def test_the_hand_written_seed_spots_cover_every_markup() -> None:
 
 def test_the_rule_itself_on_hand_written_cases() -> None:
     """The rule the browser test applies, against expectations written by hand."""
-    assert shown("**A-Bench** costs $5 and $10, \\emph{not} 10\\% of $\\ell_1$, $11.25%$%, $\\underline{Le}$arning") == \
-        "A-Bench costs $5 and $10, not 10% of $\\ell_1$, $11.25$%, Learning"
+    marked = "**A-Bench** costs $5 and $10, \\emph{not} 10\\% of $\\ell_1$, $11.25%$%, $\\underline{Le}$arning"
+    assert shown(marked) == "A-Bench costs $5 and $10, not 10% of $\\ell_1$, $11.25$%, Learning"
     assert shown(CROISSANT_ABSTRACT.replace("Croissant_Net,", "**Croissant_Net**,")) == CROISSANT_ABSTRACT
 
 

@@ -27,7 +27,13 @@ A translation request of the language step (system prompt ``prompts.LANGUAGE_SYS
 understand/language.py) does not take a scripted reply either: it is streamed back as the question unchanged (what
 the real model does with an English question langid misreads), or as ``translate(question)`` when given.
 
+Token usage is reported as OpenAI does: in each JSON completion, and, when the request asks for it with
+``stream_options: {"include_usage": true}``, in a last streamed event with ``choices: []`` (before ``[DONE]``):
+``prompt_tokens`` = :func:`prompt_tokens` of the request's messages, ``completion_tokens`` = the events of text sent.
+
 Requests are recorded in ``requests``, self-checks apart in ``self_checks``, translations in ``translations``.
+A client that closes its connection while a ``PACED:`` reply waits between sentences is seen at once (the socket
+is watched during the wait): the reply stops and the moment is recorded in ``hangups`` (``time.monotonic()``).
 """
 
 from __future__ import annotations
@@ -59,6 +65,18 @@ PACE_S = 1.5
 def _event(text: str) -> bytes:
     chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "scripted",
              "choices": [{"index": 0, "delta": {"content": text}, "finish_reason": None}]}
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def prompt_tokens(payload: dict[str, Any]) -> int:
+    """The ``prompt_tokens`` this server reports for a request: the characters of its messages' JSON over 4."""
+    return len(json.dumps(payload.get("messages", []))) // 4
+
+
+def _usage_event(prompt: int, completion: int) -> bytes:
+    usage = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+    chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "scripted", "choices": [],
+             "usage": usage}
     return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
@@ -104,6 +122,10 @@ class FakeOpenAIServer:
         self.translations: list[dict[str, Any]] = []
         #: streamed replies sent to the end (``[DONE]``)
         self.finished = 0
+        #: ``time.monotonic()`` when each streamed reply was sent to the end
+        self.finished_at: list[float] = []
+        #: ``time.monotonic()`` when a client closed its connection while a ``PACED:`` reply was under way
+        self.hangups: list[float] = []
         self._lock = threading.Lock()
         outer = self
 
@@ -125,6 +147,28 @@ class FakeOpenAIServer:
                 self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
                 self.wfile.flush()
 
+            def _client_left(self, seconds: float) -> bool:
+                """Wait ``seconds``, watching the socket: True (recorded in ``hangups``) as soon as the client
+                closes the connection (the request was read whole, so anything readable is its end)."""
+                import select
+                import socket
+
+                deadline = time.monotonic() + seconds
+                while (left := deadline - time.monotonic()) > 0:
+                    if not select.select([self.connection], [], [], left)[0]:
+                        continue
+                    try:
+                        gone = self.connection.recv(1, socket.MSG_PEEK) == b""
+                    except OSError:
+                        gone = True
+                    if gone:
+                        with outer._lock:
+                            outer.hangups.append(time.monotonic())
+                        self.close_connection = True
+                        return True
+                    time.sleep(min(left, 0.05))
+                return False
+
             def do_GET(self) -> None:
                 self._json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
 
@@ -139,7 +183,9 @@ class FakeOpenAIServer:
                     if value is None:
                         self._json(500, {"error": {"message": "scripted failure", "type": "server_error"}})
                     else:
-                        self._json(200, _yes_no_completion(value))
+                        self._json(200, {**_yes_no_completion(value),
+                                         "usage": {"prompt_tokens": prompt_tokens(payload), "completion_tokens": 1,
+                                                   "total_tokens": prompt_tokens(payload) + 1}})
                     return
                 messages = payload.get("messages") or [{}]
                 translating = messages[0].get("content") == LANGUAGE_SYSTEM
@@ -174,8 +220,8 @@ class FakeOpenAIServer:
                 if prefix == STALL:
                     pieces = pieces[:1]
                 for i, piece in enumerate(pieces):
-                    if i and prefix in (PACED, PACED_CUT):
-                        time.sleep(PACE_S)
+                    if i and prefix in (PACED, PACED_CUT) and self._client_left(PACE_S):
+                        return
                     self._chunk(_event(piece))
                 if prefix == STALL:
                     time.sleep(STALL_S)
@@ -188,10 +234,13 @@ class FakeOpenAIServer:
                     self.wfile.write(b"0\r\n\r\n")
                     return
                 elif prefix != TRUNCATE:
+                    if (payload.get("stream_options") or {}).get("include_usage"):
+                        self._chunk(_usage_event(prompt_tokens(payload), len(pieces)))
                     self._chunk(b"data: [DONE]\n\n")
                     self.wfile.write(b"0\r\n\r\n")
                     with outer._lock:
                         outer.finished += 1
+                        outer.finished_at.append(time.monotonic())
                     return
                 if prefix == TRUNCATE:
                     self.wfile.write(b"0\r\n\r\n")  # stream ends cleanly, just without [DONE]

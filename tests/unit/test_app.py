@@ -204,7 +204,7 @@ def test_the_take_step_is_atomic_under_concurrent_sends() -> None:
     from ui.chat_state import Gate
 
     for _ in range(50):
-        gate, taken = Gate(), []
+        gate, taken = Gate(), list[bool]()
         barrier = threading.Barrier(4)
 
         def send(gate: Gate = gate, taken: list[bool] = taken, barrier: threading.Barrier = barrier) -> None:

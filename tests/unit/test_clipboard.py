@@ -12,7 +12,7 @@ Y = Paper("f.txt#2", "ICLR 2025", "YNet", (), "https://example.org/y", "YNet is 
 
 
 def _answer(**kw: object) -> Answer:
-    base = dict(question="q", sentences=(AnswerSentence("XNet is  fast\nand small.", (1,), 0.9),
+    base: dict[str, object] = dict(question="q", sentences=(AnswerSentence("XNet is  fast\nand small.", (1,), 0.9),
                                          AnswerSentence("YNet is slow.", (2,), 0.8)),
                 citations=(Citation(1, X, ()), Citation(2, Y, ())), sources=(), mode="generated", model="m")
     base.update(kw)
