@@ -91,6 +91,9 @@ class ChatSession(ConversationState):
             return
         q = parse_question(question)
         res = self._resolver.resolve(q, intent)
+        no_more = self._no_more(question) if page is None else ""
+        if no_more:  # "show more" with no next page: say so, never search for "more"
+            res = Resolution(question, (), no_more)
         if res.clarify:
             for event in self._answerer.stream(q, intent=intent, clarify=res.clarify):
                 if event.kind == "final" and event.answer is not None:
@@ -126,13 +129,34 @@ class ChatSession(ConversationState):
     def _next_page(self, question: str) -> tuple[Turn, Page] | None:
         """For "show more" / "more" / "next page" right after a topic listing with more papers: that turn
         and the page after the one it showed; else None."""
-        if not self.turns or not asks_more(question):
+        last = next((t for t in reversed(self.turns) if t.answer.mode != "clarify"), None)  # not a question back
+        if last is None or not asks_more(question):
             return None
-        last = self.turns[-1]
         li = last.answer.listing
         if li is None or not li.has_more:
             return None
         return last, Page(li.offset + li.shown, li.limit)
+
+    def _no_more(self, question: str) -> str:
+        """What "show more" gets when there is no next page (``""``: it is not such a question): right after a
+        listing that showed every paper (questions back in between do not count), that it was all; as a first
+        question, that there is no list. After any other answer "more" is an ordinary follow-up."""
+        if not asks_more(question):
+            return ""
+        last = next((t for t in reversed(self.turns) if t.answer.mode != "clarify"), None)  # not a question back
+        if last is None:
+            return (
+                "There is no list to continue: “show more” pages through a list of papers. Ask for one first, "
+                "e.g. “Which papers are about diffusion?”."
+            )
+        listing = last.answer.listing
+        if listing is None or listing.has_more:
+            return ""
+        total = listing.total
+        return (
+            f"That was all: {total} paper{'s' if total != 1 else ''} matched “{last.question}”, and the list above "
+            f"shows {'every one' if total != 1 else 'it'}."
+        )
 
     # --- persistence (CLI --session FILE): store.py ---------------------------------------------
     def save(self, path: Path) -> None:

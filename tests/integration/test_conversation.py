@@ -240,3 +240,15 @@ def test_a_position_no_answer_listed_is_asked_about_not_searched(scripted) -> No
     assert second.mode == "clarify" and "A-Bench" in second.notice and not second.citations
     first = session.ask("What does the first one diagnose?")
     assert {c.paper.id for c in first.citations} == {A_BENCH}
+
+
+def test_show_more_without_a_next_page_says_so(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Issue 45: "show more" pages on, or says that was all; it is never searched as a question ("don't cover this")."""
+    session = scripted.new_session()
+    first = session.ask("show more")
+    assert first.mode == "clarify" and "no list to continue" in first.notice
+    listed = session.ask("Which papers work with molecules or proteins?")
+    assert listed.listing is not None and not listed.listing.has_more
+    again = session.ask("show more")
+    assert again.mode == "clarify" and f"That was all: {listed.listing.total} papers" in again.notice
+    assert session.ask("more").mode == "clarify"  # a question back in between does not count
