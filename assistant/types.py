@@ -160,20 +160,21 @@ class AnswerSentence:
     check: SentenceCheck = "quote"
 
     def __post_init__(self) -> None:
-        if self.by_model == (self.check == "quote"):
+        if self.by_model == (self.check in ("quote", "record")):
             raise ValueError(
                 "a sentence the model wrote needs the check that passed (rules, entailment, self_check or title), "
-                f"and a quote none: by_model={self.by_model}, check={self.check!r}"
+                f"and a quote or record sentence none: by_model={self.by_model}, check={self.check!r}"
             )
 
 
 #: What vouches for a shown sentence: ``self_check`` (the model wrote it; its numbers and names are in the cited
 #: paper, and asked whether every fact of it is stated in the cited abstract, the model said yes with
 #: ``probability``: the verifier); ``title`` (the model wrote it and it only names a cited paper's title, matched
-#: exactly); ``quote`` (code quoted it from the cited abstract, or wrote it from the paper records: nothing to
-#: check). ``rules`` and ``entailment`` are read from sessions saved before issue 40 (the hand-written rules and
-#: the trained entailment model, both replaced by the self-check); nothing writes them now.
-SentenceCheck = Literal["rules", "entailment", "self_check", "title", "quote"]
+#: exactly); ``quote`` (code quoted it from the cited abstract: nothing to check); ``record`` (code wrote it from
+#: the cited paper's record, its title, authors, venue or link: not a quote, nothing to check). ``rules`` and
+#: ``entailment`` are read from sessions saved before issue 40 (the hand-written rules and the trained entailment
+#: model, both replaced by the self-check); nothing writes them now.
+SentenceCheck = Literal["rules", "entailment", "self_check", "title", "quote", "record"]
 
 
 #: ``generated``: at least one model sentence passed verification; ``extractive``: abstract sentences chosen

@@ -75,10 +75,14 @@ def _marks(citations: Iterable[int], anchor: str) -> str:
 
 def _sentence(s: AnswerSentence, anchor: str) -> str:
     """The sentence and its markers; its hover text says what vouches for it (:func:`check_text`): a sentence the
-    model wrote is styled ``checked`` only when a check passed, a quote is styled ``quote``."""
+    model wrote is styled ``checked`` only when a check passed, a quote is styled ``quote``, a sentence written from
+    the paper's record ``record``."""
     if s.check == "quote":
         body = f"<q>{html_text(s.text)}</q>{_marks(s.citations, anchor)}"
         return f"<span class='quote' title='{html.escape(check_text(s), quote=True)}'>{body}</span>"
+    if s.check == "record":  # written by code from the paper's record: neither a quote nor the model's
+        body = f"{html_text(s.text)}{_marks(s.citations, anchor)}"
+        return f"<span class='record' title='{html.escape(check_text(s), quote=True)}'>{body}</span>"
     body = f"{html_text(s.text)}{_marks(s.citations, anchor)}"
     return f"<span class='checked' title='{html.escape(check_text(s), quote=True)}'>{body}</span>"
 
@@ -101,6 +105,8 @@ def check_text(s: AnswerSentence) -> str:
         return f"Written by the model; aligned to {cited} and passed the exact and meaning rules{p}."
     if s.check == "title":
         return f"Written by the model; it names the title of {cited} exactly."
+    if s.check == "record":
+        return f"Written from the record of {cited} (its title, authors, venue or link), not quoted from the abstract."
     return f"Quoted from {cited}." if cited else "From the paper records."
 
 

@@ -138,7 +138,7 @@ class AnswerBuilder:
     def state(self, text: str, n: int = 1) -> None:
         """Show ``text``, a sentence written by code from source ``n``'s record (its title, authors, venue or
         link: ``Paper`` fields, not its abstract), cited ``n`` with support 1.0 and no abstract evidence."""
-        self._place(AnswerSentence(text, (n,), 1.0), "")
+        self._place(AnswerSentence(text, (n,), 1.0, check="record"), "")
 
     def fresh(self) -> AnswerBuilder:
         """An empty builder for the same question, papers and comparison table."""

@@ -245,7 +245,7 @@ class LookupStrategy(IntentStrategy):
             confident = tools.settings.answer.confident_match_similarity
             sure = (named or hit.dense_similarity >= confident) and not plan.notice  # a near miss
             lead = "The paper is" if sure else "The closest match in the abstracts is"  # the reader judges
-            builder.add(AnswerSentence(f"{lead} “{hit.paper.title}”.", (1,), 1.0), hit.paper.title)
+            builder.add(AnswerSentence(f"{lead} “{hit.paper.title}”.", (1,), 1.0, check="record"), hit.paper.title)
         super().answer_by_code(tools, req, plan, builder)
 
 

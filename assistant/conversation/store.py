@@ -91,7 +91,7 @@ def _sentence_record(s: AnswerSentence) -> dict[str, Any]:
 def _sentence_from(rec: Any, labels: set[int]) -> AnswerSentence:
     by_model = bool(rec.get("by_model", False))
     check = rec.get("check")
-    if check not in get_args(SentenceCheck) or (check == "quote") == by_model:
+    if check not in get_args(SentenceCheck) or (check in ("quote", "record")) == by_model:
         check = "rules" if by_model else "quote"  # a file written before issue 40: the then default verifier's check
     return AnswerSentence(
         str(rec.get("text", "")),

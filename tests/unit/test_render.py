@@ -302,3 +302,12 @@ def test_a_sentence_says_which_check_vouches_for_it() -> None:
     assert "class='checked'" in title and "names the title of [1] exactly" in title and "probability" not in title
     quoted = _sentence(AnswerSentence("XNet is fast.", (1,), 0.6), "a")  # quoted by code: its own evidence
     assert "class='quote'" in quoted and "checked" not in quoted and "Quoted from [1]." in quoted
+
+
+def test_a_sentence_written_from_the_record_is_not_styled_as_a_quote() -> None:
+    """A newcomer saw "The paper is “…”." in quotation marks, hovering "Quoted from [1]": code wrote it from the
+    record, so it is plain text that says where it comes from."""
+    s = AnswerSentence("The paper is “XNet & co”.", (1,), 1.0, check="record")
+    html_out = answer_markdown(replace(_answer(), sentences=(s,)))
+    assert "<q>" not in html_out.split("class='refs'")[0] and "class='record'" in html_out
+    assert "Written from the record of [1]" in html_out and "Quoted from" not in html_out.split("class='refs'")[0]
