@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from assistant.errors import StorageEnvironmentError, StoreNotReadyError
+from assistant.index.index_lock import NO_LOCK, IndexLock, index_lock
 from assistant.index.storage_env import STORAGE_SETTING, check_sqlite, short_error, storage_failure, store_location
 
 # the storage checks live in storage_env.py; the callers of the store find them here too
@@ -156,9 +157,8 @@ def start_loading_vectors(settings: Settings) -> threading.Thread | None:
 
     def load() -> None:
         try:
-            dims = int((collection.metadata or {}).get("dimensions", 0))
-            if dims:
-                collection.query(query_embeddings=[[1.0] + [0.0] * (dims - 1)], n_results=1, include=[])
+            with index_lock(settings).loading():  # a first read: not while another process writes (index_lock.py)
+                collection.count()
         except Exception as e:  # noqa: BLE001 - a warm-up only
             logger.debug("vector index preload failed: %s", e)
 
@@ -257,17 +257,32 @@ def _describe(meta: dict[str, Any] | None) -> str:
 class PaperStore:
     """Access to one index: windows + papers collections named after ``settings.collection_name()``.
 
-    Use :meth:`open_for_write` in ingest and :meth:`open_for_read` everywhere else.
+    Use :meth:`open_for_write` in ingest and :meth:`open_for_read` everywhere else. In embedded mode every write
+    method holds the index lock exclusively for its Chroma call, and a store opened for reading has made its
+    first read of each collection under the shared lock (:meth:`load`; index_lock.py says why).
+
+    Args:
+        lock: the index's reader/writer lock (:func:`assistant.index.index_lock.index_lock`); none by default.
     """
 
-    def __init__(self, windows: Collection, papers: Collection, log: Collection, location: str) -> None:
+    def __init__(
+        self, windows: Collection, papers: Collection, log: Collection, location: str, lock: IndexLock = NO_LOCK
+    ) -> None:
         from llama_index.vector_stores.chroma import ChromaVectorStore  # noqa: F811 (the TYPE_CHECKING name)
 
         self.windows = windows
         self.papers = papers
         self.log = log
         self.location = location
+        self.lock = lock
         self.vector_store: ChromaVectorStore = ChromaVectorStore(chroma_collection=windows)
+
+    def load(self) -> tuple[int, int, int]:
+        """This client's first read of each collection (it loads the vector files a writer rewrites), under the index
+        lock held shared (index_lock.py); later reads need no lock. Returns the windows, papers and log counts.
+        Raises :class:`StoreNotReadyError` when another process held the lock for ``index_lock.LOCK_TIMEOUT_S``."""
+        with self.lock.loading():
+            return self.windows.count(), self.papers.count(), self.log.count()
 
     @staticmethod
     def _location(settings: Settings) -> str:
@@ -282,6 +297,7 @@ class PaperStore:
             StoreNotReadyError: the existing collection was built with another model/dimension.
         """
         client = make_client(settings)
+        lock = index_lock(settings)
         name = name or settings.collection_name()
         meta: dict[str, Any] = {
             "hnsw:space": "cosine",
@@ -292,23 +308,27 @@ class PaperStore:
         }
         if info.probe:
             meta["embed_probe"] = json.dumps(list(info.probe))
-        windows = client.get_or_create_collection(name=name, metadata=meta, embedding_function=None)
-        papers = client.get_or_create_collection(name=f"{name}_papers", metadata=meta, embedding_function=None)
-        log = client.get_or_create_collection(
-            name=f"{name}_log", metadata={"schema": SCHEMA_VERSION}, embedding_function=None
-        )
-        store = cls(windows, papers, log, cls._location(settings))
+        with lock.exclusive():  # creating collections, and this client's first read of them (see load)
+            windows = client.get_or_create_collection(name=name, metadata=meta, embedding_function=None)
+            papers = client.get_or_create_collection(name=f"{name}_papers", metadata=meta, embedding_function=None)
+            log = client.get_or_create_collection(
+                name=f"{name}_log", metadata={"schema": SCHEMA_VERSION}, embedding_function=None
+            )
+            store = cls(windows, papers, log, cls._location(settings), lock)
+            store.load()
         store.check_info(info)
         return store
 
     @classmethod
     def open_for_read(cls, settings: Settings, *, _again: bool = True) -> PaperStore:
-        """Open existing collections. While a rebuild switches its new collections in (a few milliseconds), this
-        waits for it (at most :data:`SWITCH_WAIT_S`) or opens the replaced ones (``<name>-retired``), which stay
-        readable until the switch is over.
+        """Open existing collections and make the first read of each (:meth:`load`: under the index lock, held
+        shared). While a rebuild switches its new collections in (a few milliseconds), this waits for it (at most
+        :data:`SWITCH_WAIT_S`) or opens the replaced ones (``<name>-retired``), which stay readable until the
+        switch is over.
 
         Raises:
-            StoreNotReadyError: no index for these settings, or it holds no papers yet.
+            StoreNotReadyError: no index for these settings, or it holds no papers yet; or another process held
+                the index lock for ``index_lock.LOCK_TIMEOUT_S``.
         """
         import time
 
@@ -386,12 +406,14 @@ class PaperStore:
                 client.get_collection(f"{name}_papers", embedding_function=None),
                 client.get_collection(f"{name}_log", embedding_function=None),
                 cls._location(settings),
+                index_lock(settings),
             )
+            _, papers, _ = store.load()
         except Exception as e:
             if not (_again and is_stale_view_error(e)):
                 raise
             return cls.open_for_read(settings, _again=False)  # dropped between listing and opening: list again
-        if store.papers.count() == 0:
+        if papers == 0:
             raise StoreNotReadyError(f"The index at {store.location} is empty. Run `assistant ingest`.")
         return store
 
@@ -400,8 +422,10 @@ class PaperStore:
         """The collections of a rebuild whose switch was interrupted (killed between replacing the catalog and
         the last rename), found by the id of its windows collection (the catalog's owner): each part under its
         ``-rebuild`` name if not renamed yet, else under the index's name. None unless that rebuild is complete
-        (its log holds the ``built`` mark) and (when given) its windows collection has ``windows_id``."""
+        (its log holds the ``built`` mark) and (when given) its windows collection has ``windows_id``. Its
+        collections are not loaded yet (call :meth:`load`)."""
         client = make_client(settings)
+        lock = index_lock(settings)
         name, staging = settings.collection_name(), f"{settings.collection_name()}{STAGING_SUFFIX}"
         try:
             have = {c if isinstance(c, str) else c.name for c in client.list_collections()}
@@ -412,9 +436,17 @@ class PaperStore:
             logger.debug("no interrupted rebuild to read: %s", e)
             return None
         windows, papers, log = parts
-        if (windows_id and str(windows.id) != windows_id) or not log.get(ids=[BUILT_ID])["ids"]:
+        if windows_id and str(windows.id) != windows_id:
             return None
-        return cls(windows, papers, log, cls._location(settings))
+        try:
+            with lock.loading():  # the first read of that log through this client (see load)
+                built = bool(log.get(ids=[BUILT_ID])["ids"])
+        except Exception as e:
+            if not is_stale_view_error(e):
+                raise
+            logger.debug("no interrupted rebuild to read: %s", e)  # dropped meanwhile: not one any more
+            return None
+        return cls(windows, papers, log, cls._location(settings), lock) if built else None
 
     @property
     def collection_id(self) -> str:
@@ -475,7 +507,14 @@ class PaperStore:
     def delete_windows(self, ids: Sequence[str]) -> None:
         """Delete windows by id (no error for unknown ids)."""
         if ids:
-            self.windows.delete(ids=list(ids))
+            with self.lock.exclusive():
+                self.windows.delete(ids=list(ids))
+
+    def add_windows(self, nodes: Sequence[Any]) -> None:
+        """Write window nodes (llama-index ``TextNode`` with their embeddings) through :attr:`vector_store`."""
+        if nodes:
+            with self.lock.exclusive():
+                self.vector_store.add(list(nodes))
 
     def sentence_vectors(self, counts: dict[str, int]) -> dict[str, list[tuple[int, list[float]]]]:
         """``{paper_id: [(sentence, vector), ...]}`` for papers with known sentence counts ``{paper_id: n}``:
@@ -530,26 +569,29 @@ class PaperStore:
             }
             for p, h in zip(papers, hashes)
         ]
-        self.papers.upsert(
-            ids=[p.id for p in papers],
-            documents=[p.text for p in papers],
-            metadatas=metas,
-            embeddings=[list(e) for e in embeddings],
-        )
+        with self.lock.exclusive():
+            self.papers.upsert(
+                ids=[p.id for p in papers],
+                documents=[p.text for p in papers],
+                metadatas=metas,
+                embeddings=[list(e) for e in embeddings],
+            )
 
     def delete_papers(self, ids: Sequence[str], generation: int = 0) -> None:
         """Delete paper records and their windows; the deletion is logged under ``generation`` so readers'
         catalogs drop the papers too."""
         if ids:
             ids = list(ids)
-            self.log.upsert(
-                ids=[f"deleted:{pid}" for pid in ids],
-                embeddings=[[1.0]] * len(ids),
-                metadatas=[{"paper_id": pid, "generation": generation} for pid in ids],
-            )
-            self.papers.delete(ids=ids)
+            with self.lock.exclusive():
+                self.log.upsert(
+                    ids=[f"deleted:{pid}" for pid in ids],
+                    embeddings=[[1.0]] * len(ids),
+                    metadatas=[{"paper_id": pid, "generation": generation} for pid in ids],
+                )
+                self.papers.delete(ids=ids)
             for b in range(0, len(ids), 500):
-                self.windows.delete(where={"paper_id": {"$in": ids[b : b + 500]}})
+                with self.lock.exclusive():
+                    self.windows.delete(where={"paper_id": {"$in": ids[b : b + 500]}})
 
     # --- generations (what readers' catalogs sync to) ----------------------------------------------
     def generation(self) -> int:
@@ -565,9 +607,10 @@ class PaperStore:
 
     def set_generation(self, generation: int) -> None:
         """Publish ``generation``: every record stamped with it is written (writer only)."""
-        self.log.upsert(
-            ids=[HEAD_ID], embeddings=[[1.0]], metadatas=[{"generation": generation, "writer": process_id()}]
-        )
+        with self.lock.exclusive():
+            self.log.upsert(
+                ids=[HEAD_ID], embeddings=[[1.0]], metadatas=[{"generation": generation, "writer": process_id()}]
+            )
 
     def recorded_inputs(self) -> list[str]:
         """The input paths (absolute, as given to ``assistant ingest``) this index was built from, oldest first;
@@ -580,7 +623,8 @@ class PaperStore:
     def record_inputs(self, paths: Sequence[str], *, replace: bool = False) -> None:
         """Add ``paths`` to the recorded inputs (``replace``: record exactly ``paths``, for a rebuilt index)."""
         merged = list(dict.fromkeys([*([] if replace else self.recorded_inputs()), *paths]))
-        self.log.upsert(ids=[INPUTS_ID], embeddings=[[1.0]], metadatas=[{"paths": json.dumps(merged)}])
+        with self.lock.exclusive():
+            self.log.upsert(ids=[INPUTS_ID], embeddings=[[1.0]], metadatas=[{"paths": json.dumps(merged)}])
 
     def paper_ids_since(self, after: int, upto: int) -> list[str]:
         """Ids of the paper records stamped with a generation in ``(after, upto]``."""

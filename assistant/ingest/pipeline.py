@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from assistant.errors import StorageEnvironmentError, StoreNotReadyError, WriterBusyError
+from assistant.index.index_lock import LOCK_FILES, index_lock
 from assistant.index.store import (
     BUILT_ID,
     PROBE_TEXT,
@@ -45,7 +46,9 @@ logger = logging.getLogger(__name__)
 #: Papers are committed in groups of about one write batch of windows (~8 windows per abstract), so an
 #: interrupted ingest keeps every group finished before the interruption.
 WINDOWS_PER_PAPER_ESTIMATE = 8
-#: The writer lock's file in the storage dir (holds "pid N" of the writer).
+#: The writer lock's file in the storage dir (holds "pid N" of the writer). One writer at a time holds it for its
+#: whole run; each of its Chroma writes also holds the index lock (``index_lock.INDEX_LOCK_FILE``) exclusively,
+#: which readers take shared at their first read of a new client (assistant/index/index_lock.py).
 LOCK_FILE = ".ingest.lock"
 
 
@@ -106,7 +109,8 @@ def drop_index(settings: Settings) -> None:
 
 
 def _open_client_or_move_damaged(settings: Settings) -> ClientAPI | None:
-    """A Chroma client, or None after moving a damaged storage folder's contents aside (under the lock)."""
+    """A Chroma client, or None after moving a damaged storage folder's contents aside (under the writer lock
+    and, while moving, the index lock)."""
     try:
         return make_client(settings)
     except StorageEnvironmentError:
@@ -118,9 +122,10 @@ def _open_client_or_move_damaged(settings: Settings) -> ClientAPI | None:
 
     aside = settings.storage.storage_dir.with_name(f"{settings.storage.storage_dir.name}.damaged-{int(time.time())}")
     aside.mkdir()
-    for entry in settings.storage.storage_dir.iterdir():
-        if entry.name != LOCK_FILE:  # the lock stays where other writers look for it
-            shutil.move(str(entry), aside / entry.name)
+    with index_lock(settings).exclusive():
+        for entry in settings.storage.storage_dir.iterdir():
+            if entry.name not in (LOCK_FILE, *LOCK_FILES):  # the locks stay where other processes look for them
+                shutil.move(str(entry), aside / entry.name)
     logger.warning(
         "storage at %s could not be opened; moved its contents to %s and starting afresh",
         settings.storage.storage_dir,
@@ -149,11 +154,12 @@ def _drop_index(settings: Settings) -> None:
     if client is None:
         return
     name = settings.collection_name()
-    for n in (name, f"{name}{STAGING_SUFFIX}", f"{name}{RETIRED_SUFFIX}"):
-        _drop_collections(client, n)
-        _remove_catalog(settings, n)
-    if not settings.storage.chroma_host:
-        remove_orphan_segment_dirs(settings.storage.storage_dir)
+    with index_lock(settings).exclusive():
+        for n in (name, f"{name}{STAGING_SUFFIX}", f"{name}{RETIRED_SUFFIX}"):
+            _drop_collections(client, n)
+            _remove_catalog(settings, n)
+        if not settings.storage.chroma_host:
+            remove_orphan_segment_dirs(settings.storage.storage_dir)
 
 
 def _existing(client: ClientAPI) -> set[str]:
@@ -171,13 +177,20 @@ def recover_interrupted_rebuild(settings: Settings, client: ClientAPI) -> None:
     switches: the index's collections are renamed to ``<name>-retired`` and the built ones to ``<name>`` (log
     last), and the retired ones dropped. Killed before the mark: the staging collections are dropped (the index
     was never touched) and any retired one is put back. Killed after it: the switch is completed. Either way
-    the index is then whole: the last completed run's or the rebuilt one.
+    the index is then whole: the last completed run's or the rebuilt one. Holds the index lock exclusively while
+    it reads and changes anything (readers open either the state before or the recovered one).
     """
     name = settings.collection_name()
     staging, retired = f"{name}{STAGING_SUFFIX}", f"{name}{RETIRED_SUFFIX}"
-    have = _existing(client)
-    if not have & {*triple(staging), *triple(retired)}:
+    if not _existing(client) & {*triple(staging), *triple(retired)}:
         return
+    with index_lock(settings).exclusive():
+        _recover(settings, client, name, staging, retired)
+
+
+def _recover(settings: Settings, client: ClientAPI, name: str, staging: str, retired: str) -> None:
+    """:func:`recover_interrupted_rebuild` under the index lock."""
+    have = _existing(client)
     log = f"{staging}_log"
     built = log in have and bool(client.get_collection(log, embedding_function=None).get(ids=[BUILT_ID])["ids"])
     for current, new, old in zip(triple(name), triple(staging), triple(retired)):
@@ -423,34 +436,40 @@ def _rebuild(
     client = make_client(settings)
     name = settings.collection_name()
     staging, retired = f"{name}{STAGING_SUFFIX}", f"{name}{RETIRED_SUFFIX}"
+    lock = index_lock(settings)
     have = _existing(client)
     previous = 0
     if f"{name}_log" in have:  # generations keep growing across a rebuild: readers see a newer index
-        metas = client.get_collection(f"{name}_log", embedding_function=None).get(ids=[HEAD_ID])["metadatas"] or []
+        with lock.exclusive():  # this client's first read of that log (store.PaperStore.load)
+            head = client.get_collection(f"{name}_log", embedding_function=None).get(ids=[HEAD_ID])
+        metas = head["metadatas"] or []
         previous = int((metas[0] or {}).get("generation", 0)) if metas else 0
     report = _ingest(
         settings, papers, embed_model, progress=progress, inputs=inputs, name=staging, first_generation=previous
     )
-    client.get_collection(f"{staging}_log", embedding_function=None).upsert(
-        ids=[BUILT_ID], embeddings=[[1.0]], metadatas=[{"built": int(time.time())}]
-    )
+    with lock.exclusive():
+        client.get_collection(f"{staging}_log", embedding_function=None).upsert(
+            ids=[BUILT_ID], embeddings=[[1.0]], metadatas=[{"built": int(time.time())}]
+        )
     # the switch: the catalog first (one transaction; readers keep reading the old one until it commits), then
-    # the collection names (milliseconds; a reader opening meanwhile waits or reads the retired ones)
-    new_id = str(client.get_collection(staging, embedding_function=None).id)
-    Catalog(catalog_path(settings.storage.storage_dir, name), new_id, repair=True).replace_with(
-        catalog_path(settings.storage.storage_dir, staging)
-    )
-    _remove_catalog(settings, staging)
-    have = _existing(client)
-    for current, old in zip(triple(name), triple(retired)):
-        if current in have:
-            _rename(client, current, old)
-    for new, current in zip(triple(staging), triple(name)):
-        _rename(client, new, current)
-    _drop_collections(client, retired)
-    client.get_collection(f"{name}_log", embedding_function=None).delete(ids=[BUILT_ID])
-    if not settings.storage.chroma_host:
-        remove_orphan_segment_dirs(settings.storage.storage_dir)
+    # the collection names (milliseconds; a reader opening meanwhile waits or reads the retired ones). All of it
+    # under the index lock: a reader loads either the old collections or the new ones, never files being dropped.
+    with lock.exclusive():
+        new_id = str(client.get_collection(staging, embedding_function=None).id)
+        Catalog(catalog_path(settings.storage.storage_dir, name), new_id, repair=True).replace_with(
+            catalog_path(settings.storage.storage_dir, staging)
+        )
+        _remove_catalog(settings, staging)
+        have = _existing(client)
+        for current, old in zip(triple(name), triple(retired)):
+            if current in have:
+                _rename(client, current, old)
+        for new, current in zip(triple(staging), triple(name)):
+            _rename(client, new, current)
+        _drop_collections(client, retired)
+        client.get_collection(f"{name}_log", embedding_function=None).delete(ids=[BUILT_ID])
+        if not settings.storage.chroma_host:
+            remove_orphan_segment_dirs(settings.storage.storage_dir)
     logger.info("rebuilt %s: %d papers", name, report.papers)
     return report
 
@@ -586,7 +605,7 @@ def _ingest(
                 )
                 for (w, _), v in zip(batch, vectors)
             ]
-            store.vector_store.add(nodes)
+            store.add_windows(nodes)  # under the index lock, for this one write call
             bar.update(len(batch))
         group_done = [(p, h) for p, h, windows, _ in group if windows]
         titles = [p.title for p, _ in group_done]
@@ -631,4 +650,8 @@ def _ingest(
         report.seconds,
         store.location,
     )
+    from assistant.index.index_lock import WAITS
+
+    if store.lock.enabled and WAITS.waited["exclusive"]:  # readers were loading the index when a write came
+        logger.info("index lock (writes, this process): %s", WAITS.summary("exclusive"))
     return report

@@ -118,7 +118,10 @@ class PaperRetriever:
     rebuild drops the collections a reader holds. So questions read through a *view* (one opening of the
     index); when the index's generation moves on (checked at most every ``REFRESH_INTERVAL_S``), or a read
     fails in one of those two ways (:func:`assistant.index.store.is_stale_view_error`), a new view is opened
-    and the question read again; the old view is closed when its last question is done.
+    and the question read again; the old view is closed when its last question is done. A view's client makes its
+    first read of the index (the load of the vector files) under the index lock held shared, which each write call
+    of another process holds exclusively (assistant/index/index_lock.py: a load meeting a write segfaulted,
+    issue 43); questions read through a loaded view without the lock.
 
     Args:
         store: an opened index.
@@ -256,7 +259,18 @@ class PaperRetriever:
         """Open the index again (embedded: through a new Chroma client, which loads what is on disk now) and make
         that the view new questions read through. When the catalog already belongs to a rebuild's collections
         (it is switched first), those are read, whatever names they carry at that moment; otherwise this waits,
-        at most ``SWITCH_WAIT_S``, for the catalog and the index to match. Call under ``_sync_lock``."""
+        at most ``SWITCH_WAIT_S``, for the catalog and the index to match. Call under ``_sync_lock``.
+
+        The new client's first read of each collection (the load of its vector files) is made under the index
+        lock held shared (:meth:`PaperStore.load`; assistant/index/index_lock.py), which each write call of
+        another process holds exclusively: the load never reads files a writer is rewriting (a segfault in
+        Chroma's Rust layer, issue 43). The lock is held for that load only (milliseconds at 38 papers), never
+        while this waits for a rebuild's switch, and questions read through the loaded view without it.
+
+        Raises:
+            StoreNotReadyError: no index (any more), or the index lock was held by another process for
+                ``index_lock.LOCK_TIMEOUT_S``.
+        """
         from assistant.index.store import SWITCH_WAIT_S, embedded_system, forget_embedded_client, is_stale_view_error
 
         if not self._settings.storage.chroma_host:
@@ -265,11 +279,11 @@ class PaperRetriever:
         while True:
             try:
                 store = self._open_store(deadline)
-                for collection in (store.windows, store.papers, store.log):
-                    # an embedded client loads a collection's vectors and replays Chroma's write log into them at
-                    # its first read; done here, once, before any question reads through the view (several
-                    # threads doing that first read at once replayed the log into one vector index: a segfault)
-                    collection.count()
+                # an embedded client loads a collection's vectors and replays Chroma's write log into them at its
+                # first read; done here, once, before any question reads through the view (several threads doing
+                # that first read at once replayed the log into one vector index: a segfault), under the index
+                # lock held shared (a writer rewriting those files meanwhile: a segfault too, issue 43)
+                store.load()
                 break
             except Exception as e:
                 if not is_stale_view_error(e) or time.monotonic() > deadline:
