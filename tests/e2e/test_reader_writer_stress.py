@@ -24,7 +24,7 @@ ROUNDS = int(os.environ.get("ISSUE43_ROUNDS", "1"))
 PAPERS = int(os.environ.get("ISSUE43_PAPERS", "600"))
 
 
-@pytest.mark.slow  # 2-3 minutes a variant at 600 papers on 2 cores: ./scripts/test.sh --all (CI)
+@pytest.mark.slow  # 2 to 5 minutes a variant at 600 papers on 2 cores: ./scripts/test.sh --all (CI)
 @pytest.mark.parametrize("variant", ["embedded", "server"])
 def test_readers_never_crash_and_answer_as_alone_while_another_process_ingests(variant: str, tmp_path: Path) -> None:
     for n in range(1, ROUNDS + 1):
