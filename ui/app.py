@@ -370,7 +370,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             concurrency_limit=CONCURRENCY_LIMIT,
             concurrency_id=CONCURRENCY_ID,
         )
-        quick = dict(queue=False, api_visibility="private")
+        quick = dict(queue=False, api_visibility="private", show_progress="hidden")  # instant: no "0.0s" timer
         side_io = dict(
             fn=side_panel, inputs=[session_state], outputs=[panel, md_btn, bib_btn], api_visibility="private"
         )
@@ -398,6 +398,7 @@ def build_app(assistant: Assistant, *, title: str = TITLE) -> gr.Blocks:
             inputs=[session_state, gate],
             outputs=[chatbot, session_state, panel, md_btn, bib_btn, send, input_note, saved, pending],
             cancels=[asked, picked_answer, more_answer],
+            show_progress="hidden",
         )
         clear.click(new_chat, api_name="new_chat", **reset_io).then(**more_io)
         chatbot.clear(new_chat, api_visibility="private", **reset_io)  # the chat's own trash button

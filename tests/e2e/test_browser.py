@@ -15,6 +15,7 @@ from tests.support.browser import (
     ask,
     broken_words,
     in_view,
+    new_tab,
     open_ui,
     scroll_chat_to,
 )
@@ -31,10 +32,8 @@ PHONE = {"width": 390, "height": 844}
 @pytest.fixture
 def page(browser, ui_url: str) -> Iterator[object]:  # type: ignore[no-untyped-def]
     """A fresh tab: a new browser session, so a new conversation."""
-    pg = browser.new_page(viewport={"width": 1280, "height": 900})
-    open_ui(pg, ui_url)
-    yield pg
-    pg.close()
+    with new_tab(browser, ui_url) as pg:
+        yield pg
 
 
 

@@ -26,7 +26,7 @@ from tests.e2e.conftest import (
     SLOW_SENTENCES,
     SPECIAL_SEEDS,
 )
-from tests.support.browser import ANSWER_LOG_JS, ask, collapse, open_ui, set_intent, visible_text
+from tests.support.browser import ANSWER_LOG_JS, ask, collapse, new_tab, set_intent, visible_text
 from tests.support.fake_openai_server import PACE_S
 from ui.text import display_text, split_math, text_style
 
@@ -110,10 +110,8 @@ def _authors(authors: tuple[str, ...]) -> str:
 @pytest.fixture
 def page(browser, special_ui_url: str) -> Iterator[object]:  # type: ignore[no-untyped-def]
     """A fresh tab on the special-text UI (a new conversation)."""
-    pg = browser.new_page(viewport={"width": 1280, "height": 900})
-    open_ui(pg, special_ui_url)
-    yield pg
-    pg.close()
+    with new_tab(browser, special_ui_url) as pg:
+        yield pg
 
 
 def test_the_hand_written_seed_spots_cover_every_markup() -> None:

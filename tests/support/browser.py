@@ -3,6 +3,8 @@ how an answer grew. Only reads the page (``visible_text`` replaces rendered form
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 #: Per-answer wait: the bundled model on 2 busy CPUs takes 2-30 s (first answer: caches warming up).
@@ -101,6 +103,17 @@ def open_ui(page: Any, url: str, timeout_ms: int = 30_000) -> Any:
         "(sels) => sels.every((s) => document.querySelector(s) !== null)", arg=list(_READY_SELECTORS),
         timeout=timeout_ms)
     return page
+
+
+@contextmanager
+def new_tab(browser: Any, url: str, width: int = 1280, height: int = 900) -> Iterator[Any]:
+    """A fresh tab (a new browser session, so a new conversation) on the chat at ``url``, opened with
+    :func:`open_ui`; closed on exit."""
+    page = browser.new_page(viewport={"width": width, "height": height})
+    try:
+        yield open_ui(page, url)
+    finally:
+        page.close()
 
 
 def ask(page: Any, question: str, turn: int, timeout_ms: int = ANSWER_TIMEOUT_MS) -> Any:
