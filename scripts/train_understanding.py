@@ -11,9 +11,10 @@ Each is a logistic regression over hashed word/character n-grams plus a few dens
   ``test`` split of eval/cell-roles.jsonl (seed abstracts, labelled in issue 26) is scored by
   benchmarks/cell_placement.py.
 * ``intent``: what a question asks (lookup / summary / compare / choice / topic / metadata). Data:
-  ``scripts/training-data/intent-questions.jsonl``: 2,200 questions written in many styles (typos, terse,
+  ``scripts/training-data/intent-questions.jsonl``: 2,700 questions written in many styles (typos, terse,
   rambling, vague recollections, chat follow-ups, minimal pairs, singular vs plural, described comparisons,
-  non-ML subjects) by four annotator sessions that never saw the code, about 380 real corpus papers. Held out:
+  non-ML subjects, "they" meaning a paper's authors) by five annotator sessions that never saw the code, about
+  500 real corpus papers. Held out:
   every fifth question by hash. (Questions composed by code from templates were tried as extra data and
   lowered accuracy on the val split of eval/kept-seeds.jsonl, 0.885 -> 0.731, so they are not used.)
 * ``topic``: does a candidate paper belong in a topic list? Data: ``scripts/training-data/topic-membership.jsonl``

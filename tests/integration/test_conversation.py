@@ -231,6 +231,15 @@ def test_compare_them_with_one_paper_shown_asks_which_paper_to_compare_with(scri
     assert {c.paper.id for c in compared.citations} == {A_BENCH, NUMBER_COOKBOOK}
 
 
+def test_they_meaning_the_authors_of_the_one_paper_shown_is_answered_not_asked_back(scripted) -> None:  # type: ignore[no-untyped-def]
+    """CI of stop 51 (dev q032's third turn): "and how do they solve it?" about the one paper shown asks about its
+    authors' method, a lookup; it is answered from that paper, not asked back as a comparison."""
+    session = scripted.new_session()
+    session.ask("Which paper introduces A-Bench?")
+    follow = session.ask("And how do they solve it?")
+    assert follow.mode != "clarify" and {c.paper.id for c in follow.citations} == {A_BENCH}
+
+
 def test_a_position_no_answer_listed_is_asked_about_not_searched(scripted) -> None:  # type: ignore[no-untyped-def]
     """Issue 42 (a newcomer's "and the second one?" after a one-paper list was answered "don't cover this"): the
     answer says no list was that long, names what was listed, and asks; "the first one" still works."""
