@@ -55,6 +55,7 @@ CONVERSATION_KINDS = (
     "compare",
     "summary",
     "unanswerable",
+    "pasted",  # a sentence pasted from an abstract: "which paper is this from?"
 )
 DEFAULT_KS: tuple[int, ...] = (1, 3, 5, 10)
 ANSWER_METRICS = (
