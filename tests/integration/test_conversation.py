@@ -13,6 +13,12 @@ from tests.support.fake_openai_server import FakeOpenAIServer
 
 A_BENCH = "000_43469673d6f8aaa0.txt#8"
 NUMBER_COOKBOOK = "004_c45bebc30e22eceb.txt#6"
+LERET = "004_c45bebc30e22eceb.txt#11"
+#: A sentence of LeReT's abstract that does not name it.
+LERET_SENTENCE = (
+    "Unfortunately, LLMs often struggle with posing the right search queries, especially when dealing with complex "
+    "or otherwise indirect topics."
+)
 
 
 @pytest.fixture
@@ -238,6 +244,23 @@ def test_they_meaning_the_authors_of_the_one_paper_shown_is_answered_not_asked_b
     session.ask("Which paper introduces A-Bench?")
     follow = session.ask("And how do they solve it?")
     assert follow.mode != "clarify" and {c.paper.id for c in follow.citations} == {A_BENCH}
+
+
+@pytest.mark.parametrize(
+    "question",
+    [
+        f"which paper is this from? \u201c{LERET_SENTENCE}\u201d",
+        f"{LERET_SENTENCE.lower()} which paper says that?",  # pasted without quotes, case changed
+    ],
+)
+def test_a_pasted_passage_names_its_paper_mid_conversation(scripted, question: str) -> None:  # type: ignore[no-untyped-def]
+    """Issue 42 (a newcomer pasted a sentence of the LeReT abstract and got the previous turn's paper): a passage
+    pasted word for word finds its paper, over the conversation's focus. (A regression guard: this passes on the
+    stop-51 code too; the newcomer's exact turn was not recorded.)"""
+    session = scripted.new_session()
+    session.ask("Which paper introduces A-Bench?")
+    pasted = session.ask(question)
+    assert {c.paper.id for c in pasted.citations} == {LERET}
 
 
 def test_a_position_no_answer_listed_is_asked_about_not_searched(scripted) -> None:  # type: ignore[no-untyped-def]
