@@ -1,0 +1,54 @@
+"""The turn resolver's candidate features (assistant/conversation/turn_features.py, issue 42) on the seed index:
+the exact ones point where the question points, and the replay helper leaves the history a correct answer would."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from assistant.conversation.turn_features import FEATURES, choose, record_oracle_turn, turn_candidates
+from assistant.understand.parse import parse_question
+from tests.support.fake_openai_server import FakeOpenAIServer
+
+A_BENCH = "000_43469673d6f8aaa0.txt#8"
+NUMBER_COOKBOOK = "004_c45bebc30e22eceb.txt#6"
+
+
+@pytest.fixture
+def assistant(scripted_assistant):  # type: ignore[no-untyped-def]
+    with FakeOpenAIServer(["unused"]) as server, scripted_assistant(server) as built:
+        yield built
+
+
+def _features(assistant: Any, session: Any, question: str) -> dict[str, dict[str, float]]:
+    cands = turn_candidates(
+        parse_question(question), session, assistant.retriever, assistant.settings.retrieval.min_similarity
+    )
+    assert cands.matrix.shape == (len(cands.ids), len(FEATURES)) and cands.matrix.dtype == np.float32
+    return {pid: dict(zip(FEATURES, map(float, row))) for pid, row in zip(cands.ids, cands.matrix)}
+
+
+def test_a_first_question_naming_a_paper(assistant: Any) -> None:
+    session = assistant.new_session()
+    feats = _features(assistant, session, "Which paper introduces A-Bench?")
+    assert feats[A_BENCH]["named"] == 1.0 and feats[A_BENCH]["first_turn"] == 1.0
+    assert all(f["in_conversation"] == 0.0 for f in feats.values())
+
+
+def test_an_ordinal_points_at_the_listed_paper(assistant: Any) -> None:
+    session = assistant.new_session()
+    papers = assistant.retriever.papers
+    shown = [papers[A_BENCH], papers[NUMBER_COOKBOOK]]
+    record_oracle_turn(session, "compare A-Bench and the Number Cookbook", "q", shown)
+    assert session.shown() == [(A_BENCH, NUMBER_COOKBOOK)] and session.labels == {A_BENCH: 1, NUMBER_COOKBOOK: 2}
+    feats = _features(assistant, session, "what does the second one evaluate?")
+    assert feats[NUMBER_COOKBOOK]["ordinal_points_here"] == 1.0 and feats[A_BENCH]["ordinal_points_here"] == 0.0
+    assert feats[A_BENCH]["in_list"] == feats[NUMBER_COOKBOOK]["in_latest"] == 1.0
+    labelled = _features(assistant, session, "and what does [1] find?")
+    assert labelled[A_BENCH]["label_points_here"] == 1.0 and labelled[NUMBER_COOKBOOK]["label_points_here"] == 0.0
+
+
+def test_choose_keeps_candidate_order() -> None:
+    assert choose(["a", "b", "c"], [0.9, 0.2, 0.7]) == ["a", "c"] and choose(["a"], [0.1]) == []
