@@ -11,6 +11,8 @@ papers (``unanswerable``) are recorded but not scored.
 
 Prints, per turn kind and overall: turns, exact set match, paper precision and recall, questions asked back,
 and the resolver's time per turn (p50/p95 ms, with the machine's load). ``--json OUT`` writes every turn.
+A ``which_of_them`` turn's gold papers are the answer (those that meet the criterion), while the resolver's job is
+the papers to choose among: read its recall, not its exact match.
 
 Usage: .venv/bin/python benchmarks/turn_resolution.py [--conversations FILE ...] [--json OUT]
 after ``assistant ingest`` (the index must hold the files' papers; no LLM; seconds on 2 cores).
@@ -97,7 +99,7 @@ def score_file(assistant: Any, path: Path, scorer: tuple[np.ndarray, float] | No
 
 def summarise(turns: list[dict[str, Any]], got: str = "got", ms_key: str = "ms") -> list[str]:
     """One line per kind and an overall line, for the papers under ``got`` (``learned``: the scorer's)."""
-    turns = [{**t, "got": t[got], "ms": t[ms_key]} for t in turns]
+    turns = [{**t, "got": t[got], "ms": t[ms_key], "clarify": t["clarify"] and got == "got"} for t in turns]
     scored = [t for t in turns if t["gold"]]
     kinds = sorted({t["kind"] for t in scored})
     lines = [f"{'kind':15} {'turns':>5} {'exact':>6} {'prec':>6} {'recall':>6} {'asked':>5}"]
