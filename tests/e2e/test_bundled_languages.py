@@ -24,6 +24,7 @@ def _multilingual(named: bool) -> list[EvalItem]:
     return [i for i in load_items(MULTILINGUAL) if ("anomal" not in " ".join(i.answer_facts)) == named]
 
 
+@pytest.mark.slow  # 20-25 s a question: ./scripts/test.sh --all (CI); the default suite keeps the unnamed ones
 @pytest.mark.parametrize("item", _multilingual(named=True), ids=lambda i: f"{i.id}-{i.question[:24]}")
 def test_a_non_english_question_that_names_its_paper_gets_a_real_answer(bundled_assistant, item: EvalItem) -> None:  # type: ignore[no-untyped-def]
     """Not an abstention; the named paper cited first; every shown sentence cited; a question asking for a number

@@ -133,6 +133,7 @@ def test_summary_and_comparison_leave_the_planted_text_out(planted: dict[str, An
     assert "dockset" in summary["answer"].lower()
 
 
+@pytest.mark.slow  # about 40 s: ./scripts/test.sh --all (CI); keeps the default suite under 20 min
 def test_no_prompt_sent_to_the_model_holds_the_planted_text(planted: dict[str, Any]) -> None:
     for question in QUESTIONS:
         cli(planted, "ask", "--json", question)

@@ -56,6 +56,7 @@ def test_ingest_reports_flagged_abstracts(tmp_path: Path, embed_model, caplog: p
     assert "x.txt#2 looks like it tries to steer the assistant" in caplog.text
 
 
+@pytest.mark.slow  # about 40 s: ./scripts/test.sh --all (CI); keeps the default suite under 20 min
 def test_real_conference_abstracts_are_almost_never_flagged(detector: SteeringDetector) -> None:
     """Footnotes, "[2023]" references, "system prompt" and "the question: …" in real abstracts are prose,
     not steering: at most 0.1% of the ~9.9k real abstracts in ../shared/corpus may be flagged (it was 1%)."""
