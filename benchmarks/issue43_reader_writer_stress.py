@@ -71,10 +71,10 @@ def code_hash() -> str:
     return digest.hexdigest()[:12]
 
 
-def passed_in_a_row(variant: str, code: str) -> int:
-    """Passed rounds of ``variant`` at the end of the ledger, run on ``code`` (a failure or other code ends the
+def passed_in_a_row(variant: str, code: str, ledger: Path = LEDGER) -> int:
+    """Passed rounds of ``variant`` at the end of ``ledger``, run on ``code`` (a failure or other code ends the
     run of passes)."""
-    rows = [json.loads(line) for line in LEDGER.read_text().splitlines() if line.strip()] if LEDGER.exists() else []
+    rows = [json.loads(line) for line in ledger.read_text().splitlines() if line.strip()] if ledger.exists() else []
     count = 0
     for row in reversed([r for r in rows if r["variant"] == variant]):
         if row["code"] != code or not row["ok"]:
