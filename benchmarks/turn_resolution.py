@@ -3,18 +3,20 @@ resolver alone, on conversation files with per-turn gold papers (``eval/conversa
 generator's output, scripts/generate_conversations.py).
 
 Each conversation runs through one :class:`~assistant.conversation.session.ChatSession` state. Per turn the
-resolver's decision (``ChatSession.resolve``) is turned into the papers the answer would be about: the papers in
-focus when it names some; else the retriever's top papers for the query it built (as many as the turn has gold
-papers, at least one); none when it asks back. Then an oracle answer citing the turn's gold papers (in their
-order) is recorded, so each turn is scored on a correct history and errors do not cascade. Turns without gold
-papers (``unanswerable``) are recorded but not scored.
+resolver's decision (``ChatSession.resolve``: the rules of conversation/resolve.py) is turned into the papers
+the answer would be about: the papers in focus when it names some; else the retriever's top papers for the query
+it built (as many as the turn has gold papers, at least one); none when it asks back. Then an oracle answer
+citing the turn's gold papers (in their order) is recorded, so each turn is scored on a correct history and
+errors do not cascade. Turns without gold papers (``unanswerable``) are recorded but not scored. ``--scorer
+FILE`` also scores a learned candidate scorer alone (``resolver.npz`` of scripts/train_resolver.py: its papers
+with P >= 0.5, else the search's best), to compare it with the rules.
 
 Prints, per turn kind and overall: turns, exact set match, paper precision and recall, questions asked back,
 and the resolver's time per turn (p50/p95 ms, with the machine's load). ``--json OUT`` writes every turn.
 A ``which_of_them`` turn's gold papers are the answer (those that meet the criterion), while the resolver's job is
 the papers to choose among: read its recall, not its exact match.
 
-Usage: .venv/bin/python benchmarks/turn_resolution.py [--conversations FILE ...] [--json OUT]
+Usage: .venv/bin/python benchmarks/turn_resolution.py [--conversations FILE ...] [--scorer FILE] [--json OUT]
 after ``assistant ingest`` (the index must hold the files' papers; no LLM; seconds on 2 cores).
 """
 
@@ -31,20 +33,19 @@ from typing import Any
 import numpy as np
 
 from assistant.config import Settings
-from assistant.conversation.turn_features import FEATURES, choose, record_oracle_turn, turn_candidates
+from assistant.conversation.turn_features import CandidateScorer, choose, record_oracle_turn, turn_candidates
 from assistant.service import build_assistant
 from assistant.understand.parse import parse_question
 
 REPO = Path(__file__).resolve().parent.parent
 
 
-def load_scorer(path: Path) -> tuple[np.ndarray, float]:
-    """The learned candidate scorer's weights and intercept (scripts/train_resolver.py); its feature names must
-    be today's :data:`FEATURES`."""
-    model = np.load(path, allow_pickle=False)
-    if tuple(model["features"].tolist()) != FEATURES:
-        raise SystemExit(f"{path}: trained on other features than turn_features.FEATURES; retrain it")
-    return model["coef"], float(model["intercept"][0])
+def load_scorer(path: Path) -> CandidateScorer:
+    """The learned candidate scorer (scripts/train_resolver.py); its feature names must be today's."""
+    try:
+        return CandidateScorer(dict(np.load(path, allow_pickle=False)))
+    except ValueError as e:
+        raise SystemExit(f"{path}: {e}") from e
 
 
 def top_papers(assistant: Any, query: str, n: int) -> list[str]:
@@ -52,7 +53,7 @@ def top_papers(assistant: Any, query: str, n: int) -> list[str]:
     return [h.paper.id for h in assistant.retriever.retrieve(query, top_k=n)][:n]
 
 
-def score_file(assistant: Any, path: Path, scorer: tuple[np.ndarray, float] | None = None) -> list[dict[str, Any]]:
+def score_file(assistant: Any, path: Path, scorer: CandidateScorer | None = None) -> list[dict[str, Any]]:
     """Every turn of ``path`` resolved on an oracle history: ``{conversation, kind, question, gold, got, ms,
     clarify}``, with ``learned`` and ``learned_ms`` (the scorer's papers: those with P >= 0.5, else the search's
     best for the question) when ``scorer`` is given."""
@@ -77,7 +78,7 @@ def score_file(assistant: Any, path: Path, scorer: tuple[np.ndarray, float] | No
                 t1 = time.perf_counter()
                 q = parse_question(question)
                 cands = turn_candidates(q, session, assistant.retriever, assistant.settings.retrieval.min_similarity)
-                p = 1.0 / (1.0 + np.exp(-(cands.matrix @ scorer[0] + scorer[1])))
+                p = scorer.probabilities(cands.matrix)
                 chosen = choose(cands.ids, p.tolist()) or top_papers(assistant, question, max(1, len(gold)))
                 learned = {"learned": chosen, "learned_ms": round((time.perf_counter() - t1) * 1000, 1)}
             out.append(

@@ -10,7 +10,9 @@ summary, pasted (a sentence of the abstract) and unanswerable (a pronoun turn as
 
 Wording is code's: templates over what a reader can say about a paper without its name (title words after the
 name, the words after "we propose/introduce/present", the first author's last name), with chat noise (lower
-case, dropped question mark, "ok and", a typo). The bundled model is not used yet (a next step: paraphrases).
+case, dropped question mark, "ok and", a typo); half the detail questions and choices are follow-ups people
+wrote for the intent model (:func:`written_followups`). The bundled model is not used yet (a next step:
+paraphrases of the descriptions).
 Write the training set over ``../shared/corpus`` only; the frozen test conversations are about the seeds.
 
 Usage: .venv/bin/python scripts/generate_conversations.py [--papers PATH ...] [--limit-papers N]
@@ -74,6 +76,7 @@ CRITERIA = (
     "reports the bigger improvement",
     "is simpler to implement",
 )
+BOTH_CRITERIA = ("use a pretrained model", "need labelled data", "release code", "come with a theoretical result")
 AXES = ("the data they use", "how they evaluate", "their method", "efficiency", "their main result")
 SWITCH_OPENERS = ("ok and", "different topic:", "there's also", "what about", "and", "now")
 
@@ -146,6 +149,8 @@ def mention(d: Described, rng: random.Random, *, by_name: bool) -> str:
         ways.append(f"the {d.author} et al. paper")
     if by_name and d.name:
         ways += [d.name, f"the {d.name} paper"]
+    elif d.name:  # a description only: none that gives the name away ("the paper introducing A-Bench ...")
+        ways = [w for w in ways if d.name.lower() not in w.lower()] or [f"the paper with id {d.paper.id}"]
     return rng.choice(ways)
 
 
@@ -162,7 +167,39 @@ def chat_noise(text: str, rng: random.Random) -> str:
     return text
 
 
-def _ask(rng: random.Random, plural: bool = False, pool: Sequence[str] = ASKS) -> str:
+#: Questions people wrote for the intent model (scripts/training-data/intent-questions.jsonl, blind writers):
+#: short follow-ups that point back with a pronoun and name no paper are asked as they were written.
+WRITTEN = REPO / "scripts" / "training-data" / "intent-questions.jsonl"
+_POINTS_BACK = frozenset("it its they their them this".split())
+_NAMES_A_PAPER = frozenset("paper papers one other former latter first second third fourth".split())
+
+
+def written_followups(path: Path = WRITTEN) -> tuple[list[str], list[str]]:
+    """(follow-ups about the paper(s) in focus, "which of them ..." choices) from ``path``: questions of at most 14
+    words with a pronoun that points back, no capitalised word after the first (no name), no ordinal, "one" or
+    "paper", no colon or dash (a description before it); choices are the ``choice`` ones that say "of them", "of
+    the two", "both", "which one" or "either"."""
+    asks, choices = [], []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        text, words = row["text"], row["text"].split()
+        lowered = {w.strip("?,.!:;'\"").lower() for w in words}
+        if len(words) > 14 or any(c.isupper() for w in words[1:] for c in w) or any(d in text for d in ":—–"):
+            continue
+        if row["intent"] == "choice" and any(
+            k in text.lower() for k in ("of them", "of the two", "both", "which one", "either")
+        ):
+            choices.append(text)
+        elif row["intent"] in ("lookup", "summary") and lowered & _POINTS_BACK and not lowered & _NAMES_A_PAPER:
+            asks.append(text)
+    return asks, choices
+
+
+def _ask(rng: random.Random, plural: bool = False, pool: Sequence[str] = ASKS, written: Sequence[str] = ()) -> str:
+    """A detail question about the paper(s) in focus: a template of ``pool`` (agreeing with ``plural``) or, half
+    the time when given, one of ``written`` as written."""
+    if written and rng.random() < 0.5:
+        return rng.choice(written)
     words = (
         {"it": "they", "obj": "them", "its": "their", "does": "do", "is": "are"}
         if plural
@@ -172,7 +209,13 @@ def _ask(rng: random.Random, plural: bool = False, pool: Sequence[str] = ASKS) -
 
 
 def conversation(
-    cid: str, group: list[Described], pool: list[Described], rng: random.Random, turns: int
+    cid: str,
+    group: list[Described],
+    pool: list[Described],
+    rng: random.Random,
+    turns: int,
+    asks: Sequence[str] = (),
+    choices: Sequence[str] = (),
 ) -> dict[str, object]:
     """One conversation over ``group`` (2-3 neighbouring papers; ``pool`` gives a far paper to switch to):
     a first turn, then ``turns - 1`` turns of random kinds whose preconditions hold (an ordinal needs a turn
@@ -182,11 +225,20 @@ def conversation(
     focus: list[Described] = []
     listed: list[Described] = []  # the latest turn that showed several papers, in order
 
+    shown_turns: list[list[Described]] = []  # what each turn showed, in order
+
+    def recent_two() -> list[Described]:
+        """The two papers shown most recently (the latest turn's first, then the one before it)."""
+        out: list[Described] = []
+        for turn in reversed(shown_turns):
+            out += [d for d in turn if d not in out]
+        return out[:2]
+
     def add(question: str, kind: str, gold: list[Described], shown: list[Described]) -> None:
         nonlocal focus, listed
         out.append(
             {
-                "question": chat_noise(question, rng),
+                "question": question if kind == "pasted" else chat_noise(question, rng),  # a paste has no typo
                 "kind": kind,
                 "gold_ids": [d.paper.id for d in gold],
                 "shown_ids": [d.paper.id for d in shown],
@@ -195,6 +247,8 @@ def conversation(
         for d in shown:
             if d not in discussed:
                 discussed.append(d)
+        if shown:
+            shown_turns.append(shown)
         if shown:
             focus = shown
         if len(shown) >= 2:
@@ -214,20 +268,29 @@ def conversation(
         )
     for _ in range(turns - 1):
         kinds = ["pronoun", "summary", "pasted", "unanswerable", "switch"]
-        if listed:
-            kinds += ["ordinal", "which_of_them"]
+        if listed or len(discussed) >= 2:
+            kinds.append("which_of_them")
+        if listed or len(discussed) >= 2:
+            kinds.append("ordinal")
         if len(discussed) >= 2:
             kinds.append("compare")
         kind = rng.choice(kinds)
-        if kind == "pronoun":
-            add(_ask(rng, plural=len(focus) > 1), kind, focus, focus)
+        if kind == "pronoun" and len(focus) > 1 and rng.random() < 0.3:  # "that one" after a list: its first
+            asked = rng.choice(("summarize that one for me", "tell me more about that one", "what does that one do?"))
+            add(asked, kind, focus[:1], focus[:1])
+        elif kind == "pronoun":
+            add(_ask(rng, plural=len(focus) > 1, written=asks), kind, focus, focus)
         elif kind == "unanswerable":
             add(_ask(rng, pool=UNSTATED), kind, focus, [])
         elif kind == "summary":
             add(rng.choice(SUMMARIES), kind, focus[:1], focus[:1])
-        elif kind == "pasted":
-            target = rng.choice(group)
+        elif kind == "pasted":  # a sentence or a run of one, from a paper of the conversation or one it never showed
+            target = rng.choice(group) if rng.random() < 0.7 else rng.choice(pool)
             sentence = as_shown(rng.choice(target.sentences) if target.sentences else target.paper.text)
+            words = sentence.split()
+            if len(words) > 14 and rng.random() < 0.4:
+                start = rng.randrange(len(words) - 10)
+                sentence = " ".join(words[start : start + rng.randint(8, 14)])
             add(
                 rng.choice(
                     ("which paper is this from? {s}", '"{s}" where is that from?', "{s} which one says this?")
@@ -236,20 +299,69 @@ def conversation(
                 [target],
                 [target],
             )
+        elif kind == "switch" and len(focus) == 1 and len(discussed) >= 2 and rng.random() < 0.3:
+            # the paper shown most recently that the latest answer did not show
+            other = next(d for turn in reversed(shown_turns) for d in turn if d not in focus)
+            asked = rng.choice(
+                (
+                    "and the other one: {a}",
+                    "what about the other paper? {a}",
+                    "summarize the other one",
+                    "the other one - {a}",
+                )
+            )
+            add(asked.format(a=_ask(rng, written=asks)), kind, [other], [other])
+        elif kind == "switch" and rng.random() < 0.25:  # a new topic: a paper far from the conversation's
+            target = rng.choice(pool)
+            asked = rng.choice(("papers on {t}?", "anything about {t}?", "ok new question: is there work on {t}"))
+            add(asked.format(t=target.topic), kind, [target], [target])
         elif kind == "switch":
             others = [d for d in group if d not in focus] or [rng.choice(pool)]
             target = rng.choice(others)
+            joint = rng.choice((": ", ". ", " - ", ", "))
             add(
-                f"{rng.choice(SWITCH_OPENERS)} {mention(target, rng, by_name=False)}: {_ask(rng)}",
+                f"{rng.choice(SWITCH_OPENERS)} {mention(target, rng, by_name=False)}{joint}{_ask(rng, written=asks)}",
                 kind,
                 [target],
                 [target],
             )
-        elif kind == "ordinal":
+        elif kind == "ordinal" and listed and focus == listed:  # of the list the latest answer showed
             i = rng.randrange(len(listed))
-            add(f"the {ORDINAL_WORDS[i]} one: {_ask(rng)}", kind, [listed[i]], [listed[i]])
-        elif kind == "which_of_them":
-            add(f"which of them {rng.choice(CRITERIA)}?", kind, listed, listed)
+            if len(listed) == 2 and rng.random() < 0.3:
+                add(f"the {('former', 'latter')[i]}: {_ask(rng, written=asks)}", kind, [listed[i]], [listed[i]])
+            else:
+                add(f"the {ORDINAL_WORDS[i]} one: {_ask(rng, written=asks)}", kind, [listed[i]], [listed[i]])
+        elif kind == "ordinal":  # in the order the conversation took the papers up
+            order = discussed[: len(ORDINAL_WORDS)]
+            if len(order) >= 2 and rng.random() < 0.5:
+                i, j = sorted(rng.sample(range(len(order)), 2))
+                add(
+                    f"compare the {ORDINAL_WORDS[i]} and the {ORDINAL_WORDS[j]} on {rng.choice(AXES)}",
+                    kind,
+                    [order[i], order[j]],
+                    [order[i], order[j]],
+                )
+            else:
+                i = rng.randrange(len(order))
+                add(
+                    rng.choice(
+                        ("the {o} one: {a}", "back to the {o} paper, {a}", "and the {o} one we looked at, {a}")
+                    ).format(o=ORDINAL_WORDS[i], a=_ask(rng, written=asks)),
+                    kind,
+                    [order[i]],
+                    [order[i]],
+                )
+        elif kind == "which_of_them" and listed and focus == listed:  # of the papers the latest answer showed
+            asked = rng.choice(("which of them {c}?", "of the two, which one {c}?", "between these which {c}"))
+            asked = rng.choice(choices) if choices and rng.random() < 0.5 else asked.format(c=rng.choice(CRITERIA))
+            add(asked, kind, listed, listed)
+        elif kind == "which_of_them":  # of the two papers the last turns were about, one turn each
+            two = recent_two()
+            asked = rng.choice(
+                ("of those two, which one {c}?", "which of the two {c}?", "so which of them {c}", "do both {c2}?")
+            )
+            asked = asked.format(c=rng.choice(CRITERIA), c2=rng.choice(BOTH_CRITERIA))
+            add(rng.choice(choices) if choices and rng.random() < 0.5 else asked, kind, two, two)
         else:  # compare two papers discussed at different points, each named its own way
             pair = rng.sample(discussed, 2)
             names = [
@@ -274,13 +386,14 @@ def neighbours(papers: list[Described], k: int = 20) -> list[list[int]]:
 def generate(papers: list[Paper], conversations: int, seed: int) -> list[dict[str, object]]:
     """``conversations`` conversations over ``papers`` (seeded: the same arguments give the same output)."""
     rng = random.Random(seed)
+    asks, choices = written_followups()
     described = [describe(p) for p in papers]
     near = neighbours(described)
     out = []
     for n in range(conversations):
         anchor = rng.randrange(len(described))
         group = [described[anchor]] + [described[j] for j in rng.sample(near[anchor][:8], rng.choice((1, 2)))]
-        out.append(conversation(f"g{seed}-{n:05d}", group, described, rng, rng.randint(4, 8)))
+        out.append(conversation(f"g{seed}-{n:05d}", group, described, rng, rng.randint(4, 8), asks, choices))
     return out
 
 

@@ -7,13 +7,14 @@ Steps (each resumable: a step whose output exists in ``--work`` is skipped):
 2. generate ``--conversations`` conversations over them (scripts/generate_conversations.py);
 3. replay each conversation on an oracle history (each turn recorded as if answered with its gold papers) and
    write every turn's candidates, features and labels (``features.npz``);
-4. fit a logistic regression on the training split (conversations by md5 of their id: 3/5 train, 1/5 val to
-   choose C, 1/5 test), print turn figures on val and test, and write the scorer to ``--work``/resolver.npz
-   (weights, feature names, provenance). It is not shipped: benchmarks/turn_resolution.py ``--scorer`` measures
-   it against the rules of conversation/resolve.py first.
+4. fit logistic regressions and small MLPs on the training split (conversations by md5 of their id: 3/5 train,
+   1/5 val to choose among them, 1/5 test), print turn figures on val and test, and write the scorer to
+   ``--work``/resolver.npz (standardisation, layer weights, feature names, provenance; read by
+   turn_features.CandidateScorer). It is not shipped: benchmarks/turn_resolution.py ``--scorer`` measures it
+   against the rules of conversation/resolve.py first.
 
 Usage: .venv/bin/python scripts/train_resolver.py [--work DIR] [--papers N] [--conversations N] [--seed S]
-Defaults: build/training/resolver, 1,200 papers, 600 conversations, seed 42: about 5 min to index and 10 min to
+Defaults: build/training/resolver, 1,200 papers, 1,500 conversations, seed 42: about 5 min to index and 15 min to
 replay on 2 cores (run alone).
 """
 
@@ -39,7 +40,13 @@ sys.path.insert(0, str(REPO / "scripts"))
 from generate_conversations import generate  # noqa: E402
 
 from assistant.config import Settings  # noqa: E402
-from assistant.conversation.turn_features import FEATURES, choose, record_oracle_turn, turn_candidates  # noqa: E402
+from assistant.conversation.turn_features import (  # noqa: E402
+    FEATURES,
+    CandidateScorer,
+    choose,
+    record_oracle_turn,
+    turn_candidates,
+)
 from assistant.ingest.corpus import read_papers  # noqa: E402
 from assistant.lang.text import fold  # noqa: E402
 from assistant.understand.parse import parse_question  # noqa: E402
@@ -78,7 +85,12 @@ def replay(work: Path, storage: Path, conversations: list[dict[str, Any]]) -> di
     """Step 3: features and labels of every turn's candidates (``work/features.npz``)."""
     cache = work / "features.npz"
     if cache.exists():
-        return dict(np.load(cache, allow_pickle=False))
+        data = dict(np.load(cache, allow_pickle=False))
+        if tuple(data.get("features", np.asarray([])).tolist()) == FEATURES and int(data["conversations"]) == len(
+            conversations
+        ):
+            return data
+        print(f"{cache}: replayed with other features or conversations; replaying again")
     from assistant.service import build_assistant
 
     settings = Settings().updated(storage_dir=storage)
@@ -125,6 +137,8 @@ def replay(work: Path, storage: Path, conversations: list[dict[str, Any]]) -> di
         split=data["split"],
         kind=data["kind"],
         gold_in_candidates=data["gold_in_candidates"],
+        features=np.asarray(FEATURES),
+        conversations=np.asarray(len(conversations)),
     )
     return data
 
@@ -153,7 +167,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
     ap.add_argument("--work", type=Path, default=REPO / "build" / "training" / "resolver")
     ap.add_argument("--papers", type=int, default=1200)
-    ap.add_argument("--conversations", type=int, default=600)
+    ap.add_argument("--conversations", type=int, default=1500)
     ap.add_argument("--seed", type=int, default=42)
     a = ap.parse_args()
     from assistant.offline import enforce_offline
@@ -163,35 +177,58 @@ def main() -> int:
     conversations = generate(read_papers([a.work / "papers.jsonl"], skipped=[]), a.conversations, a.seed)
     data = replay(a.work, storage, conversations)
     from sklearn.linear_model import LogisticRegression
+    from sklearn.neural_network import MLPClassifier
 
     x, y, split = data["x"], data["y"], data["split"]
     train = split == "train"
+    mean = x[train].mean(axis=0)
+    scale = np.where(x[train].std(axis=0) > 1e-6, x[train].std(axis=0), 1.0)
+    xs = (x - mean) / scale
     ceiling = float(np.mean(data["gold_in_candidates"]))
     print(f"{len(np.unique(data['turn']))} turns, {len(y)} candidates; gold among the candidates in {ceiling:.3f}")
+    candidates: list[tuple[str, Any]] = [
+        (f"logistic C={c}", LogisticRegression(C=c, max_iter=5000, random_state=a.seed)) for c in (0.1, 1.0, 10.0)
+    ] + [
+        (
+            f"mlp {h} alpha={alpha}",
+            MLPClassifier(hidden_layer_sizes=(h,), alpha=alpha, max_iter=400, random_state=a.seed),
+        )
+        for h in (16, 32)
+        for alpha in (1e-4, 1e-2)
+    ]
     best = None
-    for c in (0.1, 1.0, 10.0):
-        model = LogisticRegression(C=c, max_iter=5000, random_state=a.seed).fit(x[train], y[train])
-        scores = turn_scores(data, model.predict_proba(x)[:, 1], "val")
-        print(f"  C={c}: val exact {scores['exact']:.3f} on {scores['turns']:.0f} turns")
+    for name, model in candidates:
+        model.fit(xs[train], y[train])
+        scores = turn_scores(data, model.predict_proba(xs)[:, 1], "val")
+        print(f"  {name}: val exact {scores['exact']:.3f} on {scores['turns']:.0f} turns")
         if best is None or scores["exact"] > best[0]:
-            best = (scores["exact"], c, model)
+            best = (scores["exact"], name, model)
     assert best is not None
-    _, c, model = best
-    test = turn_scores(data, model.predict_proba(x)[:, 1], "test")
-    print(f"test (C={c}): " + ", ".join(f"{k} {v:.3f}" for k, v in test.items()))
+    _, name, model = best
+    test = turn_scores(data, model.predict_proba(xs)[:, 1], "test")
+    print(f"test ({name}): " + ", ".join(f"{k} {v:.3f}" for k, v in test.items()))
     meta = {
         "data": f"{a.conversations} conversations generated over {a.papers} corpus papers (seed {a.seed})",
+        "model": name,
         "test_exact": f"{test['exact']:.3f} on {test['turns']:.0f} held-out turns (generated)",
-        "C": str(c),
     }
+    if isinstance(model, LogisticRegression):
+        layers = [(model.coef_.T, model.intercept_)]
+    else:
+        layers = list(zip(model.coefs_, model.intercepts_))
+    arrays = {f"w{i}": w.astype(np.float32) for i, (w, _) in enumerate(layers)}
+    arrays |= {f"b{i}": b.astype(np.float32) for i, (_, b) in enumerate(layers)}
     out = a.work / "resolver.npz"
     np.savez(
         out,
-        coef=model.coef_[0].astype(np.float32),
-        intercept=np.asarray(model.intercept_, dtype=np.float32),
+        mean=mean.astype(np.float32),
+        scale=scale.astype(np.float32),
         features=np.asarray(FEATURES),
         meta=np.asarray(json.dumps(meta)),
+        **arrays,
     )
+    check = CandidateScorer(dict(np.load(out, allow_pickle=False))).probabilities(x[:50])
+    assert np.allclose(check, model.predict_proba(xs[:50])[:, 1], atol=1e-4), "the saved scorer disagrees"
     print(f"wrote {out} ({out.stat().st_size} bytes): {meta}")
     return 0
 

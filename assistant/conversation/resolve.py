@@ -107,7 +107,7 @@ _ONE_TO_COMPARE = (
 class Resolution:
     """How a question is run: ``query`` to search, ``focus_ids`` papers it points back to (may be empty);
     ``clarify``: a question to ask back instead of answering (nothing to refer to); ``switched_from``: the
-    paper a pronoun pointed to when the question clearly matched another one (the answer says so);
+    latest answer's first paper when the turn is about other papers (the answer names both);
     ``referents``: what the question refers to, for the router (answer/route.py ``decide_intent``: a question
     that names two or more papers and would otherwise be a one-paper lookup compares them); None with
     ``clarify``."""
@@ -186,6 +186,8 @@ class Resolver:
         elif not focus and current and not explicit:
             focus, switched_from = self._ranked(q, detected, current, plural, refers)
         focus = list(dict.fromkeys(focus))
+        if focus and current and not set(focus) & set(current):
+            switched_from = switched_from or current[0]  # the turn moved to other papers: the answer says so
         if not focus and not current and not explicit and self._refers_back(q):
             return Resolution(question_text, (), _CLARIFY)
         recent = self._state.recent()
@@ -208,13 +210,13 @@ class Resolver:
         return Resolution(query, tuple(focus), switched_from=switched_from, referents=referents)
 
     def _beyond_lists(self, question: str, shown: list[tuple[str, ...]]) -> str:
-        """A question back when ``question`` points at a position ("the second one") that no answer of the
-        conversation showed (every list was shorter); else ``""``."""
+        """A question back when ``question`` points at a position ("the third one") that no answer of the
+        conversation showed (every list was shorter) and beyond the papers it cited; else ``""``."""
         asked = [ORDINALS[m.group(1).lower()] for m in ORDINAL_REF.finditer(question)]
         if not asked or not shown:
             return ""
         longest = max(shown, key=len)
-        if min(asked) <= len(longest):
+        if min(asked) <= max(len(longest), len(self._state.labels)):  # a list, or the papers cited in order
             return ""
         titles = "; ".join(f"“{self._state.title(pid)}”" for pid in longest)
         count = f"{len(longest)} paper{'s' if len(longest) != 1 else ''}"
@@ -226,7 +228,8 @@ class Resolver:
     def _positions(self, question: str, shown: list[tuple[str, ...]]) -> list[str]:
         """Papers ``question`` points at exactly: ``[2]`` / "paper 2" (the conversation's labels), "the second
         one" (the second paper of the latest answer that showed at least two, in the order shown; "the first one"
-        with no such answer: the latest answer's first paper), "the
+        with no such answer: the second paper the conversation cited, or the latest answer's first paper when it
+        cited one), "the
         former/latter", "the other one" (the most recently shown paper not shown by the latest answer)."""
         focus: list[str] = []
         for m in LABEL_REF.finditer(question):
@@ -235,10 +238,14 @@ class Resolver:
                 focus.append(pid)
         for m in ORDINAL_REF.finditer(question):
             i = ORDINALS[m.group(1).lower()] - 1
-            # of the latest answer that listed several papers; with none, of the latest that shows that many ("what
-            # did the first one find?" after a one-paper topic list)
-            listed = next((s for s in shown if len(s) >= max(2, i + 1)), ()) or next(
-                (s for s in shown if len(s) >= i + 1), ()
+            # of the latest answer that listed several papers; with none, of the papers in the order the
+            # conversation first cited them ("compare the first and the third" after three one-paper turns); with
+            # one cited, of the latest answer ("what did the first one find?" after a one-paper topic list)
+            cited = tuple(p.id for _, p in self._state.cited_papers())
+            listed = (
+                next((s for s in shown if len(s) >= max(2, i + 1)), ())
+                or (cited if len(cited) >= 2 else ())
+                or next((s for s in shown if len(s) >= i + 1), ())
             )
             if i < len(listed):
                 focus.append(listed[i])

@@ -108,11 +108,12 @@ class ChatSession(ConversationState):
                 continue
             if event.kind == "final":
                 answer = self.stable(event.answer)
-                if res.switched_from and answer.citations:  # say which paper is answered, and that it changed
+                cited = {c.paper.id for c in answer.citations}
+                if res.switched_from and cited and res.switched_from not in cited:  # say the paper changed
                     first = min(answer.citations, key=lambda c: c.n)
                     about = (
-                        f"About “{first.paper.title}” [{first.n}], which the question describes, not "
-                        f"“{self.title(res.switched_from)}” from before."
+                        f"About “{first.paper.title}” [{first.n}], not “{self.title(res.switched_from)}” from the "
+                        "last answer."
                     )
                     answer = replace(answer, notice=f"{about} {answer.notice}".strip())
                 self.turns.append(Turn(question, res.query, res.focus_ids, answer))

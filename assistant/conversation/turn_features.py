@@ -7,10 +7,12 @@ Candidates: every paper the conversation showed (most recent first), the papers 
 many turns ago, its position in the latest list and whether an ordinal or ``[n]`` in the question points at it:
 exact), whether the question names it (exact), how well the question describes it (profile cosine, its margin
 over the best other candidate and over the papers in focus), the question's pronouns (closed-class words) and
-its intent probabilities (the trained intent model). A linear model over these (scripts/train_resolver.py)
-scores P(the turn is about this paper).
-
-Measured by benchmarks/turn_resolution.py; the rule cascade in resolve.py is what it is measured against.
+its intent probabilities (the trained intent model), ordinals counted over the papers in the order the turns
+took them up, the longest word run the question shares with each abstract (a pasted passage), each of the
+question's sentences' cosines, "the former/latter" and "both / the two". :class:`CandidateScorer` (a small
+network trained by scripts/train_resolver.py) scores P(the turn is about this paper). Not used by the assistant
+yet: benchmarks/turn_resolution.py ``--scorer`` measures it against the rules of conversation/resolve.py first
+(docs/results/issue42/README.md).
 """
 
 from __future__ import annotations
@@ -23,8 +25,17 @@ import numpy as np
 
 from assistant.conversation.state import Turn
 from assistant.lang.numbers import ORDINALS
-from assistant.lang.references import LABEL_REF, ORDINAL_REF, OTHER, PLURAL_REF, SINGULAR_REF
-from assistant.retrieve.references import find_references
+from assistant.lang.references import (
+    FORMER_LATTER,
+    LABEL_REF,
+    ORDINAL_REF,
+    OTHER,
+    PLURAL_REF,
+    SET_REF,
+    SINGULAR_REF,
+)
+from assistant.lang.text import word_tokens
+from assistant.retrieve.references import References, find_references
 from assistant.types import Answer, AnswerSentence, Citation
 
 if TYPE_CHECKING:
@@ -63,16 +74,29 @@ FEATURES = (
     "latest_size",  # papers the latest answer showed (capped at 3) / 3
     "first_turn",
     "has_ordinal",
+    "ordinal_label_here",  # "the second one" and it is labelled [2] (the order papers were first cited)
+    "ordinal_turn_order_here",  # "the second one" and it is the second paper the turns were about (first shown)
+    "pasted_run",  # the longest word run the question shares with its title + abstract, / 12, capped at 1
+    "pasted_share",  # that run / the question's words
+    "sentence_similarity",  # the best profile cosine of one of the question's sentences (whole question: one)
+    "sentence_margin",  # that cosine minus the best other candidate's for the same sentence
+    "former_latter_here",  # "the former" / "the latter" and it is the first / last of the latest list
+    "set_ref",  # "both", "the two", "each of them" ...
+    "set_ref_and_recent_two",  # that, and it is one of the two papers shown most recently
 )
+#: Words of a shared run that count as a whole pasted passage (``pasted_run`` = run / this, capped at 1).
+PASTED_RUN_WORDS = 12
 
 
 @dataclass(frozen=True, slots=True)
 class TurnCandidates:
-    """The candidate papers of one turn (``ids``, conversation papers first) and their feature rows
-    (``matrix``: shape ``(len(ids), len(FEATURES))``, float32)."""
+    """The candidate papers of one turn (``ids``, conversation papers first), their feature rows (``matrix``:
+    shape ``(len(ids), len(FEATURES))``, float32) and the papers the question names or describes
+    (``references``, retrieve/references.py)."""
 
     ids: tuple[str, ...]
     matrix: np.ndarray
+    references: References
 
 
 def turn_candidates(
@@ -87,8 +111,25 @@ def turn_candidates(
     latest = list(shown[0]) if shown else []
     listed = next((list(s) for s in shown if len(s) >= 2), [])
     refs = find_references(question, retriever, min_similarity)
-    sims = retriever.describes(text, [*recent, *refs.named], top_k=SEARCH_CANDIDATES)
-    ids = list(dict.fromkeys([*recent, *refs.named, *sims]))
+    sims = retriever.describes(retriever.query(text, question.cache), [*recent, *refs.named], top_k=SEARCH_CANDIDATES)
+    parts = list(question.sentences) if len(question.sentences) > 1 else []
+    part_sims = [
+        retriever.describes(retriever.query(part, question.cache), [*recent, *refs.named], top_k=SEARCH_CANDIDATES)
+        for part in parts
+    ] or [sims]
+    ids = list(dict.fromkeys([*recent, *refs.named, *sims, *(pid for ps in part_sims for pid in ps)]))
+    if parts:  # a sentence's search found papers the others did not score: score every candidate for each
+        sims = retriever.describes(retriever.query(text, question.cache), ids, top_k=SEARCH_CANDIDATES)
+        part_sims = [
+            retriever.describes(retriever.query(part, question.cache), ids, top_k=SEARCH_CANDIDATES) for part in parts
+        ]
+    labels = state.labels
+    turn_order = list(dict.fromkeys(t.shown[0] for t in state.turns if t.shown))
+    question_words = word_tokens(text)
+    former_latter = {
+        (listed[0] if m.group(1).lower() == "former" else listed[-1]) for m in FORMER_LATTER.finditer(text) if listed
+    }
+    set_ref = bool(SET_REF.search(text))
     ordinals = [ORDINALS[m.group(1).lower()] for m in ORDINAL_REF.finditer(text)]
     labelled = {state.by_label(int(m.group(1) or m.group(2))) for m in LABEL_REF.finditer(text)}
     other = ""
@@ -106,6 +147,15 @@ def turn_candidates(
         best_other = max((sims.get(o, -1.0) for o in ids if o != pid), default=0.0)
         ago = next((i for i, turn in enumerate(shown) if pid in turn), None)
         in_conv, in_latest, in_list = pid in recent, pid in latest, pid in listed
+        paper = retriever.papers.get(pid)
+        run = shared_run(question_words, word_tokens(f"{paper.title} {paper.text}")) if paper else 0
+        sentence_best, sentence_margin = max(
+            (
+                (ps.get(pid, 0.0), ps.get(pid, 0.0) - max((ps.get(o, -1.0) for o in ids if o != pid), default=0.0))
+                for ps in part_sims
+            ),
+            default=(0.0, 0.0),
+        )
         rows.append(
             [
                 in_conv,
@@ -134,9 +184,63 @@ def turn_candidates(
                 min(len(latest), 3) / 3,
                 not shown,
                 bool(ordinals),
+                any(labels.get(pid) == k for k in ordinals),
+                any(0 < k <= len(turn_order) and turn_order[k - 1] == pid for k in ordinals),
+                min(run, PASTED_RUN_WORDS) / PASTED_RUN_WORDS,
+                run / max(1, len(question_words)),
+                sentence_best,
+                sentence_margin,
+                pid in former_latter,
+                set_ref,
+                set_ref and pid in recent[:2],
             ]
         )
-    return TurnCandidates(tuple(ids), np.asarray(rows, dtype=np.float32).reshape(len(ids), len(FEATURES)))
+    return TurnCandidates(tuple(ids), np.asarray(rows, dtype=np.float32).reshape(len(ids), len(FEATURES)), refs)
+
+
+class CandidateScorer:
+    """P(a turn is about a candidate) from its :data:`FEATURES` row: a small feed-forward network (standardised
+    inputs, ReLU hidden layers, one logistic output; no hidden layer: a logistic regression), its weights read
+    from the ``.npz`` scripts/train_resolver.py writes.
+
+    Args:
+        weights: arrays ``mean``, ``scale`` (per feature), ``w0``, ``b0``, ``w1``, ``b1`` ... (layer ``i``'s weights
+            of shape ``(inputs, outputs)``), and ``features`` (the names the model was trained on).
+
+    Raises:
+        ValueError: the weights were trained on other features than today's :data:`FEATURES` (retrain them).
+    """
+
+    def __init__(self, weights: dict[str, np.ndarray]) -> None:
+        if tuple(weights["features"].tolist()) != FEATURES:
+            raise ValueError("the resolver was trained on other features than turn_features.FEATURES; retrain it")
+        self._mean = weights["mean"].astype(np.float32)
+        self._scale = weights["scale"].astype(np.float32)
+        n = sum(1 for k in weights if k.startswith("w"))
+        self._layers = [(weights[f"w{i}"].astype(np.float32), weights[f"b{i}"].astype(np.float32)) for i in range(n)]
+
+    def probabilities(self, matrix: np.ndarray) -> np.ndarray:
+        """P(about this paper) per row of ``matrix`` (shape ``(candidates, len(FEATURES))``) -> ``(candidates,)``."""
+        h = (matrix - self._mean) / self._scale
+        for i, (w, b) in enumerate(self._layers):
+            h = h @ w + b
+            if i < len(self._layers) - 1:
+                h = np.maximum(h, 0.0)
+        return np.asarray(1.0 / (1.0 + np.exp(-np.clip(h[:, 0], -60.0, 60.0))))
+
+
+def shared_run(words: Sequence[str], text_words: Sequence[str]) -> int:
+    """The length (in words) of the longest run of consecutive ``words`` that also occurs, consecutively, in
+    ``text_words``: 0 when they share no word; a passage pasted from an abstract shares all of its words."""
+    positions: dict[str, list[int]] = {}
+    for i, w in enumerate(text_words):
+        positions.setdefault(w, []).append(i)
+    best, previous = 0, dict[int, int]()
+    for w in words:
+        current = {i: previous.get(i - 1, 0) + 1 for i in positions.get(w, ())}
+        best = max(best, max(current.values(), default=0))
+        previous = current
+    return best
 
 
 def choose(ids: Sequence[str], probabilities: Sequence[float], threshold: float = 0.5) -> list[str]:

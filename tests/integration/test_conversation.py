@@ -284,3 +284,55 @@ def test_show_more_without_a_next_page_says_so(scripted) -> None:  # type: ignor
     again = session.ask("show more")
     assert again.mode == "clarify" and f"That was all: {listed.listing.total} papers" in again.notice
     assert session.ask("more").mode == "clarify"  # a question back in between does not count
+
+
+def _history(scripted, *turns: tuple[str, list[str]]):  # type: ignore[no-untyped-def]
+    """A session whose turns were answered citing the given papers (an oracle history: no model call)."""
+    from assistant.conversation.turn_features import record_oracle_turn
+
+    session = scripted.new_session()
+    papers = scripted.retriever.papers
+    for question, ids in turns:
+        record_oracle_turn(session, question, question, [papers[pid] for pid in ids])
+    return session
+
+
+def test_the_first_and_the_third_mean_the_papers_in_the_order_the_turns_took_them_up(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Issue 42 ("Compare the first and the third on what they are actually evaluated on." got "Not stated"): after
+    three one-paper turns, ordinals count the papers discussed, not a list no answer showed."""
+    session = _history(
+        scripted,
+        ("Which paper introduces A-Bench?", [A_BENCH]),
+        ("there's also one about how LLMs handle numbers, right?", [NUMBER_COOKBOOK]),
+        ("and the one that learns to write search queries with RL?", [LERET]),
+    )
+    both = session.resolve("Compare the first and the third on what they are actually evaluated on.")
+    assert not both.clarify and set(both.focus_ids) == {A_BENCH, LERET}
+    second = session.resolve("back to the second one: what does it test?")
+    assert second.focus_ids == (NUMBER_COOKBOOK,)
+
+
+def test_of_those_two_after_two_one_paper_turns_takes_both(scripted) -> None:  # type: ignore[no-untyped-def]
+    session = _history(
+        scripted,
+        ("Which paper introduces A-Bench?", [A_BENCH]),
+        ("there's also one about how LLMs handle numbers, right?", [NUMBER_COOKBOOK]),
+    )
+    assert set(session.resolve("of those two, which one releases a benchmark?").focus_ids) == {A_BENCH, NUMBER_COOKBOOK}
+
+
+def test_the_other_one_is_the_paper_shown_before_the_latest(scripted) -> None:  # type: ignore[no-untyped-def]
+    session = _history(
+        scripted,
+        ("Compare A-Bench and LeReT", [A_BENCH, LERET]),
+        ("what does A-Bench evaluate?", [A_BENCH]),
+    )
+    assert session.resolve("and the other one, what does it optimise?").focus_ids == (LERET,)
+
+
+def test_a_switch_by_description_says_which_paper_it_moved_from(scripted) -> None:  # type: ignore[no-untyped-def]
+    session = _history(scripted, ("Which paper introduces A-Bench?", [A_BENCH]))
+    moved = session.resolve(
+        "ok different topic: the paper that uses RL to learn better search queries, how much does it gain?"
+    )
+    assert moved.focus_ids == (LERET,) and moved.switched_from == A_BENCH

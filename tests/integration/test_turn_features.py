@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from assistant.conversation.turn_features import FEATURES, choose, record_oracle_turn, turn_candidates
+from assistant.conversation.turn_features import FEATURES, choose, record_oracle_turn, shared_run, turn_candidates
 from assistant.understand.parse import parse_question
 from tests.support.fake_openai_server import FakeOpenAIServer
 
@@ -52,3 +52,32 @@ def test_an_ordinal_points_at_the_listed_paper(assistant: Any) -> None:
 
 def test_choose_keeps_candidate_order() -> None:
     assert choose(["a", "b", "c"], [0.9, 0.2, 0.7]) == ["a", "c"] and choose(["a"], [0.1]) == []
+
+
+def test_ordinals_in_the_order_the_turns_took_the_papers_up(assistant: Any) -> None:
+    """ "The first" after two one-paper turns is the first paper discussed: by label and by turn order."""
+    session = assistant.new_session()
+    papers = assistant.retriever.papers
+    record_oracle_turn(session, "what is A-Bench?", "q", [papers[A_BENCH]])
+    record_oracle_turn(session, "and the Number Cookbook?", "q", [papers[NUMBER_COOKBOOK]])
+    feats = _features(assistant, session, "compare the first and the second on their data")
+    for pid in (A_BENCH, NUMBER_COOKBOOK):
+        assert feats[pid]["ordinal_label_here"] == feats[pid]["ordinal_turn_order_here"] == 1.0
+        assert feats[pid]["ordinal_points_here"] == 0.0  # no answer listed both
+    first = _features(assistant, session, "back to the first one: what does it find?")
+    assert first[A_BENCH]["ordinal_turn_order_here"] == 1.0 and first[NUMBER_COOKBOOK]["ordinal_turn_order_here"] == 0.0
+
+
+def test_a_pasted_passage_shares_its_whole_run_with_its_paper_only(assistant: Any) -> None:
+    papers = assistant.retriever.papers
+    words = papers[NUMBER_COOKBOOK].text.split()[5:25]
+    session = assistant.new_session()
+    record_oracle_turn(session, "what is A-Bench?", "q", [papers[A_BENCH]])
+    feats = _features(assistant, session, f"which paper is this from? \"{' '.join(words)}\"")
+    assert feats[NUMBER_COOKBOOK]["pasted_run"] == 1.0 and feats[NUMBER_COOKBOOK]["pasted_share"] > 0.6
+    assert feats[A_BENCH]["pasted_run"] < 0.5
+
+
+def test_shared_run_counts_consecutive_words() -> None:
+    assert shared_run("a b c d".split(), "x a b c y d".split()) == 3
+    assert shared_run("a b".split(), "c d".split()) == 0 and shared_run([], ["a"]) == 0
