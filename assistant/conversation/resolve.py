@@ -236,12 +236,12 @@ class Resolver:
             pid = self._state.by_label(int(m.group(1) or m.group(2)))
             if pid:
                 focus.append(pid)
+        cited = tuple(p.id for _, p in self._state.cited_papers())
         for m in ORDINAL_REF.finditer(question):
             i = ORDINALS[m.group(1).lower()] - 1
             # of the latest answer that listed several papers; with none, of the papers in the order the
             # conversation first cited them ("compare the first and the third" after three one-paper turns); with
             # one cited, of the latest answer ("what did the first one find?" after a one-paper topic list)
-            cited = tuple(p.id for _, p in self._state.cited_papers())
             listed = (
                 next((s for s in shown if len(s) >= max(2, i + 1)), ())
                 or (cited if len(cited) >= 2 else ())

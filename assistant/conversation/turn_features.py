@@ -35,7 +35,7 @@ from assistant.lang.references import (
     SINGULAR_REF,
 )
 from assistant.lang.text import word_tokens
-from assistant.retrieve.references import References, find_references
+from assistant.retrieve.references import find_references
 from assistant.types import Answer, AnswerSentence, Citation
 
 if TYPE_CHECKING:
@@ -90,13 +90,11 @@ PASTED_RUN_WORDS = 12
 
 @dataclass(frozen=True, slots=True)
 class TurnCandidates:
-    """The candidate papers of one turn (``ids``, conversation papers first), their feature rows (``matrix``:
-    shape ``(len(ids), len(FEATURES))``, float32) and the papers the question names or describes
-    (``references``, retrieve/references.py)."""
+    """The candidate papers of one turn (``ids``, conversation papers first) and their feature rows (``matrix``:
+    shape ``(len(ids), len(FEATURES))``, float32)."""
 
     ids: tuple[str, ...]
     matrix: np.ndarray
-    references: References
 
 
 def turn_candidates(
@@ -195,7 +193,7 @@ def turn_candidates(
                 set_ref and pid in recent[:2],
             ]
         )
-    return TurnCandidates(tuple(ids), np.asarray(rows, dtype=np.float32).reshape(len(ids), len(FEATURES)), refs)
+    return TurnCandidates(tuple(ids), np.asarray(rows, dtype=np.float32).reshape(len(ids), len(FEATURES)))
 
 
 class CandidateScorer:
