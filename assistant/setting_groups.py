@@ -300,6 +300,16 @@ class RetrievalSettings(_Group):
         "off; issue 27 option, docs/benchmarks.md).",
     )
     paper_vector_k: int = Field(tuning.PAPER_VECTOR_K, description="Papers in that title-vector list.")
+    paper_bm25_weight: float = Field(
+        tuning.PAPER_BM25_WEIGHT,
+        ge=0.0,
+        description=(
+            "Reciprocal-rank weight of the papers ranked by BM25 over their whole title + abstract (zero turns the "
+            "list off; issue 44). Fitted on the validation splits of eval/descriptions-1.jsonl and eval/needles.jsonl "
+            "at 10k papers, checked on the seed sets (docs/results/issue44)."
+        ),
+    )
+    paper_bm25_k: int = Field(tuning.PAPER_BM25_K, ge=1, description="Papers in that BM25 list.")
     aspect_weight: float = Field(
         tuning.ASPECT_WEIGHT,
         description=(

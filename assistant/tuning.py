@@ -48,6 +48,11 @@ WINDOW_RANK_WEIGHT = 2.0
 #: more reciprocal-rank list with weight PAPER_VECTOR_WEIGHT (0 = off). Issue 27 option; see docs/benchmarks.md.
 PAPER_VECTOR_WEIGHT = 0.0
 PAPER_VECTOR_K = 40
+#: Paper-level BM25 over title + abstract (retrieve/paper_bm25.py; issue 44): its reciprocal-rank weight and list
+#: size, fitted on the validation splits of eval/descriptions-1.jsonl and eval/needles.jsonl at 10k papers
+#: (benchmarks/rankers_alone.py --weights; docs/results/issue44).
+PAPER_BM25_WEIGHT = 8.0
+PAPER_BM25_K = 40
 #: A question that asks for one paper often describes it by several aspects in other words ("made-up
 #: portraits ... pushed apart on a ball-shaped surface"); one query vector blurs them, so a paper that
 #: matches one aspect strongly can beat the paper that matches all. For such questions (lookup and summary

@@ -23,6 +23,7 @@ from assistant.tuning import RRF_K
 
 if TYPE_CHECKING:
     from assistant.config import RetrievalSettings
+    from assistant.retrieve.paper_bm25 import PaperBM25Index
     from assistant.retrieve.query import Query
     from assistant.retrieve.references import MetadataIndex
     from assistant.types import Paper
@@ -102,6 +103,23 @@ class MetadataMatches:
         return [(pid, 1.0) for pid in self._metadata.matches(query.text, query.cache)]
 
 
+class PaperBM25:
+    """Papers by BM25 over their whole title + abstract (paper_bm25.PaperBM25Index), the ``k`` best first; weight
+    ``paper_bm25_weight`` (0 turns the list off)."""
+
+    stage: Literal["recall", "rerank"] = "recall"
+
+    def __init__(self, index: PaperBM25Index, weight: float, k: int) -> None:
+        self._index = index
+        self.weight: float | None = weight
+        self._k = k
+
+    def __call__(self, query: Query, pool: Pool) -> Ranked:
+        if self.weight is None or self.weight <= 0:
+            return []
+        return self._index.search(query.text, self._k)
+
+
 class PaperVectors:
     """Paper-level vectors (titles), the ``k`` nearest first; weight ``paper_vector_weight`` (0 turns the list
     off)."""
@@ -158,14 +176,18 @@ class AspectCoverage:
 
 
 def default_rankers(
-    metadata: MetadataIndex, embed: Callable[[Query, str], list[float]], retrieval: RetrievalSettings
+    metadata: MetadataIndex,
+    embed: Callable[[Query, str], list[float]],
+    retrieval: RetrievalSettings,
+    paper_bm25: PaperBM25Index,
 ) -> list[Ranker]:
-    """Retrieval's ranked lists in fusion order: window fusion, metadata matches, paper vectors (recall);
-    window rank, aspect coverage (rerank); weights and sizes from ``retrieval`` (its fitted fields)."""
+    """Retrieval's ranked lists in fusion order: window fusion, metadata matches, paper BM25, paper vectors
+    (recall); window rank, aspect coverage (rerank); weights and sizes from ``retrieval`` (its fitted fields)."""
     r = retrieval
     return [
         WindowFusion(r.second_window_weight),
         MetadataMatches(metadata, r.metadata_weight),
+        PaperBM25(paper_bm25, r.paper_bm25_weight, r.paper_bm25_k),
         PaperVectors(r.paper_vector_weight, r.paper_vector_k),
         WindowRank(r.window_rank_weight),
         AspectCoverage(embed, r.aspect_weight, r.aspect_max_clauses),

@@ -27,6 +27,7 @@ from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
 from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
 from assistant.lang.words import DOTTED_WORD, QUERY_NAME_LIKE
+from assistant.retrieve.paper_bm25 import PaperBM25Index
 from assistant.retrieve.query import Query
 from assistant.retrieve.rankers import Pool, Ranker, default_rankers, fuse
 from assistant.retrieve.references import MetadataIndex
@@ -158,7 +159,10 @@ class PaperRetriever:
         self.papers: Mapping[str, Paper] = CatalogPapers(catalog)
         self.metadata = MetadataIndex(catalog)
         #: The ranked lists fused per query, in order (rankers.py); a reranker is one more ``rerank`` entry.
-        self.rankers: list[Ranker] = default_rankers(self.metadata, self._clause_vector, settings.retrieval)
+        self.paper_bm25 = PaperBM25Index(catalog)
+        self.rankers: list[Ranker] = default_rankers(
+            self.metadata, self._clause_vector, settings.retrieval, self.paper_bm25
+        )
         logger.info(
             "retriever ready: %d papers (catalog generation %d) in %.2f s",
             len(self.papers),

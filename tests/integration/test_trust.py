@@ -131,12 +131,20 @@ def test_a_question_naming_a_paper_reads_only_papers_that_name_it(scripted_assis
 
 
 def test_an_unsure_which_paper_answer_says_closest_match(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    """No abstract is about federated learning; the nearest paper is offered as the closest match, not as
-    "the paper". (Held-out t027, speech recognition, still gets "The paper is": see test_held_out_answers.)"""
+    """No abstract is about federated learning: the nearest paper is never presented as "the paper"; the answer
+    offers it as the closest match or says the abstracts do not cover the question (since the paper-BM25 list of
+    issue 44 joined the fusion, the second-ranked paper changed and the answer abstains, which eval/README scores
+    as right for a paper that is not in the corpus). (Held-out t027, speech recognition, still gets "The paper
+    is": see test_held_out_answers.)"""
     far, _ = _ask(scripted_assistant,
                   "Which paper proposes a federated learning method with differential privacy guarantees?",
                   "Nothing verifiable here.")
-    assert far.text.startswith("The closest match in the abstracts is “"), far.text[:120]
+    assert not far.text.startswith("The paper is"), far.text[:120]
+    assert far.text.startswith(("The closest match in the abstracts is “", "The indexed abstracts don't cover")), (
+        far.text[:120]
+    )
+    if far.text.startswith("The indexed abstracts don't cover"):
+        assert not far.citations, far.text[:120]
 
 
 @pytest.mark.parametrize(
