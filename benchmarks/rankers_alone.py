@@ -43,33 +43,29 @@ CONFIGS = ("fusion", "windows", "dense", "bm25-windows", "titles", "names", "bm2
 
 
 class PlainBM25:
-    """BM25 over ``title + abstract`` of every paper of ``papers`` (a ``{id: Paper}`` mapping), a
-    :class:`~assistant.eval.evaluation.PaperRanker`: ``retrieve(query, top_k)`` returns the ``top_k`` papers as
-    :class:`~assistant.types.PaperHit` (score = BM25 score, no evidence)."""
+    """The paper BM25 list alone (:class:`~assistant.retrieve.paper_bm25.PaperBM25Index` over ``papers``, a
+    ``{id: Paper}`` mapping), as a :class:`~assistant.eval.evaluation.PaperRanker`: ``retrieve(query, top_k)``
+    returns the ``top_k`` papers as :class:`~assistant.types.PaperHit` (score = BM25 score, no evidence)."""
 
     def __init__(self, papers: Any) -> None:
-        import bm25s
+        from assistant.retrieve.paper_bm25 import PaperBM25Index
+
+        class Papers:  # what the index reads of a catalog
+            generation = 0
+
+            def paper_ids(self) -> list[str]:
+                return list(papers)
+
+            def paper(self, pid: str) -> Any:
+                return papers.get(pid)
 
         self.papers = papers
-        self._ids = list(papers)
-        corpus = [f"{papers[pid].title}. {papers[pid].text}" for pid in self._ids]
-        self._bm25 = bm25s.BM25()
-        self._bm25.index(bm25s.tokenize(corpus, stopwords="en", show_progress=False), show_progress=False)
+        self._index = PaperBM25Index(Papers())  # type: ignore[arg-type]
 
     def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[Any]:
-        import bm25s
-
         from assistant.types import PaperHit
 
-        k = min(top_k or 10, len(self._ids))
-        docs, scores = self._bm25.retrieve(
-            bm25s.tokenize([query], stopwords="en", show_progress=False), k=k, show_progress=False
-        )
-        return [
-            PaperHit(self.papers[self._ids[int(i)]], float(s), 0.0, (), ())
-            for i, s in zip(docs[0], scores[0], strict=True)
-            if float(s) > 0
-        ]
+        return [PaperHit(self.papers[pid], score, 0.0, (), ()) for pid, score in self._index.search(query, top_k or 10)]
 
 
 def _kinds(path: Path) -> dict[str, str]:
