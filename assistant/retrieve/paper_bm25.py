@@ -26,6 +26,15 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 
+def _bm25s() -> Any:
+    """The ``bm25s`` module, its logger quieted: importing it sets that logger to DEBUG, which would print "Building
+    index ..." on stderr under any level the entry point chose (logs.configure_logging runs before this import)."""
+    import bm25s
+
+    logging.getLogger("bm25s").setLevel(logging.WARNING)
+    return bm25s
+
+
 class PaperBM25Index:
     """BM25 over ``title + abstract`` of every paper of ``catalog``; safe to search from any number of threads.
 
@@ -51,7 +60,7 @@ class PaperBM25Index:
         return built[1], built[2]
 
     def _build(self) -> tuple[list[str], Any]:
-        import bm25s
+        bm25s = _bm25s()
 
         t0 = time.perf_counter()
         ids, texts = [], []
@@ -73,8 +82,7 @@ class PaperBM25Index:
             ``(paper id, BM25 score)`` pairs (score > 0; a query sharing no indexed word with any paper gets
             ``[]``).
         """
-        import bm25s
-
+        bm25s = _bm25s()
         ids, model = self._current()
         tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
         if not ids or not tokens.ids or not tokens.ids[0]:

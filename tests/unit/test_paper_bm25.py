@@ -97,3 +97,13 @@ def test_the_ranker_is_off_at_weight_zero() -> None:
 
     assert PaperBM25(index, 0.0, 5)(Q(), None) == []  # type: ignore[arg-type]
     assert PaperBM25(index, 8.0, 5)(Q(), None)[0][0] == "rl"  # type: ignore[arg-type]
+
+
+def test_building_leaves_bm25s_quiet() -> None:
+    """bm25s sets its own logger to DEBUG when imported, so its "Building index ..." line reached stderr whatever
+    level the entry point chose (a user of `assistant ask` saw it); after a search the logger is at WARNING."""
+    import logging
+
+    logging.getLogger("bm25s").setLevel(logging.DEBUG)  # as importing bm25s leaves it
+    PaperBM25Index(StandInCatalog(PAPERS)).search("pruning", 3)  # type: ignore[arg-type]
+    assert logging.getLogger("bm25s").level == logging.WARNING
