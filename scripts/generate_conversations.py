@@ -36,7 +36,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from assistant.ingest.corpus import read_papers  # noqa: E402
-from assistant.lang.text import content_tokens, split_sentences  # noqa: E402
+from assistant.lang.text import content_tokens, content_words_in_order, split_sentences  # noqa: E402
 from assistant.types import Paper  # noqa: E402
 
 KINDS = ("first", "pronoun", "ordinal", "switch", "which_of_them", "compare", "summary", "pasted", "unanswerable")
@@ -154,6 +154,48 @@ def mention(d: Described, rng: random.Random, *, by_name: bool) -> str:
     return rng.choice(ways)
 
 
+def loose_mention(d: Described, rng: random.Random) -> str:
+    """``d`` as people recall a paper, in two or three of its words and not its name: consecutive content words of
+    its topic or of its first two sentences ("an antibody design one", "the one on sensitive transformers"), so
+    the words often do not name it exactly (references.find_references) and only a search can tell which paper."""
+    sources = [d.topic, *(as_shown(s) for s in d.sentences[:2])]
+    words = [w for w in content_words_in_order(rng.choice(sources)) if w.isalpha() and len(w) > 2]
+    if d.name:
+        words = [w for w in words if w not in d.name.lower()]
+    if len(words) < 2:
+        return mention(d, rng, by_name=False)
+    n = min(len(words), rng.choice((2, 2, 3)))
+    start = rng.randrange(len(words) - n + 1)
+    phrase = " ".join(words[start : start + n])
+    article = "an" if phrase[0] in "aeiou" else "a"
+    return rng.choice(
+        (f"{article} {phrase} one", f"one on {phrase}", f"a paper about {phrase}", f"the {phrase} one",
+         f"one that does {phrase}")
+    )
+
+
+def distinctive_word(target: Described, others: Sequence[Described]) -> str:
+    """A topical word of ``target`` that no paper of ``others`` uses in its title or abstract ("" when none): a
+    content word of 5+ letters of its title, else one of 6+ letters its abstract uses twice or more: what a
+    singular follow-up after a list asks about ("how fast does it run on phones?")."""
+    theirs = set().union(*(content_tokens(f"{o.paper.title} {o.paper.text}") for o in others))
+    words = [w for w in re.findall(r"[a-z]+", target.paper.text.lower()) if len(w) > 4 and w not in theirs]
+    counts = {w: words.count(w) for w in dict.fromkeys(words)}
+    repeated = [w for w, c in counts.items() if c >= 2 and len(w) > 5 and w in content_tokens(w)]
+    titled = [w for w in content_words_in_order(target.paper.title) if w.isalpha() and len(w) > 4 and w not in theirs]
+    return (titled or repeated or [""])[0]
+
+
+#: Singular follow-ups after a list that ask about a word only one listed paper uses (``{w}``).
+ASKS_ABOUT_WORD = (
+    "what does it say about {w}?",
+    "how does it handle {w}?",
+    "does it use {w}?",
+    "and {w}, what does it do there?",
+    "how well does it do on {w}?",
+)
+
+
 def chat_noise(text: str, rng: random.Random) -> str:
     """``text`` as typed in a chat box: sometimes lower case, without its question mark, or with one typo."""
     if rng.random() < 0.3:
@@ -255,7 +297,10 @@ def conversation(
             listed = shown
 
     a = group[0]
-    if len(group) >= 2 and rng.random() < 0.4:  # the user names two papers in order
+    if len(group) >= 2 and rng.random() < 0.25:  # a topic question whose answer lists the group
+        asked = rng.choice(("which papers are about {t}?", "list the papers on {t}", "any papers about {t}?"))
+        add(asked.format(t=a.topic), "first", group, group)
+    elif len(group) >= 2 and rng.random() < 0.4:  # the user names two papers in order
         shown = group[:2]
         named = " and ".join(mention(d, rng, by_name=True) for d in shown)
         add(f"I'm reading {named}. what does each of them propose?", "first", shown, shown)
@@ -275,7 +320,11 @@ def conversation(
         if len(discussed) >= 2:
             kinds.append("compare")
         kind = rng.choice(kinds)
-        if kind == "pronoun" and len(focus) > 1 and rng.random() < 0.3:  # "that one" after a list: its first
+        word_target = rng.choice(focus) if len(focus) > 1 else None
+        word = distinctive_word(word_target, [d for d in focus if d is not word_target]) if word_target else ""
+        if kind == "pronoun" and word_target and word and rng.random() < 0.3:  # "it" = the listed paper that fits
+            add(rng.choice(ASKS_ABOUT_WORD).format(w=word), kind, [word_target], [word_target])
+        elif kind == "pronoun" and len(focus) > 1 and rng.random() < 0.3:  # "that one" after a list: its first
             asked = rng.choice(("summarize that one for me", "tell me more about that one", "what does that one do?"))
             add(asked, kind, focus[:1], focus[:1])
         elif kind == "pronoun":
@@ -318,13 +367,9 @@ def conversation(
         elif kind == "switch":
             others = [d for d in group if d not in focus] or [rng.choice(pool)]
             target = rng.choice(others)
-            joint = rng.choice((": ", ". ", " - ", ", "))
-            add(
-                f"{rng.choice(SWITCH_OPENERS)} {mention(target, rng, by_name=False)}{joint}{_ask(rng, written=asks)}",
-                kind,
-                [target],
-                [target],
-            )
+            joint = rng.choice((": ", ". ", " - ", ", ", " right? ", "? "))
+            described = loose_mention(target, rng) if rng.random() < 0.5 else mention(target, rng, by_name=False)
+            add(f"{rng.choice(SWITCH_OPENERS)} {described}{joint}{_ask(rng, written=asks)}", kind, [target], [target])
         elif kind == "ordinal" and listed and focus == listed:  # of the list the latest answer showed
             i = rng.randrange(len(listed))
             if len(listed) == 2 and rng.random() < 0.3:

@@ -11,7 +11,8 @@ Steps (each resumable: a step whose output exists in ``--work`` is skipped):
    1/5 val to choose among them, 1/5 test), print turn figures on val and test, and write the scorer to
    ``--work``/resolver.npz (standardisation, layer weights, feature names, provenance; read by
    turn_features.CandidateScorer). It is not shipped: benchmarks/turn_resolution.py ``--scorer`` measures it
-   against the rules of conversation/resolve.py first.
+   against the rules of conversation/resolve.py first (docs/results/issue42/resolver-wiring-stop55.diff wires it
+   in, with a card).
 
 Usage: .venv/bin/python scripts/train_resolver.py [--work DIR] [--papers N] [--conversations N] [--seed S]
 Defaults: build/training/resolver, 1,200 papers, 1,500 conversations, seed 42: about 5 min to index and 15 min to
@@ -84,11 +85,12 @@ def sample_papers(work: Path, n: int, seed: int) -> Path:
 def replay(work: Path, storage: Path, conversations: list[dict[str, Any]]) -> dict[str, np.ndarray]:
     """Step 3: features and labels of every turn's candidates (``work/features.npz``)."""
     cache = work / "features.npz"
+    fingerprint = hashlib.sha256(json.dumps(conversations, sort_keys=True).encode()).hexdigest()[:16]
     if cache.exists():
         data = dict(np.load(cache, allow_pickle=False))
-        if tuple(data.get("features", np.asarray([])).tolist()) == FEATURES and int(data["conversations"]) == len(
-            conversations
-        ):
+        if tuple(data.get("features", np.asarray([])).tolist()) == FEATURES and str(
+            data.get("fingerprint", "")
+        ) == fingerprint:
             return data
         print(f"{cache}: replayed with other features or conversations; replaying again")
     from assistant.service import build_assistant
@@ -138,7 +140,7 @@ def replay(work: Path, storage: Path, conversations: list[dict[str, Any]]) -> di
         kind=data["kind"],
         gold_in_candidates=data["gold_in_candidates"],
         features=np.asarray(FEATURES),
-        conversations=np.asarray(len(conversations)),
+        fingerprint=np.asarray(fingerprint),
     )
     return data
 

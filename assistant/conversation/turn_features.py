@@ -9,10 +9,11 @@ exact), whether the question names it (exact), how well the question describes i
 over the best other candidate and over the papers in focus), the question's pronouns (closed-class words) and
 its intent probabilities (the trained intent model), ordinals counted over the papers in the order the turns
 took them up, the longest word run the question shares with each abstract (a pasted passage), each of the
-question's sentences' cosines, "the former/latter" and "both / the two". :class:`CandidateScorer` (a small
-network trained by scripts/train_resolver.py) scores P(the turn is about this paper). Not used by the assistant
-yet: benchmarks/turn_resolution.py ``--scorer`` measures it against the rules of conversation/resolve.py first
-(docs/results/issue42/README.md).
+question's sentences' cosines, "the former/latter", "both / the two" and the position in the latest list ("that
+one" after a list is its first) and paper BM25 over title + abstract (retrieve/paper_bm25.py: a keyword
+description). :class:`CandidateScorer` (a small network trained by scripts/train_resolver.py) scores P(the turn is
+about this paper). Not used by the assistant yet: benchmarks/turn_resolution.py ``--scorer`` measures it against
+the rules of conversation/resolve.py first (docs/results/issue42/README.md).
 """
 
 from __future__ import annotations
@@ -83,7 +84,13 @@ FEATURES = (
     "former_latter_here",  # "the former" / "the latter" and it is the first / last of the latest list
     "set_ref",  # "both", "the two", "each of them" ...
     "set_ref_and_recent_two",  # that, and it is one of the two papers shown most recently
+    "list_position",  # 1 / position in the latest answer that showed two or more papers (0 when not in it)
+    "bm25_share",  # paper BM25 (title + abstract) of the question / the best paper's of the whole index
+    "bm25_margin",  # that, minus the best other candidate's
+    "bm25_sentence_share",  # the best share over the question's sentences (a description may be one sentence)
 )
+#: Papers of a paper-BM25 search for the question (and for each of its sentences) added to the candidates.
+BM25_CANDIDATES = 3
 #: Words of a shared run that count as a whole pasted passage (``pasted_run`` = run / this, capped at 1).
 PASTED_RUN_WORDS = 12
 
@@ -115,7 +122,12 @@ def turn_candidates(
         retriever.describes(retriever.query(part, question.cache), [*recent, *refs.named], top_k=SEARCH_CANDIDATES)
         for part in parts
     ] or [sims]
-    ids = list(dict.fromkeys([*recent, *refs.named, *sims, *(pid for ps in part_sims for pid in ps)]))
+    lexical = retriever.paper_bm25
+    texts = [text, *parts]
+    bm25_top = [lexical.search(t, BM25_CANDIDATES) for t in texts]
+    searched = [*(pid for ps in part_sims for pid in ps), *(pid for top in bm25_top for pid, _ in top)]
+    ids = list(dict.fromkeys([*recent, *refs.named, *sims, *searched]))
+    bm25 = [_shares(lexical.scores(t, ids), top) for t, top in zip(texts, bm25_top, strict=True)]
     if parts:  # a sentence's search found papers the others did not score: score every candidate for each
         sims = retriever.describes(retriever.query(text, question.cache), ids, top_k=SEARCH_CANDIDATES)
         part_sims = [
@@ -154,6 +166,7 @@ def turn_candidates(
             ),
             default=(0.0, 0.0),
         )
+        share = bm25[0].get(pid, 0.0)
         rows.append(
             [
                 in_conv,
@@ -191,9 +204,20 @@ def turn_candidates(
                 pid in former_latter,
                 set_ref,
                 set_ref and pid in recent[:2],
+                1.0 / (1 + listed.index(pid)) if in_list else 0.0,
+                share,
+                share - max((bm25[0].get(o, 0.0) for o in ids if o != pid), default=0.0),
+                max(b.get(pid, 0.0) for b in bm25),
             ]
         )
     return TurnCandidates(tuple(ids), np.asarray(rows, dtype=np.float32).reshape(len(ids), len(FEATURES)))
+
+
+def _shares(scores: dict[str, float], top: list[tuple[str, float]]) -> dict[str, float]:
+    """Each candidate's BM25 score over the best score of the whole index (``top``'s first; a candidate's own when
+    higher, as from another text): values in [0, 1], all 0 when the text matched no paper."""
+    best = max([*(s for _, s in top[:1]), *scores.values(), 0.0])
+    return {pid: (s / best if best > 0 else 0.0) for pid, s in scores.items()}
 
 
 class CandidateScorer:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -89,3 +90,25 @@ class PaperBM25Index:
             return []
         docs, scores = model.retrieve(tokens, k=min(k, len(ids)), show_progress=False)
         return [(ids[int(i)], float(s)) for i, s in zip(docs[0], scores[0], strict=True) if float(s) > 0]
+
+    def scores(self, query: str, paper_ids: Iterable[str]) -> dict[str, float]:
+        """BM25 scores of ``query`` for the papers ``paper_ids`` (title + abstract; what :meth:`search` ranks by),
+        for comparing a few given papers, e.g. those a conversation showed.
+
+        Returns:
+            ``{paper id: score}`` (>= 0; 0 when the query shares no indexed word with the paper) for each id the
+            index holds; unknown ids are left out.
+        """
+        bm25s = _bm25s()
+        ids, model = self._current()
+        rows = getattr(model, "paper_rows", None)
+        if rows is None:  # paper id -> row of this model, kept on the model so it always matches it
+            rows = {pid: i for i, pid in enumerate(ids)}
+            model.paper_rows = rows
+        wanted = [(pid, rows[pid]) for pid in dict.fromkeys(paper_ids) if pid in rows]
+        tokens = bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)
+        known = [t for t in (tokens[0] if tokens else []) if t in model.vocab_dict] if ids else []
+        if not known:
+            return {pid: 0.0 for pid, _ in wanted}
+        all_scores = model.get_scores(known)
+        return {pid: float(all_scores[i]) for pid, i in wanted}

@@ -46,6 +46,7 @@ def test_an_ordinal_points_at_the_listed_paper(assistant: Any) -> None:
     feats = _features(assistant, session, "what does the second one evaluate?")
     assert feats[NUMBER_COOKBOOK]["ordinal_points_here"] == 1.0 and feats[A_BENCH]["ordinal_points_here"] == 0.0
     assert feats[A_BENCH]["in_list"] == feats[NUMBER_COOKBOOK]["in_latest"] == 1.0
+    assert feats[A_BENCH]["list_position"] == 1.0 and feats[NUMBER_COOKBOOK]["list_position"] == 0.5  # "that one"
     labelled = _features(assistant, session, "and what does [1] find?")
     assert labelled[A_BENCH]["label_points_here"] == 1.0 and labelled[NUMBER_COOKBOOK]["label_points_here"] == 0.0
 
@@ -81,3 +82,15 @@ def test_a_pasted_passage_shares_its_whole_run_with_its_paper_only(assistant: An
 def test_shared_run_counts_consecutive_words() -> None:
     assert shared_run("a b c d".split(), "x a b c y d".split()) == 3
     assert shared_run("a b".split(), "c d".split()) == 0 and shared_run([], ["a"]) == 0
+
+
+def test_a_keyword_description_leads_paper_bm25(assistant: Any) -> None:
+    """"the numbers one" style descriptions: the paper whose title and abstract share the question's rare words gets
+    BM25 share 1 and a positive margin, and one sentence of a two-sentence question is enough."""
+    session = assistant.new_session()
+    record_oracle_turn(session, "what is A-Bench?", "q", [assistant.retriever.papers[A_BENCH]])
+    feats = _features(assistant, session, "There's also one about number understanding of LLMs. What does it test?")
+    cookbook = feats[NUMBER_COOKBOOK]
+    assert cookbook["bm25_sentence_share"] == 1.0 and cookbook["bm25_margin"] > 0
+    assert feats[A_BENCH]["bm25_sentence_share"] < 1.0 and feats[A_BENCH]["bm25_margin"] < 0
+    assert all(0.0 <= f["bm25_share"] <= 1.0 for f in feats.values())
