@@ -46,19 +46,21 @@ class PaperBM25Index:
     def __init__(self, catalog: Catalog) -> None:
         self._catalog = catalog
         self._lock = threading.Lock()
-        self._built: tuple[int, list[str], Any] | None = None  # (generation, paper ids in index order, bm25s model)
+        # (generation, paper ids in index order, bm25s model, paper id -> its row in the model)
+        self._built: tuple[int, list[str], Any, dict[str, int]] | None = None
 
-    def _current(self) -> tuple[list[str], Any]:
+    def _current(self) -> tuple[list[str], Any, dict[str, int]]:
         generation = self._catalog.generation
         built = self._built
         if built is not None and built[0] == generation:
-            return built[1], built[2]
+            return built[1], built[2], built[3]
         with self._lock:
             built = self._built
             if built is None or built[0] != generation:
-                built = (generation, *self._build())
+                ids, model = self._build()
+                built = (generation, ids, model, {pid: i for i, pid in enumerate(ids)})
                 self._built = built
-        return built[1], built[2]
+        return built[1], built[2], built[3]
 
     def _build(self) -> tuple[list[str], Any]:
         bm25s = _bm25s()
@@ -84,7 +86,7 @@ class PaperBM25Index:
             ``[]``).
         """
         bm25s = _bm25s()
-        ids, model = self._current()
+        ids, model, _ = self._current()
         tokens = bm25s.tokenize([query], stopwords="en", show_progress=False)
         if not ids or not tokens.ids or not tokens.ids[0]:
             return []
@@ -100,11 +102,7 @@ class PaperBM25Index:
             index holds; unknown ids are left out.
         """
         bm25s = _bm25s()
-        ids, model = self._current()
-        rows = getattr(model, "paper_rows", None)
-        if rows is None:  # paper id -> row of this model, kept on the model so it always matches it
-            rows = {pid: i for i, pid in enumerate(ids)}
-            model.paper_rows = rows
+        ids, model, rows = self._current()
         wanted = [(pid, rows[pid]) for pid in dict.fromkeys(paper_ids) if pid in rows]
         tokens = bm25s.tokenize([query], stopwords="en", return_ids=False, show_progress=False)
         known = [t for t in (tokens[0] if tokens else []) if t in model.vocab_dict] if ids else []

@@ -107,3 +107,16 @@ def test_building_leaves_bm25s_quiet() -> None:
     logging.getLogger("bm25s").setLevel(logging.DEBUG)  # as importing bm25s leaves it
     PaperBM25Index(StandInCatalog(PAPERS)).search("pruning", 3)  # type: ignore[arg-type]
     assert logging.getLogger("bm25s").level == logging.WARNING
+
+
+def test_scores_rank_given_papers_as_search_does_and_leave_unknown_ids_out() -> None:
+    catalog = StandInCatalog(PAPERS)
+    index = PaperBM25Index(catalog)  # type: ignore[arg-type]
+    query = "pruning value-based agents"
+    scores = index.scores(query, ["dft", "rl", "nope"])
+    assert set(scores) == {"dft", "rl"} and scores["rl"] > 0 == scores["dft"]
+    assert scores["rl"] == dict(index.search(query, 3))["rl"]  # the same BM25 as a search
+    assert index.scores("the of and", ["rl"]) == {"rl": 0.0}  # stop words only: nothing matched
+    catalog.papers["new"] = paper("new", "Pruning value-based agents", "Pruning agents.")
+    catalog.generation = 2  # rows follow the rebuilt model
+    assert index.scores(query, ["new", "rl"])["new"] > 0
