@@ -572,6 +572,17 @@ class LLMSettings(_Group):
     threads: int = Field(
         2, ge=1, le=256, description="CPU threads for the bundled model server.", json_schema_extra=_env("llm_threads")
     )
+    prompt_cache_mb: int = Field(
+        2048,
+        ge=0,
+        description=(
+            "RAM the bundled model server keeps for read prompts (llama-cpp-python's prompt cache), in MiB: each "
+            "question about a paper already read reuses its reading instead of reading the abstract again. A read "
+            "paper takes about 200-260 MB (its logits are kept for log-probabilities). "
+            "0: no cache (only the last prompt is reused)."
+        ),
+        json_schema_extra=_env("llm_prompt_cache_mb"),
+    )
     # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
     prompt_evidence_sentences: int = Field(
         tuning.PROMPT_EVIDENCE_SENTENCES,

@@ -58,6 +58,12 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--questions", type=Path, help="a question file in the eval format (default: 3 built-in questions)")
     ap.add_argument("--limit", type=int, default=3)
+    ap.add_argument(
+        "--followup",
+        default="",
+        help="after each question, ask this in the same chat (e.g. 'What is its main result?'): a follow-up about "
+        "a paper already read; its times are printed apart",
+    )
     args = ap.parse_args()
     enforce_offline()
     from assistant.service import build_assistant
@@ -72,34 +78,54 @@ def main() -> int:
         print(f"start-up (index + embedder + LLM server): {time.perf_counter() - t0:.1f} s; model "
               f"{assistant.model_label}")
         rows_out = []
-        for q in questions:
-            t = time.perf_counter()
-            status = first = text = None
-            final = None
-            for ev in assistant.stream(q):
-                if ev.kind == "status" and status is None:
-                    status = time.perf_counter() - t
-                if text is None and ev.answer is not None and (ev.answer.sentences or ev.answer.comparison):
-                    text = time.perf_counter() - t
-                if ev.kind == "final":
-                    final = ev.answer
-            total = time.perf_counter() - t
-            assert final is not None
-            ft = final.timings_ms.get("first_token")
-            first = ft / 1000 if ft else None
-            rows_out.append((q, status, first, total, final.mode, len(final.citations),
-                             text if text is not None else total))
+        followups = []
+        turns = [(q, args.followup) for q in questions]
+        for q, followup in turns:
+            chat = assistant.new_session()
+            for asked in [q, followup] if followup else [q]:
+                rows_out.append(_timed(chat.stream(asked), asked))
+                if asked is followup:
+                    followups.append(rows_out.pop())
         rss = {"app": _rss_mib(os.getpid())}
         for child in _children(os.getpid()):
             rss[f"model server (pid {child})"] = _rss_mib(child)
+    load = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    print(f"load average after the run: {load}")
+    _table("questions", rows_out)
+    if followups:
+        _table(f"follow-ups ({args.followup!r}, same chat)", followups)
+    for name, mib in rss.items():
+        print(f"RSS {name}: {mib:.0f} MiB (peak for the app: {_peak_mib():.0f} MiB)" if name == "app"
+              else f"RSS {name}: {mib:.0f} MiB")
+    return 0
+
+
+def _timed(events, q: str) -> tuple:
+    """Drain one answer's events: (question, status s, first model token s, total s, mode, citations, first text s)."""
+    t = time.perf_counter()
+    status = text = None
+    final = None
+    for ev in events:
+        if ev.kind == "status" and status is None:
+            status = time.perf_counter() - t
+        if text is None and ev.answer is not None and (ev.answer.sentences or ev.answer.comparison):
+            text = time.perf_counter() - t
+        if ev.kind == "final":
+            final = ev.answer
+    total = time.perf_counter() - t
+    assert final is not None
+    ft = final.timings_ms.get("first_token")
+    first = ft / 1000 if ft else None
+    return (q, status, first, total, final.mode, len(final.citations), text if text is not None else total)
+
+
+def _table(title: str, rows_out: list) -> None:
+    print(f"\n{title}")
     print(f"{'status s':>9} {'text s':>7} {'1st tok s':>9} {'total s':>8}  mode        cites  question")
     for q, s, f, tot, mode, nc, tx in rows_out:
         print(f"{(s or 0):9.2f} {tx:7.2f} {(f or 0):9.2f} {tot:8.2f}  {mode:10s} {nc:5d}  {q[:70]}")
     totals = [r[3] for r in rows_out]
     firsts = [r[2] for r in rows_out if r[2]]
-    for name, mib in rss.items():
-        print(f"RSS {name}: {mib:.0f} MiB (peak for the app: {_peak_mib():.0f} MiB)" if name == "app"
-              else f"RSS {name}: {mib:.0f} MiB")
     statuses = sorted(r[1] or 0 for r in rows_out)
     firsts_sorted = sorted(r[2] for r in rows_out if r[2])
     totals_sorted = sorted(r[3] for r in rows_out)
@@ -111,7 +137,6 @@ def main() -> int:
           f"{pct(totals_sorted, .5):.2f}/{pct(totals_sorted, .95):.2f} s")
     print(f"median: first token {statistics.median(firsts) if firsts else float('nan'):.2f} s, total "
           f"{statistics.median(totals):.2f} s")
-    return 0
 
 
 if __name__ == "__main__":

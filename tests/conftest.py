@@ -53,9 +53,10 @@ def seeded_settings(tmp_path_factory: pytest.TempPathFactory, embed_model):  # t
 def local_llm() -> Iterator[Any]:
     """The bundled 1.5B model's server on a free loopback port (one per test session: a cold load is ~45 s on
     2 cores, so every module that answers with the real model shares it)."""
+    from assistant.config import Settings
     from assistant.llm.local import LocalLLMServer
 
-    with LocalLLMServer() as server:
+    with LocalLLMServer(prompt_cache_mb=Settings().llm.prompt_cache_mb) as server:  # as shipped: papers read once
         yield server
 
 

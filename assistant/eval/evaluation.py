@@ -43,7 +43,20 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-ITEM_TYPES = ("lookup", "fact", "summary", "compare", "topic", "followup", "unanswerable", "paraphrase", "adversarial")
+ITEM_TYPES = (
+    "lookup",
+    "fact",
+    "summary",
+    "compare",
+    "choice",  # which of two named papers ...? (both are gold: a right answer reads both)
+    "topic",
+    "followup",
+    "unanswerable",
+    "paraphrase",
+    "adversarial",
+)
+#: The parts a summary must state (an item's ``summary_parts``: part -> alternatives, matched as answer_facts).
+SUMMARY_PARTS = ("problem", "method", "result")
 #: Kinds of scored turns in a conversation file (eval/conversations.jsonl): every turn is scored, in order,
 #: through one chat session; the kind is the turn's ``type`` in the report.
 CONVERSATION_KINDS = (
@@ -64,6 +77,8 @@ ANSWER_METRICS = (
     "facts_hit",
     "abstention_accuracy",
     "false_abstention",
+    "quote_fallback",
+    *(f"summary_{part}" for part in SUMMARY_PARTS),
 )
 T = TypeVar("T")
 
@@ -91,6 +106,8 @@ class EvalItem:
     split: str = ""
     #: The conversation this turn belongs to (conversation files only); "" for a standalone item.
     conversation: str = ""
+    #: For a summary: ``(part, alternatives)`` for each of :data:`SUMMARY_PARTS` the item gives; () otherwise.
+    summary_parts: tuple[tuple[str, str], ...] = ()
 
     @property
     def question(self) -> str:
@@ -178,6 +195,11 @@ def parse_item(obj: object, where: str) -> EvalItem:
     split = obj.get("split", "")
     if not isinstance(split, str):
         raise EvalFormatError(f"{where}: 'split' must be a string such as 'val' or 'test', got {split!r}")
+    parts = obj.get("summary_parts", {})
+    if not isinstance(parts, dict) or not all(k in SUMMARY_PARTS and isinstance(v, str) for k, v in parts.items()):
+        raise EvalFormatError(
+            f"{where}: 'summary_parts' must map {', '.join(SUMMARY_PARTS)} to strings of ' | '-separated alternatives"
+        )
     return EvalItem(
         item_id,
         kind,
@@ -186,6 +208,7 @@ def parse_item(obj: object, where: str) -> EvalItem:
         _str_list(obj, "answer_facts", where),
         notes if isinstance(notes, str) else "",
         split.strip(),
+        summary_parts=tuple((k, parts[k]) for k in SUMMARY_PARTS if k in parts),
     )
 
 
@@ -370,8 +393,15 @@ def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: 
             "facts_hit": M.facts_hit_rate(hits),
             "abstention_accuracy": None if item.answerable else M.abstention_correct(answer.abstained, cited),
             "false_abstention": (1.0 if answer.abstained else 0.0) if item.answerable else None,
+            # the model wrote, nothing it wrote passed, and abstract sentences were shown instead
+            "quote_fallback": (
+                (1.0 if answer.model_used and answer.mode == "extractive" else 0.0) if item.answerable else None
+            ),
         }
     )
+    text = answer_text(answer)
+    for part, alternatives in item.summary_parts:
+        metrics[f"summary_{part}"] = 1.0 if M.facts_hit(text, [alternatives])[0] else 0.0
     paper_of = {c.n: c.paper.id for c in answer.citations}
     return {
         "id": item.id,
@@ -467,6 +497,8 @@ def failed_record(item: EvalItem, error: BaseException, ks: Sequence[int]) -> di
             "facts_hit": 0.0 if item.answerable and item.answer_facts else None,
             "abstention_accuracy": None if item.answerable else 0.0,
             "false_abstention": None,
+            "quote_fallback": None,
+            **{f"summary_{part}": 0.0 for part, _ in item.summary_parts},
         }
     )
     return {

@@ -28,8 +28,8 @@ from assistant.errors import LLMUnavailableError
 logger = logging.getLogger(__name__)
 
 Message = dict[str, str]
-#: Alternatives asked for with each yes/no token (OpenAI allows at most 20).
-YES_NO_TOP_LOGPROBS = 10
+#: Alternatives asked for with each one-token answer (a yes/no, a sentence label; OpenAI allows at most 20).
+OPTION_TOP_LOGPROBS = 20
 _URL_HINT = "Check ASSISTANT_LLM_BASE_URL, or unset it to use the bundled model."
 
 
@@ -184,18 +184,24 @@ def connection_errors() -> tuple[type[BaseException], ...]:
     return (LLMUnavailableError, openai.OpenAIError, httpx.HTTPError)
 
 
-def yes_share(top: Sequence[tuple[str, float]]) -> float:
-    """``P(yes) / (P(yes) + P(no))`` from one position's ``(token, log-probability)`` alternatives; a token
-    counts as yes or no whatever its case and surrounding spaces. 0.0 when neither is among them.
+def option_shares(top: Sequence[tuple[str, float]], options: Sequence[str]) -> dict[str, float]:
+    """Each option's share of the probability mass on ``options`` at one position, from its ``(token,
+    log-probability)`` alternatives; a token counts for an option whatever its case and surrounding spaces. All 0.0
+    when no option is among them.
 
-    >>> round(yes_share([("Yes", -0.1), (" no", -2.4), ("Maybe", -3.0)]), 3)
-    0.909
+    >>> {k: round(v, 3) for k, v in option_shares([("B", -0.1), (" a", -2.4), ("x", -1.0)], "ABC").items()}
+    {'A': 0.091, 'B': 0.909, 'C': 0.0}
     """
     import math
 
-    yes = sum(math.exp(lp) for t, lp in top if t.strip().lower() == "yes")
-    no = sum(math.exp(lp) for t, lp in top if t.strip().lower() == "no")
-    return yes / (yes + no) if yes + no > 0 else 0.0
+    mass = {o: 0.0 for o in options}
+    keys = {o.strip().lower(): o for o in options}
+    for token, lp in top:
+        o = keys.get(token.strip().lower())
+        if o is not None:
+            mass[o] += math.exp(lp)
+    total = sum(mass.values())
+    return {o: (m / total if total > 0 else 0.0) for o, m in mass.items()}
 
 
 class ChatBackend(Protocol):
@@ -210,6 +216,11 @@ class ChatBackend(Protocol):
     def yes_probability(self, messages: Sequence[Message]) -> float:
         """``P(yes)`` in [0, 1] of the reply to ``messages``, whose last turn asks a yes/no question (the
         self-check of :mod:`assistant.verify.self_check`). Raises LLMUnavailableError."""
+        ...
+
+    def option_probabilities(self, messages: Sequence[Message], options: Sequence[str]) -> dict[str, float]:
+        """The probability of each of ``options`` (one-token answers, e.g. sentence labels) as the first token of
+        the reply to ``messages``, normalised over ``options``. Raises LLMUnavailableError."""
         ...
 
 
@@ -295,12 +306,27 @@ class OpenAIChatBackend:
         )
 
     def yes_probability(self, messages: Sequence[Message]) -> float:
-        """``P(yes)`` of the reply to ``messages`` (a yes/no question last): the next token's probability mass on
+        """``P(yes)`` of the reply to ``messages`` (a yes/no question last): :meth:`option_probabilities` over
+        "yes" and "no" (the next token's probability mass on
         "yes" over "yes" + "no" (any case and spacing), from the server's ``top_logprobs``
-        (:data:`YES_NO_TOP_LOGPROBS`). One token is generated, at temperature 0; a server that keeps the last
+        (:data:`OPTION_TOP_LOGPROBS`). One token is generated, at temperature 0; a server that keeps the last
         prompt's state (llama.cpp) reads only what follows the longest prefix it already holds.
 
         A server that returns no log-probabilities is read by its one-token reply: 1.0 for yes, 0.0 otherwise.
+
+        Its tokens count in the current :class:`ModelCalls` (the server's ``usage``, else estimated).
+
+        Raises:
+            LLMUnavailableError: as :meth:`stream` (``reason`` ``"timeout"``, ``"unreachable"``, ``"http"``, ...,
+                ``"cancelled"``).
+        """
+        return self.option_probabilities(messages, ("yes", "no"))["yes"]
+
+    def option_probabilities(self, messages: Sequence[Message], options: Sequence[str]) -> dict[str, float]:
+        """The first reply token's probability mass on each of ``options`` (one-token answers, any case and
+        spacing), normalised over ``options``, from the server's ``top_logprobs`` (:data:`OPTION_TOP_LOGPROBS`); one
+        token is generated at temperature 0. A server that returns no log-probabilities is read by its one-token
+        reply: 1.0 for the option it wrote. All 0.0 when the reply is none of them.
 
         Its tokens count in the current :class:`ModelCalls` (the server's ``usage``, else estimated).
 
@@ -318,7 +344,7 @@ class OpenAIChatBackend:
                 temperature=0.0,
                 max_tokens=1,
                 logprobs=True,
-                top_logprobs=YES_NO_TOP_LOGPROBS,
+                top_logprobs=OPTION_TOP_LOGPROBS,
             )
         except Exception as e:  # noqa: BLE001 - mapped as in stream()
             raise self._unavailable(e, False) from e
@@ -329,8 +355,9 @@ class OpenAIChatBackend:
         choice = reply.choices[0]
         content = choice.logprobs.content if choice.logprobs is not None else None
         if content:
-            return yes_share([(t.token, t.logprob) for t in content[0].top_logprobs] or [(content[0].token, 0.0)])
-        return 1.0 if (choice.message.content or "").strip().lower().startswith("yes") else 0.0
+            top = [(t.token, t.logprob) for t in content[0].top_logprobs] or [(content[0].token, 0.0)]
+            return option_shares(top, options)
+        return option_shares([((choice.message.content or "").strip(), 0.0)], options)
 
     def _open_stream(self, messages: Sequence[Message], max_tokens: int | None) -> Any:
         """The streamed completion (``openai.Stream``), asking for its usage while the server accepts the option."""

@@ -96,7 +96,9 @@ class LocalLLMServer:
     """The bundled model served on loopback; use as a context manager or call start()/stop().
 
     Args:
-        n_ctx: context window in tokens; n_threads: CPU threads; startup_timeout_s: seconds to wait
+        n_ctx: context window in tokens; n_threads: CPU threads; prompt_cache_mb: MiB of RAM for read prompts
+        (llama-cpp-python's ``--cache`` RAM cache, matched by longest token prefix: a paper's reading is reused by
+        every later question about it; 0: off); startup_timeout_s: seconds to wait
         for ``GET /v1/models`` to answer (the 1.5B model loads in ~2 s warm, ~45 s from a cold disk cache);
         bundled: which bundled model (``qwen1.5b``); cache_dir: where its parts are joined.
 
@@ -109,6 +111,7 @@ class LocalLLMServer:
         *,
         n_ctx: int = 4096,
         n_threads: int = 2,
+        prompt_cache_mb: int = 0,
         startup_timeout_s: float = 90.0,
         command: list[str] | None = None,
         bundled: str = "qwen1.5b",
@@ -122,6 +125,7 @@ class LocalLLMServer:
         self._cache_dir = cache_dir
         self._n_ctx = n_ctx
         self._n_threads = n_threads
+        self._prompt_cache_mb = prompt_cache_mb
         self._timeout = startup_timeout_s
         self._proc: subprocess.Popen[bytes] | None = None
         self._command = command  # tests: another OpenAI-compatible server script; "{port}" is replaced
@@ -174,6 +178,8 @@ class LocalLLMServer:
                 "--interrupt_requests",
                 "False",
             ]
+            if self._prompt_cache_mb > 0:
+                cmd += ["--cache", "True", "--cache_type", "ram", "--cache_size", str(self._prompt_cache_mb << 20)]
         logger.info("starting bundled LLM server on %s", self.base_url)
         t0 = time.monotonic()
         self._proc = subprocess.Popen(

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from assistant.llm.client import ChatBackend
 
 __all__ = [
+    "Picks",
     "Alignment",
     "Evidence",
     "SelfCheckVerifier",
@@ -115,7 +116,7 @@ class SelfCheckVerifier:
         self.min_probability = min_probability
 
     def decide(self, sentence: str, candidates: Sequence[Evidence], people: set[str]) -> Alignment:
-        from assistant.llm.prompts import self_check_messages
+        from assistant.llm.prompts import read_check_messages, self_check_messages
 
         checked = [(c, tuple(hard_mismatches(sentence, c.sentences, " ".join(c.papers), people))) for c in candidates]
         passing = [c for c, hard in checked if not hard]
@@ -123,7 +124,12 @@ class SelfCheckVerifier:
             first, hard = checked[0]
             return Alignment(first.citations, first.sentences, 0.0, hard, first.alignment, "constraint")
         best = passing[0]
-        p = self.backend.yes_probability(self_check_messages(best.sources, sentence))
+        # one paper: asked of its reading (the prefix every question about it shares); two papers: both abstracts
+        if len(best.sources) == 1:
+            messages = read_check_messages(best.sources[0], sentence)
+        else:
+            messages = self_check_messages(best.sources, sentence)
+        p = self.backend.yes_probability(messages)
         if p >= self.min_probability:
             return Alignment(best.citations, best.sentences, p, (), best.alignment, "supported")
         where = ", ".join(f"[{n}]" for n in best.citations)
@@ -165,9 +171,10 @@ def named_probability(backend: ChatBackend, source: tuple[str, str], name: str) 
     answering model is asked :data:`assistant.llm.prompts.NAMED_QUESTION`. Measured on pairs made from the corpus:
     benchmarks/named_check.py, docs/results/issue41. None when the model cannot be asked (callers then decide
     nothing)."""
-    from assistant.llm.prompts import named_check_messages
+    from assistant.llm.prompts import READ_NAMED, reading_messages, sanitize_source_text
 
-    return _asked(backend, named_check_messages(source, name), f"whether {source[0]!r} is {name!r}")
+    ask = READ_NAMED.format(name=sanitize_source_text(name))
+    return _asked(backend, reading_messages(source, ask), f"whether {source[0]!r} is {name!r}")
 
 
 def stated_probability(backend: ChatBackend, sources: Sequence[tuple[str, str]], question: str) -> float | None:
@@ -176,6 +183,53 @@ def stated_probability(backend: ChatBackend, sources: Sequence[tuple[str, str]],
     [0, 1] from its log-probabilities. The prefix is the self-check's, so a server that keeps prompt state reads only
     the question. Measured against the trained model it replaced: benchmarks/stated_check.py, docs/results/issue41.
     None when the model cannot be asked (callers treat it as "cannot tell", never "not stated")."""
-    from assistant.llm.prompts import stated_check_messages
+    from assistant.llm.prompts import READ_STATED, reading_messages, stated_check_messages
 
-    return _asked(backend, stated_check_messages(sources, question), f"whether the abstracts state {question!r}")
+    if len(sources) == 1:  # one paper: asked of its reading
+        messages = reading_messages(sources[0], READ_STATED.format(question=" ".join(question.split())))
+    else:
+        messages = stated_check_messages(sources, question)
+    return _asked(backend, messages, f"whether the abstracts state {question!r}")
+
+
+@dataclass(frozen=True, slots=True)
+class Picks:
+    """What the model picked, reading one paper, as the sentences that answer a question: ``sentences`` (indices
+    into the paper's :func:`~assistant.lang.text.split_sentences`, best first, each with its share of the
+    probability) and ``none``, the probability it gave to "no sentence answers it" (label ``0``)."""
+
+    sentences: tuple[tuple[int, float], ...]
+    none: float
+
+
+#: A label is picked when its share is at least this part of the best label's (the best is always picked, unless
+#: "0" outweighs it); not fitted: one token's distribution read as "these answer it about as well as the best".
+PICK_RELATIVE_SHARE = 0.5
+
+
+def picked_sentences(backend: ChatBackend, source: tuple[str, str], question: str, most: int = 3) -> Picks | None:
+    """The sentences of ``source`` = ``(title, abstract)`` that answer ``question``, as the model reads them: it is
+    asked :data:`assistant.llm.prompts.READ_PICK` of the paper's reading, and the first token of its reply, read
+    from log-probabilities over ``0`` and the sentence labels, is the choice: the best label and those with at
+    least :data:`PICK_RELATIVE_SHARE` of its share, at most ``most``, none when ``0`` outweighs the best label.
+    None when the model cannot be asked (callers then decide nothing)."""
+    from assistant.lang.text import split_sentences
+    from assistant.llm.client import connection_errors
+    from assistant.llm.prompts import READ_PICK, SENTENCE_LABELS, reading_messages
+
+    n = min(len(split_sentences(source[1])) if source[1].strip() else 0, len(SENTENCE_LABELS))
+    if n == 0:
+        return Picks((), 1.0)
+    labels = SENTENCE_LABELS[:n]
+    messages = reading_messages(source, READ_PICK.format(question=" ".join(question.split())))
+    try:
+        shares = backend.option_probabilities(messages, ("0", *labels))
+    except connection_errors() as e:
+        logger.warning("the model could not pick sentences for %r (%s)", question, getattr(e, "reason", e))
+        return None
+    ranked = sorted(((i, shares[label]) for i, label in enumerate(labels)), key=lambda p: -p[1])
+    best = ranked[0][1]
+    if best <= 0.0 or shares["0"] >= best:
+        return Picks((), shares["0"])
+    chosen = tuple((i, p) for i, p in ranked[:most] if p >= PICK_RELATIVE_SHARE * best)
+    return Picks(chosen, shares["0"])

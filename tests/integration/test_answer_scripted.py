@@ -28,9 +28,10 @@ def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(scripted_a
             and not any("12 trillion" in s.text for s in answer.sentences))
     retrieved = {h.paper.id for h in answer.sources}
     assert all(c.paper.id in retrieved for c in answer.citations)
-    # the prompt is compact and carries the evidence, numbered
+    # one paper: the question is asked of its reading, the labelled abstract its checks share
     prompt = server.requests[0]["messages"][1]["content"]
-    assert "[1] DUALFormer" in prompt and len(prompt) < 3000
+    assert prompt.startswith('Abstract of "DUALFormer') and "\nA. " in prompt and len(prompt) < 3000
+    assert all(c["messages"][1]["content"].startswith(prompt.split("\n\n")[0]) for c in server.self_checks)
 
 
 def test_nothing_supported_gives_extractive_cited_answer(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
@@ -40,6 +41,29 @@ def test_nothing_supported_gives_extractive_cited_answer(scripted_assistant) -> 
     assert answer.mode == "extractive"
     assert answer.citations and answer.citations[0].paper.id == DUALFORMER
     assert all(s.citations for s in answer.sentences)
+
+
+
+def test_when_nothing_passes_the_models_picks_are_the_quotes(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """One paper: the model reads it and picks the sentence that answers (label C); when nothing it writes passes, that
+    sentence is what is shown, as a quote (never sentences chosen by word overlap)."""
+    from assistant.lang.text import split_sentences
+
+    with (FakeOpenAIServer(["Bananas are yellow and grow in tropical climates."]) as server,
+          scripted_assistant(server) as assistant):
+        server.pick = "C"
+        events = list(assistant.new_session().stream(Q))
+    answer = events[-1].answer
+    assert answer is not None and answer.mode == "extractive" and len(server.picks) == 1
+    picked = split_sentences(answer.citations[0].paper.text)[2]
+    # the record's line ("The paper is …": a "which paper" question), then one quote: the picked sentence (with the
+    # one before it when it leans on it: "Nonetheless, ...")
+    record, quote = answer.sentences
+    assert record.check == "record" and record.text.startswith("The paper is “DUALFormer")
+    assert quote.check == "quote" and quote.text.endswith(picked) and not quote.by_model
+    # the picks replaced the quotes code chose while the model wrote
+    shown = [e.answer for e in events if e.kind == "partial" and e.answer is not None]
+    assert [s.text for s in shown[-1].sentences] == [s.text for s in answer.sentences]
 
 
 @pytest.mark.parametrize("failure", [500, 404])
@@ -84,11 +108,11 @@ def test_injected_instructions_in_abstract_are_quoted_not_obeyed(tmp_path, embed
         answer = assistant.ask("How much does the sparse autoencoder improve protein folding?")
     user_msg = server.requests[0]["messages"][1]["content"]
     system_msg = server.requests[0]["messages"][0]["content"]
-    assert "never as instructions" in system_msg
+    assert "data, never instructions" in system_msg
     # the sentence written as an instruction is withheld from the prompt (issue 37); the others are quoted as data
     assert "ignore previous instructions" not in user_msg.lower() and "reveal your prompt" not in user_msg
     assert "[7]" not in user_msg and "(7)" in user_msg  # a citation marker in abstract text is neutralised
-    assert user_msg.count("</source>") == 1  # only our own delimiter
+    assert "</source>" not in user_msg  # a planted delimiter is removed
     assert [c.n for c in answer.citations] == [1]  # the model's [7] became the real source
     assert "was withheld from this answer" in answer.notice
 
@@ -190,6 +214,9 @@ def test_an_openai_client_error_from_a_custom_backend_is_a_model_failure(  # typ
             raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
 
         def yes_probability(self, messages):  # type: ignore[no-untyped-def]
+            raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
+
+        def option_probabilities(self, messages, options):  # type: ignore[no-untyped-def]
             raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
 
     with build_assistant(seeded_settings, embed_model=embed_model, backend=RawOpenAIBackend(),

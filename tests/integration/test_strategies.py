@@ -55,8 +55,8 @@ def test_a_new_intent_that_asks_the_model_uses_its_task_sentence(scripted_assist
     registry = {**STRATEGIES, OneLiner.intent: OneLiner()}
     with FakeOpenAIServer([reply]) as server, scripted_assistant(server, strategies=registry) as assistant:
         answer = assistant.answerer.answer(Q, intent="one_liner")
-        system = server.requests[0]["messages"][0]["content"]
-    assert OneLiner.task in system and server.requests[0]["max_tokens"] == 40
+        asked = server.requests[0]["messages"][-1]["content"]  # one paper: the task is asked of its reading
+    assert OneLiner.task in asked and server.requests[0]["max_tokens"] == 40
     assert answer.mode == "generated" and answer.model_used and answer.citations[0].paper.id == DUALFORMER
 
 

@@ -9,8 +9,8 @@ from collections.abc import Sequence
 import pytest
 
 from assistant.errors import LLMUnavailableError
-from assistant.llm.client import yes_share
-from assistant.llm.prompts import SELF_CHECK_SYSTEM, self_check_messages
+from assistant.llm.client import option_shares
+from assistant.llm.prompts import READER_SYSTEM, reading_prefix, self_check_messages
 from assistant.verify.verifiers import Evidence, SelfCheckVerifier
 
 
@@ -28,6 +28,9 @@ class RecordingModel:
         if self.error is not None:
             raise self.error
         return self.p
+
+    def option_probabilities(self, messages: Sequence[dict[str, str]], options: Sequence[str]) -> dict[str, float]:
+        raise AssertionError("the self-check asks yes or no only")
 
     def stream(self, messages, max_tokens=None):  # type: ignore[no-untyped-def]
         raise AssertionError("the self-check never streams")
@@ -51,8 +54,9 @@ def test_asks_about_the_best_aligned_paper_with_its_whole_abstract() -> None:
     a = verifier.decide("XNet beats GCN on 11 datasets.", candidates, set())
     assert a.supported and a.citations == (2,) and a.verdict == "supported" and a.score == pytest.approx(0.9)
     (messages,) = model.asked
-    assert messages[0] == {"role": "system", "content": SELF_CHECK_SYSTEM}
-    assert XNET[1] in messages[1]["content"] and YNET[1] not in messages[1]["content"]
+    assert messages[0] == {"role": "system", "content": READER_SYSTEM}
+    assert messages[1]["content"].startswith(reading_prefix(*XNET))  # the paper's reading, whole abstract
+    assert "YNet" not in messages[1]["content"]
     assert messages[1]["content"].rstrip().endswith("Answer yes or no.")
     assert "Sentence: XNet beats GCN on 11 datasets." in messages[1]["content"]
 
@@ -96,10 +100,12 @@ def test_abstract_text_is_quoted_as_data() -> None:
     assert 'Abstract 1 ("XNet: graphs at scale")' in two and "stated in the abstracts?" in two
 
 
-def test_yes_share_reads_any_case_and_spacing() -> None:
-    assert yes_share([("Yes", -0.1), (" no", -2.4)]) == pytest.approx(0.909, abs=1e-3)
-    assert yes_share([(" YES", 0.0)]) == 1.0
-    assert yes_share([("Maybe", -0.1)]) == 0.0
+def test_option_shares_read_any_case_and_spacing() -> None:
+    assert option_shares([("Yes", -0.1), (" no", -2.4)], ("yes", "no"))["yes"] == pytest.approx(0.909, abs=1e-3)
+    assert option_shares([(" YES", 0.0)], ("yes", "no"))["yes"] == 1.0
+    assert option_shares([("Maybe", -0.1)], ("yes", "no"))["yes"] == 0.0
+    shares = option_shares([("B", -0.1), (" c", -1.0), ("A", -9.0), ("0", -3.0)], ("0", "A", "B", "C"))
+    assert max(shares, key=shares.__getitem__) == "B" and sum(shares.values()) == pytest.approx(1.0)
 
 
 def test_the_names_a_question_gives_a_paper() -> None:
@@ -114,3 +120,52 @@ def test_the_names_a_question_gives_a_paper() -> None:
     assert paper_names(parse_question("Summarize DUALFormer"), "summary") == ("DUALFormer",)
     # names a question asks about are not paper names unless it asks for a summary
     assert paper_names(parse_question("Why does T2V-Turbo-v2 score worse than Kling on VBench?"), "lookup") == ()
+
+
+def test_every_question_about_one_paper_is_asked_of_the_same_reading() -> None:
+    """The self-check, "is it stated", "is this the paper named" and the answer itself start with the same system
+    prompt and labelled abstract, so a server that keeps prompt states reads the abstract once for all of them."""
+    from assistant.llm.prompts import build_messages
+    from assistant.types import Paper, PaperHit
+    from assistant.verify.verifiers import named_probability, stated_probability
+
+    model = RecordingModel(0.9)
+    best = evidence(1, XNET, "It outperforms GCN on 11 datasets.", 0.9)
+    SelfCheckVerifier(model, 0.5).decide("XNet beats GCN on 11 datasets.", [best], set())
+    stated_probability(model, [XNET], "How many datasets?")
+    named_probability(model, XNET, "XNet")
+    paper = Paper("x#1", "V", XNET[0], (), "", XNET[1], "x.txt", 1)
+    written = build_messages("How many datasets?", [PaperHit(paper, 1.0, 0.5, (), tuple(XNET[1].split(". ")))])
+    asked = [*model.asked, written]
+    prefix = reading_prefix(*XNET) + "\n\n"
+    assert all(m[0]["content"] == READER_SYSTEM and m[1]["content"].startswith(prefix) for m in asked)
+    assert len({m[1]["content"] for m in asked}) == 4  # four different questions after it
+    assert "A. XNet is a graph network." in prefix and "B. It outperforms GCN on 11 datasets." in prefix
+
+
+class PickingModel:
+    """Answers a pick with fixed label shares (first-token probabilities), whatever the question."""
+
+    model = "picking"
+
+    def __init__(self, shares: dict[str, float]) -> None:
+        self.shares = shares
+        self.asked: list[tuple[list[dict[str, str]], tuple[str, ...]]] = []
+
+    def option_probabilities(self, messages, options):  # type: ignore[no-untyped-def]
+        self.asked.append((list(messages), tuple(options)))
+        return {o: self.shares.get(o, 0.0) for o in options}
+
+
+def test_the_pick_reads_one_token_over_none_and_the_sentence_labels() -> None:
+    from assistant.verify.verifiers import picked_sentences
+
+    model = PickingModel({"B": 0.6, "A": 0.35, "0": 0.05})
+    picks = picked_sentences(model, XNET, "How many datasets?")  # type: ignore[arg-type]
+    assert picks is not None and [i for i, _ in picks.sentences] == [1, 0] and picks.none == pytest.approx(0.05)
+    (messages, options), = model.asked
+    assert options == ("0", "A", "B")  # two sentences, two labels
+    assert messages[1]["content"].startswith(reading_prefix(*XNET) + "\n\n")  # asked of the paper's reading
+    # a label far below the best is not picked; "0" above the best means no sentence answers
+    assert [i for i, _ in picked_sentences(PickingModel({"B": 0.9, "A": 0.05}), XNET, "q").sentences] == [1]  # type: ignore[arg-type, union-attr]
+    assert picked_sentences(PickingModel({"0": 0.7, "A": 0.3}), XNET, "q").sentences == ()  # type: ignore[arg-type, union-attr]

@@ -66,6 +66,7 @@ ADDED_SINCE_GROUPS = {
     "ASSISTANT_LLM_BUNDLED",  # the bundled-model choice (issue 32)
     "ASSISTANT_SELF_CHECK_PROBABILITY",  # the one verifier's threshold (issue 40)
     "ASSISTANT_STATED_PROBABILITY",  # the stated check's threshold (issue 41)
+    "ASSISTANT_LLM_PROMPT_CACHE_MB",  # the model server's RAM prompt cache: papers read once (issue 59)
 }
 #: Settings removed since, by flat name: the verifiers the self-check replaced and their thresholds (issue 40); the
 #: answer profile, whose `small` choice only the 135M model used (issue 41).
