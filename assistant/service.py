@@ -60,10 +60,6 @@ class UnavailableBackend:
         """Raises LLMUnavailableError at once."""
         raise LLMUnavailableError(self._message, reason=self._reason)
 
-    def option_probabilities(self, messages: Sequence[Message], options: Sequence[str]) -> dict[str, float]:
-        """Raises LLMUnavailableError at once."""
-        raise LLMUnavailableError(self._message, reason=self._reason)
-
 
 class BundledChatBackend:
     """OpenAI client to the bundled model server; restarts the server if it died (e.g. killed mid-answer),
@@ -95,10 +91,6 @@ class BundledChatBackend:
     def yes_probability(self, messages: Sequence[Message]) -> float:
         """See :meth:`OpenAIChatBackend.yes_probability`. Raises LLMUnavailableError."""
         return self._connected().yes_probability(messages)
-
-    def option_probabilities(self, messages: Sequence[Message], options: Sequence[str]) -> dict[str, float]:
-        """See :meth:`OpenAIChatBackend.option_probabilities`. Raises LLMUnavailableError."""
-        return self._connected().option_probabilities(messages, options)
 
     def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
         """Yield reply deltas (see :meth:`OpenAIChatBackend.stream`).

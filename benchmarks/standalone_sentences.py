@@ -51,10 +51,6 @@ class SilentBackend:
         """Never asked (it writes nothing); 0.0."""
         return 0.0
 
-    def option_probabilities(self, messages: Sequence[dict[str, str]], options: Sequence[str]) -> dict[str, float]:
-        """Picks nothing: "0" (no sentence answers), so the quotes stay the ones code chose."""
-        return {o: float(o == "0") for o in options}
-
 
 def _questions(paths: Sequence[str], split: str = "all") -> list[list[str]]:
     """Each eval item's turns (a follow-up has two), answerable ones only; question types taken in turn

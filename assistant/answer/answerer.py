@@ -35,7 +35,7 @@ from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
 from assistant.llm.prompts import build_messages, strip_citations
 from assistant.tuning import ABSTAIN_TOP_PAPERS
-from assistant.types import Answer, AnswerMode, AnswerSentence, Evidence, Intent, Page, PaperHit
+from assistant.types import Answer, AnswerMode, AnswerSentence, Intent, Page, PaperHit
 from assistant.understand.parse import Question, parse_question
 from assistant.verify.attribution import Attributor, Embedder
 from assistant.verify.verifiers import build_verifier
@@ -335,29 +335,6 @@ class Answerer:
             )
         return AnswerEvent("final", answer=builder.build(settled.mode, settled.notice, timings), hits=tuple(hits))
 
-    def _picked(self, req: Request, hit: PaperHit, quoted: AnswerBuilder) -> AnswerBuilder | None:
-        """The sentences of ``hit`` the model picks as answering the question (verifiers.picked_sentences: one token
-        read from its reading of the paper), quoted in abstract order, cited [1], in place of the quotes code chose
-        (``quoted``; a line it wrote from the paper's record, "The paper is …", stays first); None when the model picks
-        none or cannot be asked."""
-        from assistant.verify.verifiers import picked_sentences
-
-        picks = picked_sentences(self._backend, (hit.paper.title, hit.paper.text), req.question)
-        if picks is None or not picks.sentences:
-            return None
-        read = split_sentences(hit.paper.text)
-        index = {s: i for i, s in enumerate(hit.sentences)}
-        chosen = sorted((index[read[i]], p) for i, p in picks.sentences if i < len(read) and read[i] in index)
-        if not chosen:
-            return None
-        picked = quoted.fresh()
-        for sentence in quoted.sentences:
-            if sentence.check == "record":
-                picked.add(sentence, hit.paper.title)
-        for i, p in chosen:
-            picked.quote(Evidence(hit.paper.id, i, hit.sentences[i], p))
-        return picked
-
     def _generate(
         self,
         strategy: IntentStrategy,
@@ -379,13 +356,6 @@ class Answerer:
         t_gen = time.perf_counter()
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
-            if quoted is not None and len(plan.context) == 1:
-                # one paper: the model reads it and picks the sentences that answer; they replace the quotes code chose
-                # and are what is shown if nothing the model writes passes its check
-                picked = self._picked(req, plan.context[0], quoted)
-                if picked is not None:
-                    quoted = picked
-                    yield AnswerEvent("partial", answer=quoted.build("extractive", timings=timings), hits=hits)
             messages = build_messages(req.question, plan.context, strategy.task)
             verifier = build_verifier(self.settings.verify, self._backend)
             min_alignment = self.settings.verify.verify_min_alignment

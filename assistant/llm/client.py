@@ -218,11 +218,6 @@ class ChatBackend(Protocol):
         self-check of :mod:`assistant.verify.self_check`). Raises LLMUnavailableError."""
         ...
 
-    def option_probabilities(self, messages: Sequence[Message], options: Sequence[str]) -> dict[str, float]:
-        """The probability of each of ``options`` (one-token answers, e.g. sentence labels) as the first token of
-        the reply to ``messages``, normalised over ``options``. Raises LLMUnavailableError."""
-        ...
-
 
 class OpenAIChatBackend:
     """``openai.OpenAI`` pointed at ``base_url``; maps every client or stream error to :class:`LLMUnavailableError`.

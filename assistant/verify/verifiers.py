@@ -27,7 +27,6 @@ if TYPE_CHECKING:
     from assistant.llm.client import ChatBackend
 
 __all__ = [
-    "Picks",
     "Alignment",
     "Evidence",
     "SelfCheckVerifier",
@@ -190,46 +189,3 @@ def stated_probability(backend: ChatBackend, sources: Sequence[tuple[str, str]],
     else:
         messages = stated_check_messages(sources, question)
     return _asked(backend, messages, f"whether the abstracts state {question!r}")
-
-
-@dataclass(frozen=True, slots=True)
-class Picks:
-    """What the model picked, reading one paper, as the sentences that answer a question: ``sentences`` (indices
-    into the paper's :func:`~assistant.lang.text.split_sentences`, best first, each with its share of the
-    probability) and ``none``, the probability it gave to "no sentence answers it" (label ``0``)."""
-
-    sentences: tuple[tuple[int, float], ...]
-    none: float
-
-
-#: A label is picked when its share is at least this part of the best label's (the best is always picked, unless
-#: "0" outweighs it); not fitted: one token's distribution read as "these answer it about as well as the best".
-PICK_RELATIVE_SHARE = 0.5
-
-
-def picked_sentences(backend: ChatBackend, source: tuple[str, str], question: str, most: int = 3) -> Picks | None:
-    """The sentences of ``source`` = ``(title, abstract)`` that answer ``question``, as the model reads them: it is
-    asked :data:`assistant.llm.prompts.READ_PICK` of the paper's reading, and the first token of its reply, read
-    from log-probabilities over ``0`` and the sentence labels, is the choice: the best label and those with at
-    least :data:`PICK_RELATIVE_SHARE` of its share, at most ``most``, none when ``0`` outweighs the best label.
-    None when the model cannot be asked (callers then decide nothing)."""
-    from assistant.lang.text import split_sentences
-    from assistant.llm.client import connection_errors
-    from assistant.llm.prompts import READ_PICK, SENTENCE_LABELS, reading_messages
-
-    n = min(len(split_sentences(source[1])) if source[1].strip() else 0, len(SENTENCE_LABELS))
-    if n == 0:
-        return Picks((), 1.0)
-    labels = SENTENCE_LABELS[:n]
-    messages = reading_messages(source, READ_PICK.format(question=" ".join(question.split())))
-    try:
-        shares = backend.option_probabilities(messages, ("0", *labels))
-    except connection_errors() as e:
-        logger.warning("the model could not pick sentences for %r (%s)", question, getattr(e, "reason", e))
-        return None
-    ranked = sorted(((i, shares[label]) for i, label in enumerate(labels)), key=lambda p: -p[1])
-    best = ranked[0][1]
-    if best <= 0.0 or shares["0"] >= best:
-        return Picks((), shares["0"])
-    chosen = tuple((i, p) for i, p in ranked[:most] if p >= PICK_RELATIVE_SHARE * best)
-    return Picks(chosen, shares["0"])

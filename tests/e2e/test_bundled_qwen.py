@@ -96,3 +96,14 @@ def test_dev_followups_and_comparisons_through_the_conversation_path(assistant: 
         if item["type"] == "compare":
             assert answer.comparison is not None and len(answer.comparison.rows) >= 2, item["id"]
     assert sum(recalls) / len(recalls) >= 0.75, recalls
+
+
+def test_the_server_keeps_each_read_paper(local_llm) -> None:  # type: ignore[no-untyped-def]
+    """The bundled server runs with its RAM prompt cache at the configured size: each paper's reading is kept for the
+    next question about it (what that saves is measured by benchmarks/answer_latency.py, not asserted)."""
+    from assistant.config import Settings
+
+    assert local_llm._proc is not None
+    argv = open(f"/proc/{local_llm._proc.pid}/cmdline", "rb").read().split(b"\0")
+    size = str(Settings().llm.prompt_cache_mb << 20).encode()
+    assert argv[argv.index(b"--cache") + 1] == b"True" and argv[argv.index(b"--cache_size") + 1] == size

@@ -44,28 +44,6 @@ def test_nothing_supported_gives_extractive_cited_answer(scripted_assistant) -> 
 
 
 
-def test_when_nothing_passes_the_models_picks_are_the_quotes(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    """One paper: the model reads it and picks the sentence that answers (label C); when nothing it writes passes, that
-    sentence is what is shown, as a quote (never sentences chosen by word overlap)."""
-    from assistant.lang.text import split_sentences
-
-    with (FakeOpenAIServer(["Bananas are yellow and grow in tropical climates."]) as server,
-          scripted_assistant(server) as assistant):
-        server.pick = "C"
-        events = list(assistant.new_session().stream(Q))
-    answer = events[-1].answer
-    assert answer is not None and answer.mode == "extractive" and len(server.picks) == 1
-    picked = split_sentences(answer.citations[0].paper.text)[2]
-    # the record's line ("The paper is …": a "which paper" question), then one quote: the picked sentence (with the
-    # one before it when it leans on it: "Nonetheless, ...")
-    record, quote = answer.sentences
-    assert record.check == "record" and record.text.startswith("The paper is “DUALFormer")
-    assert quote.check == "quote" and quote.text.endswith(picked) and not quote.by_model
-    # the picks replaced the quotes code chose while the model wrote
-    shown = [e.answer for e in events if e.kind == "partial" and e.answer is not None]
-    assert [s.text for s in shown[-1].sentences] == [s.text for s in answer.sentences]
-
-
 @pytest.mark.parametrize("failure", [500, 404])
 def test_llm_http_error_falls_back_with_notice(scripted_assistant, failure: int) -> None:  # type: ignore[no-untyped-def]
     with FakeOpenAIServer([failure, failure, failure]) as server, scripted_assistant(server) as assistant:
@@ -214,9 +192,6 @@ def test_an_openai_client_error_from_a_custom_backend_is_a_model_failure(  # typ
             raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
 
         def yes_probability(self, messages):  # type: ignore[no-untyped-def]
-            raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
-
-        def option_probabilities(self, messages, options):  # type: ignore[no-untyped-def]
             raise openai.APIConnectionError(request=httpx.Request("POST", "http://127.0.0.1:9/v1/chat/completions"))
 
     with build_assistant(seeded_settings, embed_model=embed_model, backend=RawOpenAIBackend(),

@@ -31,9 +31,6 @@ Token usage is reported as OpenAI does: in each JSON completion, and, when the r
 ``stream_options: {"include_usage": true}``, in a last streamed event with ``choices: []`` (before ``[DONE]``):
 ``prompt_tokens`` = :func:`prompt_tokens` of the request's messages, ``completion_tokens`` = the events of text sent.
 
-A pick of the sentences that answer (``prompts.READ_PICK``, asked for its log-probabilities) is answered at once with
-the label ``pick`` (default ``"0"``: none) and recorded in ``picks``.
-
 Requests are recorded in ``requests``, self-checks apart in ``self_checks``, translations in ``translations``.
 A client that closes its connection while a ``PACED:`` reply waits between sentences is seen at once (the socket
 is watched during the wait): the reply stops and the moment is recorded in ``hangups`` (``time.monotonic()``).
@@ -49,10 +46,7 @@ from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from assistant.llm.prompts import LANGUAGE_SYSTEM, READ_PICK
-
-#: What a pick request asks, after the question (prompts.READ_PICK).
-_PICK_ASK = READ_PICK.split("\n", 1)[1].split("?")[0]
+from assistant.llm.prompts import LANGUAGE_SYSTEM
 
 TRUNCATE = "TRUNCATE:"
 CUT = "CUT:"
@@ -100,15 +94,6 @@ def _yes_no_completion(p_yes: float) -> dict[str, Any]:
                                                    "top_logprobs": top}]}}]}
 
 
-def _one_token_completion(token: str) -> dict[str, Any]:
-    """A one-token chat completion that is sure of ``token``."""
-    top = [{"token": token, "logprob": 0.0, "bytes": None}]
-    return {"id": "c", "object": "chat.completion", "created": 0, "model": "scripted",
-            "choices": [{"index": 0, "finish_reason": "length", "message": {"role": "assistant", "content": token},
-                         "logprobs": {"content": [{"token": token, "logprob": 0.0, "bytes": None,
-                                                   "top_logprobs": top}]}}]}
-
-
 class _QuietServer(ThreadingHTTPServer):
     """A client that hangs up (the answerer stops reading once it has what it needs) is normal here: no
     traceback on the test process's stderr, which the CLI tests read for tracebacks of their own."""
@@ -134,11 +119,6 @@ class FakeOpenAIServer:
         self.translate = translate
         self.requests: list[dict[str, Any]] = []
         self.self_checks: list[dict[str, Any]] = []
-        #: The pick requests (which sentences answer), apart from the self-checks; each is answered with ``pick``.
-        self.picks: list[dict[str, Any]] = []
-        #: The sentence label a pick request is answered with ("0": no sentence answers it; the answerer then keeps the
-        #: quotes code chose).
-        self.pick = "0"
         self.translations: list[dict[str, Any]] = []
         #: streamed replies sent to the end (``[DONE]``)
         self.finished = 0
@@ -195,14 +175,6 @@ class FakeOpenAIServer:
             def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", 0))
                 payload = json.loads(self.rfile.read(length))
-                asked = str((payload.get("messages") or [{}])[-1].get("content", ""))
-                if payload.get("logprobs") and _PICK_ASK in asked:
-                    with outer._lock:  # the model's pick of the sentences that answer (verifiers.picked_sentences)
-                        outer.picks.append(payload)
-                    self._json(200, {**_one_token_completion(outer.pick), "usage": {
-                        "prompt_tokens": prompt_tokens(payload), "completion_tokens": 1,
-                        "total_tokens": prompt_tokens(payload) + 1}})
-                    return
                 if payload.get("logprobs"):
                     with outer._lock:
                         outer.self_checks.append(payload)

@@ -20,9 +20,6 @@ class YesModel:
         self.asked.append(list(messages))
         return self.p
 
-    def option_probabilities(self, messages: Sequence[dict[str, str]], options: Sequence[str]) -> dict[str, float]:
-        raise AssertionError("this stand-in only checks")
-
     def stream(self, messages: Sequence[dict[str, str]], max_tokens: int | None = None) -> Iterator[str]:
         raise AssertionError("this stand-in only checks")
 

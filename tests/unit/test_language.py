@@ -30,9 +30,6 @@ class Backend:
     def yes_probability(self, messages: Sequence[Message]) -> float:
         raise AssertionError("the language step asks no yes/no question")
 
-    def option_probabilities(self, messages: Sequence[Message], options: Sequence[str]) -> dict[str, float]:
-        raise AssertionError("the language step asks for no choice")
-
 
 @pytest.mark.parametrize(
     ("question", "language"),

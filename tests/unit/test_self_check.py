@@ -29,9 +29,6 @@ class RecordingModel:
             raise self.error
         return self.p
 
-    def option_probabilities(self, messages: Sequence[dict[str, str]], options: Sequence[str]) -> dict[str, float]:
-        raise AssertionError("the self-check asks yes or no only")
-
     def stream(self, messages, max_tokens=None):  # type: ignore[no-untyped-def]
         raise AssertionError("the self-check never streams")
 
@@ -142,30 +139,3 @@ def test_every_question_about_one_paper_is_asked_of_the_same_reading() -> None:
     assert len({m[1]["content"] for m in asked}) == 4  # four different questions after it
     assert "A. XNet is a graph network." in prefix and "B. It outperforms GCN on 11 datasets." in prefix
 
-
-class PickingModel:
-    """Answers a pick with fixed label shares (first-token probabilities), whatever the question."""
-
-    model = "picking"
-
-    def __init__(self, shares: dict[str, float]) -> None:
-        self.shares = shares
-        self.asked: list[tuple[list[dict[str, str]], tuple[str, ...]]] = []
-
-    def option_probabilities(self, messages, options):  # type: ignore[no-untyped-def]
-        self.asked.append((list(messages), tuple(options)))
-        return {o: self.shares.get(o, 0.0) for o in options}
-
-
-def test_the_pick_reads_one_token_over_none_and_the_sentence_labels() -> None:
-    from assistant.verify.verifiers import picked_sentences
-
-    model = PickingModel({"B": 0.6, "A": 0.35, "0": 0.05})
-    picks = picked_sentences(model, XNET, "How many datasets?")  # type: ignore[arg-type]
-    assert picks is not None and [i for i, _ in picks.sentences] == [1, 0] and picks.none == pytest.approx(0.05)
-    (messages, options), = model.asked
-    assert options == ("0", "A", "B")  # two sentences, two labels
-    assert messages[1]["content"].startswith(reading_prefix(*XNET) + "\n\n")  # asked of the paper's reading
-    # a label far below the best is not picked; "0" above the best means no sentence answers
-    assert [i for i, _ in picked_sentences(PickingModel({"B": 0.9, "A": 0.05}), XNET, "q").sentences] == [1]  # type: ignore[arg-type, union-attr]
-    assert picked_sentences(PickingModel({"0": 0.7, "A": 0.3}), XNET, "q").sentences == ()  # type: ignore[arg-type, union-attr]
