@@ -433,15 +433,6 @@ class AnswerSettings(_Group):
         tuning.COMPARE_PAPERS,
         description="Papers in a comparison unless the question names a number (\"the three papers\").",
     )
-    choice_margin: float = Field(
-        tuning.CHOICE_MARGIN,
-        description=(
-            "\"Which of them ...?\" is answered with one paper when its best sentence (the evidence score and the "
-            "bonuses for what is asked, without the contribution prior and boilerplate penalty) beats every other "
-            "paper's best by this much; else each paper's sentence is quoted. Midway between the gaps seen on the "
-            "conversation tests and the val split (undecided up to 0.19, decided from 0.30)."
-        ),
-    )
     confident_match_similarity: float = Field(
         tuning.CONFIDENT_MATCH_SIMILARITY,
         description=(

@@ -221,13 +221,6 @@ DESCRIBED_MARGIN = 0.43
 #: Among the papers in focus, a singular follow-up ("what does it use colour for?" after a comparison) goes to
 #: the one its profile cosine prefers by at least this much; else to the first one shown.
 FOCUS_PREFERENCE_MARGIN = 0.1
-#: "Which of them ...?" is answered with one paper when its best sentence (strategies.plain_scores: the evidence
-#: score and the bonuses for what is asked, without the contribution prior and boilerplate penalty, so "The code
-#: is available at ..." counts) beats every other paper's best by this much; else each paper's sentence is quoted.
-#: Midway between the gaps seen on the conversation tests and the val split: undecided "Which of them needs less
-#: data?" 0.19, "which of the two reports a concrete success rate?" 0.07; decided "relies on human experts?"
-#: 0.30, "which one links its code?" 0.34, "uses reinforcement learning?" 0.40.
-CHOICE_MARGIN = 0.24
 
 # --- text and input checks (text.py, corpus.py) ---------------------------------------------------------
 #: Punkt fragments shorter than this (characters) are glued to the sentence before them ("Fig. 2.").

@@ -20,6 +20,7 @@ the summary, comparison, topic and choice strategies and the registry: here.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from assistant.answer.builder import AnswerBuilder, with_evidence
@@ -31,7 +32,7 @@ from assistant.answer.extractive import (
 from assistant.answer.listing import narrowing
 from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
 from assistant.lang.words import word_start_pattern
-from assistant.types import AnswerSentence, Evidence, Listing, PaperHit
+from assistant.types import Evidence, Listing, PaperHit
 from assistant.understand.intents import comparison_table, sentence_roles, topic_members, topic_query
 
 if TYPE_CHECKING:
@@ -66,7 +67,6 @@ __all__ = [
     "SummaryStrategy",
     "Tools",
     "TopicStrategy",
-    "decided_paper",
     "lookup_kind",
     "plain_scores",
     "read_records",
@@ -290,18 +290,19 @@ class TopicStrategy(IntentStrategy):
 
 
 class ChoiceStrategy(IntentStrategy):
-    """ "Which of them needs less data?": a choice between the papers in focus (or the two best papers).
+    """ "Which of them needs less data?": a choice between the papers in focus (or the two best papers), decided by
+    the model, never by code (issue 59: a verdict code wrote from sentence scores, "X is the one whose abstract states
+    it", was false where both abstracts state it).
 
-    Every sentence of every paper's abstract is scored for the question (:func:`plain_scores`); when one
-    paper's best sentence beats every other paper's best by ``answer.choice_margin``, the answer names that paper
-    and quotes the sentence ("which of them uses reinforcement learning?" -> LeReT, "a reinforcement-learning
-    framework"). Otherwise the model may decide, citing the deciding sentences; by code, each
-    paper's sentence that bears on the question is quoted under a notice that the abstracts do not decide it."""
+    The model reads each paper's sentences that bear on the question (:func:`plain_scores`, so "The code is available
+    at ..." can answer "which one links its code?") and says which paper it is, citing the deciding sentences; each of
+    its sentences is checked against the paper it cites. By code (the model failed, or nothing it wrote passed), each
+    paper's sentence that bears on the question is quoted under a notice that the abstracts were not weighed."""
 
     intent = "choice"
     task = (
-        "Say which of the papers the question asks for, citing the sentence that decides it; if the sources "
-        "do not decide it, say so and give what each says."
+        "Say which of the papers the question asks for, citing the sentence that decides it; if several papers do, "
+        "say so; if the sources do not decide it, say so and give what each says."
     )
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
@@ -309,31 +310,27 @@ class ChoiceStrategy(IntentStrategy):
             tools.settings.answer.compare_papers,
             min(tools.settings.answer.context_papers, req.facts.papers_wanted or tools.settings.answer.compare_papers),
         )
-        context = prompt_evidence(tools, hits if req.focus_ids else hits[:wanted])
-        chosen = decided_paper(context, req, tools.settings)
-        return Plan(context, use_model=chosen is None, decided=chosen)
+        k = tools.settings.llm.prompt_evidence_sentences
+        context = [  # the evidence the model reads: the best sentences by the plain scores; the hit's own scores kept
+            replace(
+                with_evidence(replace(h, sentence_scores=tuple(plain_scores(h, req, tools.settings))), k),
+                sentence_scores=h.sentence_scores,
+            )
+            if h.sentence_scores
+            else h
+            for h in (hits if req.focus_ids else hits[:wanted])
+        ]
+        return Plan(context, use_model=True)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
-        """The paper whose abstract states it (:func:`decided_paper`), named and quoted; else, for each paper,
-        its sentence that best answers the question, cited to it."""
-        chosen = plan.decided
-        if chosen is not None:
-            hit = plan.context[chosen]
-            n = chosen + 1
-            scores = plain_scores(hit, req, tools.settings)
-            best = max(range(len(scores)), key=lambda i: scores[i])
-            lead = f"“{hit.paper.title}” is the one whose abstract states it."
-            builder.add(AnswerSentence(lead, (n,), 1.0), hit.paper.title)
-            builder.quote(Evidence(hit.paper.id, best, hit.sentences[best], hit.sentence_scores[best]), n)
-            return
+        """For each paper, its sentence that best answers the question, cited to it."""
         for n, hit in enumerate(plan.context, start=1):
             for ev in pick_sentences(hit, req.facts, req.question, 1, req.cache):
                 builder.quote(ev, n)
 
     def notice(self, plan: Plan) -> str:
-        """Shown above a choice answered by code when no abstract decides it: the abstracts are quoted, not
-        weighed."""
-        if plan.decided is not None or len(plan.context) < 2:  # decided, or one paper: nothing to weigh
+        """Shown above a choice answered by code: the abstracts are quoted, not weighed."""
+        if len(plan.context) < 2:  # one paper: nothing to weigh
             return ""
         return "The abstracts don't settle this between them directly; here is what each one says."
 
@@ -350,17 +347,6 @@ def plain_scores(hit: PaperHit, req: Request, settings: Settings) -> list[float]
         + r.evidence_boilerplate_penalty * is_boilerplate(p.evidence.text)
         for p in score_sentences(hit, req.facts, req.question)
     ]
-
-
-def decided_paper(context: list[PaperHit], req: Request, settings: Settings) -> int | None:
-    """The index in ``context`` of the paper whose abstract answers a "which of them" question: its best sentence
-    (:func:`plain_scores`, every sentence of every abstract) beats each other paper's best by ``answer.choice_margin``;
-    None when fewer than two papers have scored sentences or none leads by that much."""
-    if len(context) < 2 or not all(h.sentence_scores for h in context):
-        return None
-    best = [max(plain_scores(h, req, settings)) for h in context]
-    order = sorted(range(len(best)), key=lambda i: best[i], reverse=True)
-    return order[0] if best[order[0]] - best[order[1]] >= settings.answer.choice_margin else None
 
 
 #: The registry: intent name -> strategy. ``intents.detect_intent`` returns one of these names.

@@ -145,8 +145,6 @@ class Plan:
         sources: papers shown as sources (None: every candidate).
         comparison: a papers x aspects table shown with the answer.
         listing: for a topic list, how many papers match and which page of them is in ``context``.
-        decided: for a choice between papers, the index in ``context`` of the paper whose abstract answers it
-            (ChoiceStrategy); None when no abstract decides it.
         notice: a caveat shown with the answer (a near miss: what of the question the paper does not match).
     """
 
@@ -156,7 +154,6 @@ class Plan:
     sources: list[PaperHit] | None = None
     comparison: Comparison | None = None
     listing: Listing | None = None
-    decided: int | None = None
     notice: str = ""
 
 

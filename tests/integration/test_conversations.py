@@ -244,18 +244,27 @@ def test_an_ordinal_after_a_comparison_table_is_that_row(server: FakeOpenAIServe
         assert {c.paper.id for c in first.citations} == {SENSITIVITY}, first.text
 
 
-def test_which_of_them_answers_with_the_paper_whose_abstract_states_it(  # type: ignore[no-untyped-def]
-    server: FakeOpenAIServer, scripted_assistant
-) -> None:
-    """Every paper in focus is read whole: LeReT's abstract calls it a reinforcement-learning framework, so it is
-    the answer, alone; InfoAlign's last sentence links its code (a sentence the evidence ranking pushes down as
-    boilerplate). Neither used to be found ("the abstracts don't settle this")."""
-    with scripted_assistant(server) as assistant:
+def test_which_of_them_is_decided_by_the_model_from_each_papers_sentences(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """ "Which of them …?" is the model's to decide (no verdict written by code, issue 59): it reads each paper's
+    sentences that bear on the question, InfoAlign's last sentence with its code link among them (a sentence the
+    evidence ranking pushes down as boilerplate), and its verdict is shown once checked against the paper it cites."""
+    verdicts = {
+        "Which of them uses reinforcement learning?": "LeReT is a reinforcement learning framework [1].",
+        "of those two, which one links its code?": "The code and model of InfoAlign are available at "
+        "https://github.com/liugangcode/InfoAlign [2].",
+    }
+
+    def reply(payload):  # type: ignore[no-untyped-def]
+        asked = payload["messages"][-1]["content"]
+        return next((v for q, v in verdicts.items() if asked.endswith(q)), "Nothing verifiable here at all.")
+
+    with FakeOpenAIServer(reply) as server, scripted_assistant(server) as assistant:
         session = assistant.new_session()
         session.ask("Compare LeReT with MatryoshkaKV")
         rl = session.ask("Which of them uses reinforcement learning?")
         assert {c.paper.id for c in rl.citations} == {LERET}, rl.text
-        assert "reinforcement" in rl.text.lower() and "don't settle" not in rl.notice
+        assert rl.mode == "generated" and "reinforcement learning framework" in rl.text.lower()
+        assert "is the one whose abstract states it" not in rl.text
 
         session = assistant.new_session()
         session.ask(
@@ -263,6 +272,8 @@ def test_which_of_them_answers_with_the_paper_whose_abstract_states_it(  # type:
         )
         session.ask("theres also an antibody design one right? what does it optimize for")
         code = session.ask("of those two, which one links its code?")
+        prompt = server.requests[-1]["messages"][-1]["content"]
+        assert "github.com/liugangcode/InfoAlign" in prompt  # the model read the sentence that decides it
         assert {c.paper.id for c in code.citations} == {INFOALIGN}, code.text
         assert "github.com" in code.text
 
