@@ -121,6 +121,8 @@ sup.cite a { text-decoration: none; }
 .refs .withheld { border-left: 3px solid var(--color-red-500, #d33); padding-left: 0.5em; opacity: 0.85; }
 .ref-n { font-weight: 600; }
 .meta { opacity: 0.75; }
+.answer-details { margin-top: 0.2em; font-size: 0.85em; opacity: 0.8; }
+.answer-details > summary { cursor: pointer; }
 table.compare { font-size: 0.88em; border-collapse: collapse; }
 table.compare th, table.compare td {
   border: 1px solid var(--border-color-primary); padding: 0.3em; vertical-align: top;

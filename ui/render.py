@@ -311,23 +311,20 @@ def progress_markdown(
 
 
 def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") -> str:
-    """Comparison table (compare answers), notice, answer (a list for topics), searched-for line (only
-    when it differs from the question), reference cards (title link, authors, highlighted abstract), and
-    the model line. ``anchor`` makes the cards' ids unique on the page (one per message)."""
+    """What the reader sees is the answer (issue 59): the comparison table (compare answers), a notice only when it
+    changes how the answer reads (the model failed, nothing it wrote passed and quotes are shown, the abstracts do
+    not state it), the answer (a list for topics), the reference cards (title link, authors, highlighted abstract),
+    and, once final, one short line saying who answered in how long. The rest is under a closed "Details" toggle
+    (:func:`answer_details`): the notice of a written answer ("About X, not Y from the last answer", the English
+    reading of a question), what was searched for, how many sentences were removed, and which checks passed.
+    ``anchor`` makes the cards' ids unique on the page (one per message)."""
     out = []
     table = comparison_html(answer, anchor)
     if table:
         out.append(table)
-    if answer.notice and not answer.abstained:  # above the passages it explains
+    if answer.notice and not answer.abstained and answer.mode != "generated":  # above the passages it explains
         out.append(f"<p class='notice'><em>{html_text(answer.notice)}</em></p>")
     out.append(answer_body(answer, anchor))
-    if answer.dropped and answer.model_used:
-        n = len(answer.dropped)
-        out.append(
-            f"<p class='dropped'><small>{n} sentence{'s' if n != 1 else ''} removed: "
-            "not supported by the abstracts</small></p>"
-        )
-    out.append(answer_meta(answer))
     if answer.citations:
         cells = _cell_texts(answer)
         refs = ["<p class='refs-head'><b>References</b></p>", "<ol class='refs'>"]
@@ -344,17 +341,37 @@ def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") ->
     if final:
         secs = answer.timings_ms.get("total", 0.0) / 1000
         if not answer.model_used:  # decided by retrieval and code alone
-            out.append(
-                f"<p class='model'><small>answered by retrieval alone (no language model) in {secs:.1f} s</small></p>"
-            )
-        else:  # the model was asked: say what of its text was kept
-            by = (
-                model_credit(answer)
-                if answer.mode == "generated"
-                else (f"retrieval and code alone ({answer.model}'s answer was not used)")
-            )
-            out.append(f"<p class='model'><small>answered by {html_text(by)} in {secs:.1f} s</small></p>")
+            by = "retrieval alone (no language model)"
+        elif answer.mode == "generated" and any(s.by_model for s in answer.sentences):
+            by = answer.model
+        else:
+            by = f"retrieval and code alone ({answer.model}'s answer was not used)"
+        out.append(f"<p class='model'><small>answered by {html_text(by)} in {secs:.1f} s</small></p>")
+    out.append(answer_details(answer, final=final))
     return "\n\n".join(o for o in out if o)
+
+
+def answer_details(answer: Answer, *, final: bool = True) -> str:
+    """The closed "Details" toggle under an answer (``<details class='answer-details'>``): a written answer's notice,
+    what was searched for (:func:`answer_meta`), how many of the model's sentences were removed, and, once final,
+    which checks its kept sentences passed (:func:`~assistant.answer.render.model_credit`). "" when there is nothing
+    to show."""
+    parts = []
+    if answer.notice and not answer.abstained and answer.mode == "generated":
+        parts.append(f"<p class='notice'><em>{html_text(answer.notice)}</em></p>")
+    parts.append(answer_meta(answer))
+    if answer.dropped and answer.model_used:
+        n = len(answer.dropped)
+        parts.append(
+            f"<p class='dropped'><small>{n} sentence{'s' if n != 1 else ''} removed: "
+            "not supported by the abstracts</small></p>"
+        )
+    if final and answer.model_used and answer.mode == "generated" and any(s.by_model for s in answer.sentences):
+        parts.append(f"<p class='checks'><small>{html_text(model_credit(answer))}</small></p>")
+    shown = [p for p in parts if p]
+    if not shown:
+        return ""
+    return f"<details class='answer-details'><summary>Details</summary>{''.join(shown)}</details>"
 
 
 def references_panel(cited: Sequence[tuple[int, Paper]]) -> str:

@@ -90,6 +90,8 @@ def test_three_turn_conversation_keeps_labels_and_compares(page, screenshot_dir:
 
     second = ask(page, "How many text-to-image models did they sample images from?", 2)
     assert _label_of(second, A_BENCH_URL) == label  # "they" resolved to A-Bench, same label
+    assert "Searched for:" not in second.inner_text()  # under the closed "Details" toggle (issue 59)
+    second.locator("details.answer-details > summary").click()
     assert "Searched for:" in second.inner_text() and "A-Bench" in second.locator(".meta").inner_text()
 
     third = ask(page, "Compare it with the Number Cookbook paper.", 3)

@@ -29,8 +29,25 @@ def test_markdown_has_marker_link_authors_and_evidence() -> None:
     assert "&lt;b&gt;bold&lt;/b&gt;" in md  # title HTML escaped
     assert "Ada Lovelace" in md and "<mark>XNet is fast.</mark>" in md
     assert md.count("XNet is fast.") == 2  # once in the answer, once (highlighted in the abstract) on the card
-    assert ("answered by smollm2 (every sentence checked against its evidence: numbers and names found, and the "
-            "model, asked again, said the abstract states each (probability of yes 0.90)) in 1.2 s") in md
+    # one short line in view; which checks passed is under the closed "Details" toggle (issue 59)
+    assert "<p class='model'><small>answered by smollm2 in 1.2 s</small></p>" in md
+    details = md.split("<details class='answer-details'><summary>Details</summary>", 1)[1]
+    assert ("smollm2 (every sentence checked against its evidence: numbers and names found, and the "
+            "model, asked again, said the abstract states each (probability of yes 0.90))") in details
+
+
+def test_what_the_reader_sees_is_the_answer_the_rest_is_under_details() -> None:
+    """A written answer's notice ("About X, not Y"), the search and the removed count go under "Details"; a notice
+    that changes how the answer reads (quotes shown because nothing passed) stays in view."""
+    written = replace(_answer(), notice="About “XNet”, not “YNet” from the last answer.", dropped=("Made up.",),
+                      resolved_query="Compare it with YNet. (XNet)")
+    md = answer_markdown(written)
+    shown, details = md.split("<details class='answer-details'><summary>Details</summary>", 1)
+    assert "About “XNet”" not in shown and "Searched for" not in shown and "removed" not in shown
+    assert "About “XNet”" in details and "Searched for: Compare it with YNet. (XNet)" in details
+    assert "1 sentence removed" in details
+    quoted = replace(_answer(), mode="extractive", notice="No sentence of the model's answer could be checked.")
+    assert "<p class='notice'><em>No sentence of the model" in answer_markdown(quoted).split("<details")[0]
 
 
 def test_hostile_text_is_inert() -> None:
