@@ -265,13 +265,26 @@ def supports(tools: Tools, hit: PaperHit, claim: str) -> bool | None:
         return None
 
 
+#: Words a title writes in lower case between capitalised ones ("Learning to Retrieve by Trying").
+_TITLE_CONNECTORS = frozenset("a an and as at by for from in into of on or the to via vs with".split())
+
+
+def _written_as_a_name(text: str) -> bool:
+    """True when every word of ``text`` has a capital letter or a digit ("Llama 3", "LoRA", "Number Cookbook"), title
+    connectors aside, and at least one does; False for a phrase ("Android app control", "minimize one loss")."""
+    words = text.split()
+    named = [w for w in words if any(c.isupper() or c.isdigit() for c in w)]
+    return bool(named) and all(w in named or w.lower() in _TITLE_CONNECTORS for w in words)
+
+
 def paper_names(question: Question, intent: str) -> tuple[str, ...]:
     """The names the question gives a paper, as written: quoted spans (titles), its descriptions that are written as
-    a name ("the Llama 3 paper", "the LoRA paper": a capital letter or a digit in them) and, for a summary
+    a name ("the Llama 3 paper", "the LoRA paper": every word a capital letter or a digit in it, title connectors
+    aside; "the Android app control paper" is a description, not a name: issue 59) and, for a summary
     ("Summarize DUALFormer"), its names (``facts.entities``). Other names of a question are what it asks about, not
     which paper ("Why does T2V-Turbo-v2 score worse than Kling on VBench?": Kling and VBench are no paper here)."""
     names = [m.group(1).strip() for m in QUOTED_SPAN.finditer(question.text)]
-    names += [d for d in question.descriptions if any(c.isupper() or c.isdigit() for c in d)]
+    names += [d for d in question.descriptions if _written_as_a_name(d)]
     if intent == "summary":
         names += list(question.facts.entities)
     author = (question.author or "").lower()
