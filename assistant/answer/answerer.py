@@ -33,7 +33,7 @@ from assistant.answer.strategy import unindexed_name
 from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
-from assistant.llm.prompts import build_messages, strip_citations
+from assistant.llm.prompts import build_messages, part_messages, strip_citations
 from assistant.tuning import ABSTAIN_TOP_PAPERS
 from assistant.types import Answer, AnswerMode, AnswerSentence, Intent, Page, PaperHit
 from assistant.understand.parse import Question, parse_question
@@ -356,7 +356,12 @@ class Answerer:
         t_gen = time.perf_counter()
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
-            messages = build_messages(req.question, plan.context, strategy.task)
+            # a comparison: each paper's part written from its own reading, in turn; else one answer
+            prompts = (
+                [part_messages(req.question, hit) for hit in plan.context]
+                if plan.per_paper and len(plan.context) > 1
+                else [build_messages(req.question, plan.context, strategy.task)]
+            )
             verifier = build_verifier(self.settings.verify, self._backend)
             min_alignment = self.settings.verify.verify_min_alignment
             attributor = Attributor(plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment)
@@ -398,7 +403,10 @@ class Answerer:
             # Only the model stream is guarded: a failure of the connection becomes the notice and the code's
             # answer; a failure in our own code (verify, the builder) propagates as the internal error it is.
             def model_deltas() -> Generator[str, None, None]:  # lazy: a backend that fails when called fails at next()
-                yield from self._backend.stream(messages, plan.max_tokens)
+                for messages in prompts:  # the [n] a part writes is ignored: attribution cites (attribution.py)
+                    yield from self._backend.stream(messages, plan.max_tokens)
+                    if len(prompts) > 1:
+                        yield " "  # the next paper's part starts a new sentence
 
             deltas = model_deltas()
             try:

@@ -198,7 +198,7 @@ class CompareStrategy(IntentStrategy):
         )
         papers = hits if req.focus_ids else (shared_topic_papers(tools, req, hits, wanted) or hits[:wanted])
         context = prompt_evidence(tools, papers)
-        return Plan(context, use_model=True, comparison=comparison_table(context, req.cache))
+        return Plan(context, use_model=True, comparison=comparison_table(context, req.cache), per_paper=True)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """For each paper, in abstract order: its contribution sentence (the first of its "approach" role: what

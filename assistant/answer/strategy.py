@@ -146,6 +146,7 @@ class Plan:
         comparison: a papers x aspects table shown with the answer.
         listing: for a topic list, how many papers match and which page of them is in ``context``.
         notice: a caveat shown with the answer (a near miss: what of the question the paper does not match).
+        per_paper: the model writes each paper's part from that paper's reading alone, in turn (a comparison).
     """
 
     context: list[PaperHit]
@@ -155,6 +156,7 @@ class Plan:
     comparison: Comparison | None = None
     listing: Listing | None = None
     notice: str = ""
+    per_paper: bool = False
 
 
 class IntentStrategy:

@@ -70,6 +70,14 @@ READ_WRITE = (
     "what the abstract states."
 )
 
+#: A comparison's part for one paper, asked of that paper's reading alone (issue 59: each paper's part from its own
+#: reading, so no paper of a comparison is dropped).
+READ_PART = (
+    "The user compares this paper with other papers and asks: {question}\nIn one or two short sentences, say what "
+    "this paper does on that point, naming the paper by its method's name or its title and using the abstract's own "
+    "words. End each sentence with [1]."
+)
+
 #: The language step (:func:`translation_messages`; understand/language.py): a question the language identifier does
 #: not read as English is put into English by the model (a question it repeats unchanged was English).
 LANGUAGE_SYSTEM = "You translate questions about research papers into English."
@@ -210,6 +218,13 @@ def translation_messages(question: str) -> list[dict[str, str]]:
         {"role": "system", "content": LANGUAGE_SYSTEM},
         {"role": "user", "content": f"{TRANSLATE_REQUEST}\n\nQuestion: {' '.join(question.split())}"},
     ]
+
+
+def part_messages(question: str, hit: PaperHit) -> list[dict[str, str]]:
+    """One paper's part of a comparison, asked of its reading alone (:data:`READ_PART`): the model writes what this
+    paper does on the point the question asks, having read only this paper."""
+    ask = READ_PART.format(question=" ".join(question.split()))
+    return reading_messages((hit.paper.title, hit.paper.text), ask)
 
 
 def build_messages(question: str, hits: Sequence[PaperHit], task: str = DEFAULT_TASK) -> list[dict[str, str]]:

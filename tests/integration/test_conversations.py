@@ -278,6 +278,29 @@ def test_which_of_them_is_decided_by_the_model_from_each_papers_sentences(script
         assert "github.com" in code.text
 
 
+def test_a_comparison_writes_each_papers_part_from_its_own_reading(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """ "How does X differ from Y?": the model reads each paper alone and writes its part (issue 59: a comparison
+    written over both at once dropped a paper); both parts are checked and shown, each citing its own paper."""
+    parts = {
+        "LucidPPN": "LucidPPN is a novel prototypical parts network that separates color prototypes from other visual "
+        "features [1].",
+        "Hierarchical Prototypes": "HComP-Net discovers evolutionary traits from images in the form of a hierarchy of "
+        "prototypes [1].",
+    }
+
+    def reply(payload):  # type: ignore[no-untyped-def]
+        reading = payload["messages"][-1]["content"].split("\n", 1)[0]  # 'Abstract of "<title>":'
+        return next((v for name, v in parts.items() if name in reading), "Nothing verifiable here at all.")
+
+    with FakeOpenAIServer(reply) as server, scripted_assistant(server) as assistant:
+        answer = assistant.new_session().ask("How does HComP-Net differ from LucidPPN?")
+    readings = [r["messages"][-1]["content"] for r in server.requests]
+    assert len(readings) == 2 and all(r.startswith("Abstract of ") for r in readings)
+    assert all(r.count("Abstract of ") == 1 for r in readings)  # each part read one paper alone
+    written = {c.paper.id for s in answer.sentences if s.by_model for c in answer.citations if c.n in s.citations}
+    assert written == {HCOMPNET, LUCIDPPN}, (answer.text, answer.dropped)
+
+
 def test_which_of_them_that_no_abstract_decides_quotes_each(server: FakeOpenAIServer, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     with scripted_assistant(server) as assistant:
         session = assistant.new_session()
