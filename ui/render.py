@@ -322,7 +322,7 @@ def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") ->
     table = comparison_html(answer, anchor)
     if table:
         out.append(table)
-    if answer.notice and not answer.abstained and answer.mode != "generated":  # above the passages it explains
+    if answer.notice and not answer.abstained and _notice_in_view(answer):  # above the passages it explains
         out.append(f"<p class='notice'><em>{html_text(answer.notice)}</em></p>")
     out.append(answer_body(answer, anchor))
     if answer.citations:
@@ -351,13 +351,22 @@ def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") ->
     return "\n\n".join(o for o in out if o)
 
 
+def _notice_in_view(answer: Answer) -> bool:
+    """Whether an answer's notice changes how it reads, so it stays in view: the answer is not the model's checked
+    writing (quotes, "not stated", a refusal), or the model broke off while writing it
+    (:data:`~assistant.answer.answerer.INCOMPLETE`)."""
+    from assistant.answer.answerer import INCOMPLETE
+
+    return answer.mode != "generated" or INCOMPLETE in answer.notice
+
+
 def answer_details(answer: Answer, *, final: bool = True) -> str:
     """The closed "Details" toggle under an answer (``<details class='answer-details'>``): a written answer's notice,
     what was searched for (:func:`answer_meta`), how many of the model's sentences were removed, and, once final,
     which checks its kept sentences passed (:func:`~assistant.answer.render.model_credit`). "" when there is nothing
     to show."""
     parts = []
-    if answer.notice and not answer.abstained and answer.mode == "generated":
+    if answer.notice and not answer.abstained and not _notice_in_view(answer):
         parts.append(f"<p class='notice'><em>{html_text(answer.notice)}</em></p>")
     parts.append(answer_meta(answer))
     if answer.dropped and answer.model_used:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from assistant.answer.answerer import INCOMPLETE
 from assistant.answer.render import answer_to_dict, answer_to_text
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 from ui.render import answer_markdown
@@ -48,6 +49,8 @@ def test_what_the_reader_sees_is_the_answer_the_rest_is_under_details() -> None:
     assert "1 sentence removed" in details
     quoted = replace(_answer(), mode="extractive", notice="No sentence of the model's answer could be checked.")
     assert "<p class='notice'><em>No sentence of the model" in answer_markdown(quoted).split("<details")[0]
+    broke = replace(_answer(), notice="The language model failed: its answer broke off. " + INCOMPLETE)
+    assert "language model failed" in answer_markdown(broke).split("<details")[0]
 
 
 def test_hostile_text_is_inert() -> None:
