@@ -283,12 +283,14 @@ def paper_names(question: Question, intent: str) -> tuple[str, ...]:
     """The names the question gives a paper, as written: quoted spans (titles), its descriptions that are written as
     a name ("the Llama 3 paper", "the LoRA paper": every word a capital letter or a digit in it, title connectors
     aside; "the Android app control paper" is a description, not a name: issue 59) and, for a summary
-    ("Summarize DUALFormer"), its names (``facts.entities``). Other names of a question are what it asks about, not
+    ("Summarize DUALFormer"), its names (``facts.entities``) unless the question describes the paper otherwise ("the
+    horizon generalization paper in RL": RL is its field). Other names of a question are what it asks about, not
     which paper ("Why does T2V-Turbo-v2 score worse than Kling on VBench?": Kling and VBench are no paper here)."""
     names = [m.group(1).strip() for m in QUOTED_SPAN.finditer(question.text)]
     names += [d for d in question.descriptions if _written_as_a_name(d)]
-    if intent == "summary":
-        names += list(question.facts.entities)
+    if intent == "summary":  # "Summarize DUALFormer"; not a field named beside a description ("the … paper in RL")
+        others = [d for d in question.descriptions if not any(e in d for e in question.facts.entities)]
+        names += [] if others else list(question.facts.entities)
     author = (question.author or "").lower()
     return tuple(dict.fromkeys(n for n in names if n and n.lower() != author))
 
@@ -298,8 +300,8 @@ NAMED_CHECK_INTENTS = frozenset({"lookup", "summary"})
 
 
 def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
-    """A name the question gives a paper (:func:`paper_names`) that the best paper found is not: its title does not
-    contain the name (exact), and the answering model, reading its abstract, does not say it is the paper called so or
+    """A name the question gives a paper (:func:`paper_names`) that the best paper found is not: no indexed paper's
+    title contains the name (exact: else "No indexed paper is X" would be false), and the answering model, reading its abstract, does not say it is the paper called so or
     the one that introduces it (P(yes) below ``verify.named_probability``: verifiers.named_probability). "" when the
     question names no paper, has papers in focus, every name fits, or the model cannot be asked (it decides nothing
     then)."""
@@ -309,8 +311,14 @@ def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
         return ""
     hit = hits[0]
     title = f" {' '.join(word_tokens(hit.paper.title))} "
+    titles: list[str] | None = None
     for name in paper_names(req.parsed, req.intent):
-        if f" {' '.join(word_tokens(name))} " in title:
+        written = f" {' '.join(word_tokens(name))} "
+        if written in title:
+            continue
+        if titles is None:
+            titles = [f" {' '.join(word_tokens(p.title))} " for p in tools.retriever.papers.values()]
+        if any(written in t for t in titles):  # an indexed paper's title has it: "No indexed paper is X" would be false
             continue
         p = named_probability(tools.backend, (hit.paper.title, hit.paper.text), name)
         if p is None:  # the model cannot be asked: it decides nothing

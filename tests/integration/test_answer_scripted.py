@@ -199,3 +199,14 @@ def test_an_openai_client_error_from_a_custom_backend_is_a_model_failure(  # typ
         answer = assistant.ask(Q)
     assert answer.mode == "extractive" and "language model failed" in answer.notice
     assert answer.citations[0].paper.id == DUALFORMER
+
+
+def test_a_name_an_indexed_title_has_is_never_called_unindexed(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """The model's named check says no to everything here; the question names the Number Cookbook paper while its
+    search finds DUALFormer first. "No indexed paper is “Number Cookbook”" would be false: a title has it."""
+    with (FakeOpenAIServer(["Nothing verifiable here at all."] * 3, yes_probability=0.0) as server,
+          scripted_assistant(server) as assistant):
+        answer = assistant.ask("What does the Number Cookbook paper say about DUALFormer's global self-attention on "
+                               "feature dimensions?")
+    assert answer.sources[0].paper.id == DUALFORMER  # the named paper is not the one found first
+    assert "No indexed paper is" not in answer.notice, answer.notice

@@ -116,6 +116,8 @@ def test_the_names_a_question_gives_a_paper() -> None:
     assert "Llama 3" in paper_names(parse_question("What does the Llama 3 paper say about scaling laws?"), "lookup")
     # a description with a capital in it is no name (issue 59: "No indexed paper is 'Android app control'")
     assert paper_names(parse_question("What is the main idea of the Android app control paper?"), "lookup") == ()
+    # a field named beside the paper's description is not its name ("No indexed paper is 'RL'")
+    assert paper_names(parse_question("main idea of the horizon generalization paper in RL?"), "summary") == ()
     assert paper_names(parse_question("Summarize DUALFormer"), "summary") == ("DUALFormer",)
     # names a question asks about are not paper names unless it asks for a summary
     assert paper_names(parse_question("Why does T2V-Turbo-v2 score worse than Kling on VBench?"), "lookup") == ()
