@@ -301,10 +301,10 @@ NAMED_CHECK_INTENTS = frozenset({"lookup", "summary"})
 
 def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
     """A name the question gives a paper (:func:`paper_names`) that the best paper found is not: no indexed paper's
-    title contains the name (exact: else "No indexed paper is X" would be false), and the answering model, reading its abstract, does not say it is the paper called so or
-    the one that introduces it (P(yes) below ``verify.named_probability``: verifiers.named_probability). "" when the
-    question names no paper, has papers in focus, every name fits, or the model cannot be asked (it decides nothing
-    then)."""
+    title contains the name (exact: else "No indexed paper is X" would be false), and the answering model, reading the
+    best paper's abstract, does not say it is the paper called so or the one that introduces it (P(yes) below
+    ``verify.named_probability``: verifiers.named_probability). "" when the question names no paper, has papers in
+    focus, every name fits, or the model cannot be asked (it decides nothing then)."""
     from assistant.verify.verifiers import named_probability
 
     if req.focus_ids or not hits or req.intent not in NAMED_CHECK_INTENTS:
