@@ -1,11 +1,13 @@
 """Start and stop a bundled model (GGUF, :mod:`assistant.llm.bundled`) behind llama-cpp-python's
 OpenAI-compatible server.
 
-Command line and sizes from docs/measurements.md (first measured for docs/offline-stack.md):
-``python -m llama_cpp.server --model <gguf> --model_alias qwen1.5b --host 127.0.0.1 --port <free> --n_ctx 4096
---n_threads 2 --interrupt_requests False`` (~1.5 s to start, ~530-830 MB RSS). ``--interrupt_requests False``:
-llama-cpp-python's server otherwise cuts a running stream short, silently, when another request arrives,
-so parallel chats would truncate each other's answers; with it, requests queue and each one finishes.
+Command line and sizes from docs/measurements.md (first measured for docs/offline-stack.md), run through
+:mod:`assistant.llm.bundled_server` (llama-cpp-python's server with a prompt cache bounded in real bytes):
+``python -m assistant.llm.bundled_server --model <gguf> --model_alias qwen1.5b --host 127.0.0.1 --port <free>
+--n_ctx 4096 --n_threads 2 --interrupt_requests False`` (~1.5 s to start, ~530-830 MB RSS, plus the prompt cache).
+``--interrupt_requests False``: llama-cpp-python's server otherwise cuts a running stream short, silently, when
+another request arrives, so parallel chats would truncate each other's answers; with it, requests queue and each
+one finishes.
 
 After ``/v1/models`` answers, :meth:`LocalLLMServer.start` sends one tiny completion (the *self-check*): a
 llama.cpp build that uses CPU instructions this machine does not allow dies there (SIGILL), and the
@@ -156,7 +158,7 @@ class LocalLLMServer:
             cmd = [
                 sys.executable,
                 "-m",
-                "llama_cpp.server",
+                "assistant.llm.bundled_server",  # llama_cpp.server with a prompt cache bounded in real bytes
                 "--model",
                 str(gguf),
                 "--model_alias",

@@ -41,7 +41,7 @@ def test_model_server_stops_with_the_app(seeded_settings, sig: int) -> None:  # 
     try:
         wait_for_http(f"http://127.0.0.1:{port}/", app, timeout_s=120)
         servers = [p for p in _children(app.pid)
-                   if "llama_cpp.server" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
+                   if "bundled_server" in Path(f"/proc/{p}/cmdline").read_bytes().decode(errors="replace")]
         assert len(servers) == 1
         app.send_signal(sig)
         app.wait(timeout=30)
