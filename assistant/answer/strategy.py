@@ -16,6 +16,7 @@ from assistant.answer.extractive import (
 )
 from assistant.lang.references import QUOTED_SPAN
 from assistant.lang.text import word_tokens
+from assistant.lang.words import TITLE_CONNECTORS
 from assistant.llm.prompts import DEFAULT_TASK
 from assistant.retrieve.references import find_references
 from assistant.types import AnswerMode, Comparison, Evidence, Listing, Page, PaperHit
@@ -267,16 +268,12 @@ def supports(tools: Tools, hit: PaperHit, claim: str) -> bool | None:
         return None
 
 
-#: Words a title writes in lower case between capitalised ones ("Learning to Retrieve by Trying").
-_TITLE_CONNECTORS = frozenset("a an and as at by for from in into of on or the to via vs with".split())
-
-
 def _written_as_a_name(text: str) -> bool:
     """True when every word of ``text`` has a capital letter or a digit ("Llama 3", "LoRA", "Number Cookbook"), title
     connectors aside, and at least one does; False for a phrase ("Android app control", "minimize one loss")."""
     words = text.split()
     named = [w for w in words if any(c.isupper() or c.isdigit() for c in w)]
-    return bool(named) and all(w in named or w.lower() in _TITLE_CONNECTORS for w in words)
+    return bool(named) and all(w in named or w.lower() in TITLE_CONNECTORS for w in words)
 
 
 def paper_names(question: Question, intent: str) -> tuple[str, ...]:

@@ -143,6 +143,9 @@ WHICH_PAPER_LEAD = re.compile(rf"^\s*(?:which|what)\s+(?:{PAPER_NOUN_ALTERNATION
 #: A question that opens with "how" or "why" (after "and", "ok", "so" ...).
 HOW_OR_WHY = re.compile(r"^\W*(?:(?:and|ok|okay|so|but|also|then)\W+)*(?:how|why)\b", re.I)
 #: Venue words that never narrow a listing (every collection has them, or they are how a question names papers).
+#: Words a title writes in lower case between capitalised ones ("Learning to Retrieve by Trying"): a description
+#: of a paper written with only these in lower case is written as a name (answer/strategy.py ``paper_names``).
+TITLE_CONNECTORS = frozenset("a an and as at by for from in into of on or the to via vs with".split())
 GENERIC_VENUE_WORDS = frozenset({"paper", "papers", "track", "main", "conference", "proceedings", "accepted"})
 #: A venue string's trailing track or presentation words ("Papers", "Poster", "Main Track"), for a BibTeX
 #: ``booktitle`` (ui/export.py).
