@@ -568,8 +568,8 @@ class LLMSettings(_Group):
         ge=0,
         description=(
             "RAM the bundled model server keeps for read prompts (llama-cpp-python's prompt cache), in MiB: each "
-            "question about a paper already read reuses its reading instead of reading the abstract again. A read "
-            "paper takes about 200-260 MB (its logits are kept for log-probabilities). "
+            "question about a paper already read reuses its reading instead of reading the abstract again. Each kept "
+            "prompt takes about 15-20 MB (its llama.cpp state; the logits are not kept). "
             "0: no cache (only the last prompt is reused)."
         ),
         json_schema_extra=_env("llm_prompt_cache_mb"),

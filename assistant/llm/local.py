@@ -2,7 +2,7 @@
 OpenAI-compatible server.
 
 Command line and sizes from docs/measurements.md (first measured for docs/offline-stack.md), run through
-:mod:`assistant.llm.bundled_server` (llama-cpp-python's server with a prompt cache bounded in real bytes):
+:mod:`assistant.llm.bundled_server` (llama-cpp-python's server with a prompt cache that keeps states, not logits):
 ``python -m assistant.llm.bundled_server --model <gguf> --model_alias qwen1.5b --host 127.0.0.1 --port <free>
 --n_ctx 4096 --n_threads 2 --interrupt_requests False`` (~1.5 s to start, ~530-830 MB RSS, plus the prompt cache).
 ``--interrupt_requests False``: llama-cpp-python's server otherwise cuts a running stream short, silently, when
@@ -158,7 +158,7 @@ class LocalLLMServer:
             cmd = [
                 sys.executable,
                 "-m",
-                "assistant.llm.bundled_server",  # llama_cpp.server with a prompt cache bounded in real bytes
+                "assistant.llm.bundled_server",  # llama_cpp.server; its cache keeps states, not logits
                 "--model",
                 str(gguf),
                 "--model_alias",
