@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from types import TracebackType
 from typing import TYPE_CHECKING
 
@@ -23,6 +25,7 @@ if TYPE_CHECKING:
     from assistant.index.embeddings import CachedEmbedder
     from assistant.index.store import PaperStore
     from assistant.llm.local import LocalLLMServer
+    from assistant.llm.read_ahead import ReadAhead
     from assistant.retrieve.retrieval import PaperRetriever
 
 logger = logging.getLogger(__name__)
@@ -71,10 +74,33 @@ class BundledChatBackend:
         self.model = server.model
         self._client: OpenAIChatBackend | None = None
         self._url = ""
+        self._lock = threading.Lock()
+        self._connect_lock = threading.Lock()
+        self._in_flight = 0
+        self._last_done = time.monotonic()
+
+    def idle_s(self) -> float:
+        """Seconds since the last request to the model finished; 0.0 while one is in flight (what the read-ahead
+        waits on: :mod:`assistant.llm.read_ahead`)."""
+        with self._lock:
+            return 0.0 if self._in_flight else time.monotonic() - self._last_done
+
+    @contextmanager
+    def _request(self) -> Iterator[None]:
+        """Counts a request in flight for :meth:`idle_s`."""
+        with self._lock:
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._lock:
+                self._in_flight -= 1
+                self._last_done = time.monotonic()
 
     def _connected(self) -> OpenAIChatBackend:
         """The client to the running server (started, or restarted after it died). Raises LLMUnavailableError."""
-        self._server.ensure_running()
+        with self._connect_lock:  # an answer and the read-ahead never start two servers
+            self._server.ensure_running()
         if self._client is None or self._url != self._server.base_url:
             self._url = self._server.base_url
             s = self._settings
@@ -90,7 +116,8 @@ class BundledChatBackend:
 
     def yes_probability(self, messages: Sequence[Message]) -> float:
         """See :meth:`OpenAIChatBackend.yes_probability`. Raises LLMUnavailableError."""
-        return self._connected().yes_probability(messages)
+        with self._request():
+            return self._connected().yes_probability(messages)
 
     def stream(self, messages: Sequence[Message], max_tokens: int | None = None) -> Iterator[str]:
         """Yield reply deltas (see :meth:`OpenAIChatBackend.stream`).
@@ -99,18 +126,19 @@ class BundledChatBackend:
             LLMUnavailableError: the server cannot be (re)started, or the stream failed; when the server
                 died during the stream, the message names how (signal) and the next call restarts it.
         """
-        client = self._connected()
-        try:
-            yield from client.stream(messages, max_tokens)
-        except LLMUnavailableError as e:
-            time.sleep(0.05)  # let a dying server's exit status arrive
-            died = self._server.exit_description()
-            if died:
-                raise LLMUnavailableError(
-                    f"{died.rstrip('.')} in the middle of the answer; it is restarted for the next question.",
-                    reason="crashed",
-                ) from e
-            raise
+        with self._request():
+            client = self._connected()
+            try:
+                yield from client.stream(messages, max_tokens)
+            except LLMUnavailableError as e:
+                time.sleep(0.05)  # let a dying server's exit status arrive
+                died = self._server.exit_description()
+                if died:
+                    raise LLMUnavailableError(
+                        f"{died.rstrip('.')} in the middle of the answer; it is restarted for the next question.",
+                        reason="crashed",
+                    ) from e
+                raise
 
 
 class Assistant:
@@ -137,6 +165,22 @@ class Assistant:
         self.settings = settings
         self.model_label = model_label
         self._llm_server = llm_server
+        self.read_ahead: ReadAhead | None = None
+
+    def start_read_ahead(self, backend: BundledChatBackend) -> None:
+        """Read every indexed paper into ``backend``'s prompt cache in the background, when there are at most
+        ``llm.read_ahead_papers`` of them (:class:`assistant.llm.read_ahead.ReadAhead`; progress in
+        :attr:`read_ahead`); nothing when there are more or the setting is 0."""
+        from assistant.llm.read_ahead import ReadAhead
+
+        if not 0 < self.paper_count <= self.settings.llm.read_ahead_papers:
+            return
+        papers = self.retriever.papers
+
+        def sources() -> list[tuple[str, str]]:
+            return [(p.title, p.text) for p in (papers[pid] for pid in papers)]
+
+        self.read_ahead = ReadAhead(backend, sources).start()
 
     def stream(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Iterator[AnswerEvent]:
         """Stream the answer to one stand-alone question (``page``: which papers of a topic listing): the first turn
@@ -166,7 +210,9 @@ class Assistant:
         return len(self.retriever.papers)
 
     def close(self) -> None:
-        """Stop the bundled model server, if this assistant started one."""
+        """Stop reading ahead and the bundled model server, if this assistant started one."""
+        if self.read_ahead is not None:
+            self.read_ahead.stop()
         if self._llm_server is not None:
             self._llm_server.stop()
 
@@ -238,6 +284,7 @@ def build_assistant(
     strategies: Mapping[str, IntentStrategy] | None = None,
     sentence_embedder: CachedEmbedder | None = None,
     start_llm: bool = True,
+    read_ahead: bool = False,
 ) -> Assistant:
     """Open the index, build the retriever, connect (or start) the LLM.
 
@@ -252,6 +299,9 @@ def build_assistant(
             server that cannot run is known up front). False (``assistant ask``): start it only when an
             answer calls the model, so questions answered by code (topic lists, summaries with the small
             model) never start it; a server that cannot run then gives the same extractive answer.
+        read_ahead: with the bundled model started and at most ``llm.read_ahead_papers`` papers indexed, read every
+            paper into its prompt cache in the background while no answer asks the model
+            (:class:`assistant.llm.read_ahead.ReadAhead`; the long-running entry points: the UI and ``serve``).
 
     If the bundled model server cannot start (missing model, crash at its self-check, e.g. SIGILL), this
     logs one line and the assistant keeps answering extractively: every answer cited, its ``notice``
@@ -270,6 +320,7 @@ def build_assistant(
                 n_ctx=settings.llm.ctx_tokens,
                 n_threads=settings.llm.threads,
                 prompt_cache_mb=settings.llm.prompt_cache_mb,
+                prompt_state_disk_mb=settings.llm.prompt_state_disk_mb,
                 bundled=settings.llm.bundled,
                 cache_dir=settings.embedding.model_cache_dir,
             )
@@ -300,4 +351,7 @@ def build_assistant(
     from assistant.understand.language import warm
 
     warm()  # the language identifier (about 1 s), now rather than at the first question
-    return Assistant(answerer, retriever, label, settings, server)
+    assistant = Assistant(answerer, retriever, label, settings, server)
+    if read_ahead and isinstance(backend, BundledChatBackend) and server is not None and server.is_running():
+        assistant.start_read_ahead(backend)
+    return assistant

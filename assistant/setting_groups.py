@@ -574,6 +574,27 @@ class LLMSettings(_Group):
         ),
         json_schema_extra=_env("llm_prompt_cache_mb"),
     )
+    prompt_state_disk_mb: int = Field(
+        2048,
+        ge=0,
+        description=(
+            "Disk the bundled model server keeps read prompts on, in MiB, so a paper read before a restart is not "
+            "read again (under the model cache folder: states/<model>-ctx<n>; the least recently stored go first). "
+            "0: RAM only. Needs `ASSISTANT_LLM_PROMPT_CACHE_MB` above 0."
+        ),
+        json_schema_extra=_env("llm_prompt_state_disk_mb"),
+    )
+    read_ahead_papers: int = Field(
+        64,
+        ge=0,
+        description=(
+            "The chat UI and `assistant serve` read every indexed paper into the bundled model's "
+            "prompt cache in the background, while no question is being answered, when the index holds at most "
+            "this many papers (the seeds: 38), so a first question about a paper does not wait for its reading "
+            "(5-8 s on 2 cores). 0: never."
+        ),
+        json_schema_extra=_env("llm_read_ahead_papers"),
+    )
     # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
     prompt_evidence_sentences: int = Field(
         tuning.PROMPT_EVIDENCE_SENTENCES,

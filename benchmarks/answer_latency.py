@@ -2,7 +2,11 @@
 to the first cited text (the answer built from the abstracts, or a comparison table), to the model's first
 token, to the full verified answer, per question. Prints a table; not a test.
 
-Usage: .venv/bin/python benchmarks/answer_latency.py [--questions eval/dev.jsonl] [--limit 3]
+Usage: .venv/bin/python benchmarks/answer_latency.py [--questions eval/dev.jsonl] [--limit 3] [--followup TEXT]
+[--read-ahead]
+
+The bundled server keeps read prompts on disk across runs (``ASSISTANT_LLM_PROMPT_STATE_DISK_MB``); set it to 0 for
+a run that starts with nothing read.
 
 The first answer is timed like every other: there is no start-up warm-up to wait for any more (stored
 sentence vectors are primed per question), so the old 10 s pause before timing was removed (issue 26.5).
@@ -64,6 +68,12 @@ def main() -> int:
         help="after each question, ask this in the same chat (e.g. 'What is its main result?'): a follow-up about "
         "a paper already read; its times are printed apart",
     )
+    ap.add_argument(
+        "--read-ahead",
+        action="store_true",
+        help="start as the UI and `serve` do, reading every paper ahead (ASSISTANT_LLM_READ_AHEAD_PAPERS), and time "
+        "the questions only once that is done; prints how long it took",
+    )
     args = ap.parse_args()
     enforce_offline()
     from assistant.service import build_assistant
@@ -74,9 +84,17 @@ def main() -> int:
         questions = [r.get("question") or r["turns"][0] for r in rows]
     questions = questions[: args.limit]
     t0 = time.perf_counter()
-    with build_assistant(load_settings()) as assistant:
+    with build_assistant(load_settings(), read_ahead=args.read_ahead) as assistant:
         print(f"start-up (index + embedder + LLM server): {time.perf_counter() - t0:.1f} s; model "
               f"{assistant.model_label}")
+        if args.read_ahead:
+            t1 = time.perf_counter()
+            ahead = assistant.read_ahead
+            if ahead is None:
+                print("read-ahead: off (more papers than ASSISTANT_LLM_READ_AHEAD_PAPERS, or no bundled model)")
+            else:
+                ahead.finished.wait()
+                print(f"read-ahead: {ahead.done} of {ahead.total} papers in {time.perf_counter() - t1:.1f} s")
         rows_out = []
         followups = []
         turns = [(q, args.followup) for q in questions]

@@ -78,7 +78,7 @@ def _serve(argv: Sequence[str] | None) -> int:
         from ui.app import serve
 
         signal.signal(signal.SIGTERM, _raise_interrupt)  # `kill` stops the UI like Ctrl-C: cleanup runs
-        with build_assistant(settings, embed_model=embed) as assistant:
+        with build_assistant(settings, embed_model=embed, read_ahead=True) as assistant:
             auth = ui.auth.get_secret_value() if ui.auth is not None else None
             serve(assistant, ui, api_key=api_key_for(settings, auth))
         return 0

@@ -120,7 +120,7 @@ def _serve(settings: Settings, args: argparse.Namespace) -> int:
         print(f"warning: {host} is reachable from other machines and no ASSISTANT_API_KEY is set.", file=sys.stderr)
     from assistant.service import build_assistant
 
-    with build_assistant(settings) as assistant:
+    with build_assistant(settings, read_ahead=True) as assistant:
         app = build_api_app(assistant, api_key=key, host=host)
         print(
             f"OpenAI-compatible API on http://{host}:{port}/v1 (model {MODEL_ID}), MCP on http://{host}:{port}/mcp"

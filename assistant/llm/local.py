@@ -32,6 +32,7 @@ from typing import NoReturn
 
 from assistant.errors import LLMUnavailableError
 from assistant.llm.bundled import bundled_model, gguf_path
+from assistant.llm.bundled_server import STATE_DIR_FLAG, STATE_DIR_MB_FLAG
 
 logger = logging.getLogger(__name__)
 
@@ -46,6 +47,16 @@ def bundled_gguf_path(name: str = "qwen1.5b", cache_dir: Path | None = None) -> 
     from assistant.config import PROJECT_ROOT
 
     return gguf_path(name, cache_dir if cache_dir is not None else PROJECT_ROOT / ".cache" / "models")
+
+
+def prompt_state_dir(name: str, n_ctx: int, cache_dir: Path | None = None) -> Path:
+    """Where the bundled model ``name``'s server keeps read prompts across restarts (its disk prompt cache,
+    :mod:`assistant.llm.bundled_server`): ``cache_dir/states/<name>-ctx<n_ctx>`` (default cache_dir
+    ``.cache/models``), one directory per model and context size, since a state is only valid for those."""
+    from assistant.config import PROJECT_ROOT
+
+    root = cache_dir if cache_dir is not None else PROJECT_ROOT / ".cache" / "models"
+    return root / "states" / f"{name}-ctx{n_ctx}"
 
 
 def _die_with_parent() -> None:
@@ -100,7 +111,9 @@ class LocalLLMServer:
     Args:
         n_ctx: context window in tokens; n_threads: CPU threads; prompt_cache_mb: MiB of RAM for read prompts
         (llama-cpp-python's ``--cache`` RAM cache, matched by longest token prefix: a paper's reading is reused by
-        every later question about it; 0: off); startup_timeout_s: seconds to wait
+        every later question about it; 0: off); prompt_state_disk_mb: MiB of disk that keeps them across restarts
+        (0: off; needs the RAM cache on), in ``prompt_state_dir`` (default :func:`prompt_state_dir`);
+        startup_timeout_s: seconds to wait
         for ``GET /v1/models`` to answer (the 1.5B model loads in ~2 s warm, ~45 s from a cold disk cache);
         bundled: which bundled model (``qwen1.5b``); cache_dir: where its parts are joined.
 
@@ -114,6 +127,8 @@ class LocalLLMServer:
         n_ctx: int = 4096,
         n_threads: int = 2,
         prompt_cache_mb: int = 0,
+        prompt_state_disk_mb: int = 0,
+        prompt_state_dir: Path | None = None,
         startup_timeout_s: float = 90.0,
         command: list[str] | None = None,
         bundled: str = "qwen1.5b",
@@ -128,6 +143,8 @@ class LocalLLMServer:
         self._n_ctx = n_ctx
         self._n_threads = n_threads
         self._prompt_cache_mb = prompt_cache_mb
+        self._prompt_state_disk_mb = prompt_state_disk_mb
+        self._prompt_state_dir = prompt_state_dir
         self._timeout = startup_timeout_s
         self._proc: subprocess.Popen[bytes] | None = None
         self._command = command  # tests: another OpenAI-compatible server script; "{port}" is replaced
@@ -182,6 +199,11 @@ class LocalLLMServer:
             ]
             if self._prompt_cache_mb > 0:
                 cmd += ["--cache", "True", "--cache_type", "ram", "--cache_size", str(self._prompt_cache_mb << 20)]
+                if self._prompt_state_disk_mb > 0:
+                    state_dir = self._prompt_state_dir or prompt_state_dir(
+                        self.bundled.name, self._n_ctx, self._cache_dir
+                    )
+                    cmd += [STATE_DIR_FLAG, str(state_dir), STATE_DIR_MB_FLAG, str(self._prompt_state_disk_mb)]
         logger.info("starting bundled LLM server on %s", self.base_url)
         t0 = time.monotonic()
         self._proc = subprocess.Popen(

@@ -70,6 +70,9 @@ READ_WRITE = (
     "what the abstract states."
 )
 
+#: The ask a paper is read ahead with (:mod:`assistant.llm.read_ahead`): any ask shares the reading before it.
+READ_AHEAD = READ_STATED.format(question="What is this paper about?")
+
 #: A comparison's part for one paper, asked of that paper's reading alone (issue 59: each paper's part from its own
 #: reading, so no paper of a comparison is dropped).
 READ_PART = (

@@ -107,3 +107,27 @@ def test_the_server_keeps_each_read_paper(local_llm) -> None:  # type: ignore[no
     argv = open(f"/proc/{local_llm._proc.pid}/cmdline", "rb").read().split(b"\0")
     size = str(Settings().llm.prompt_cache_mb << 20).encode()
     assert argv[argv.index(b"--cache") + 1] == b"True" and argv[argv.index(b"--cache_size") + 1] == size
+
+
+def test_a_paper_read_before_a_restart_is_restored_from_disk(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Two bundled servers one after the other on the same state folder (``ASSISTANT_LLM_PROMPT_STATE_DISK_MB``):
+    the second restores the first one's reading of a seed abstract from disk instead of reading it again, and the
+    restored reading answers as the fresh one did (the last token is decoded again, in another batch split: P(yes)
+    may move by a few hundredths, never more)."""
+    import json
+
+    from assistant.llm.client import OpenAIChatBackend
+    from assistant.llm.local import LocalLLMServer
+    from assistant.llm.prompts import READ_CHECK, reading_messages
+
+    paper = json.loads(open("seeds/papers.jsonl").readline())
+    text = open("seeds/000_43469673d6f8aaa0.txt").read().split("\n\n")[1]
+    messages = reading_messages((paper["title"], text), READ_CHECK.format(sentence="The paper proposes a benchmark."))
+    asked = []
+    for _ in range(2):
+        with LocalLLMServer(prompt_cache_mb=256, prompt_state_disk_mb=256, prompt_state_dir=tmp_path) as server:
+            asked.append(OpenAIChatBackend(server.base_url, "k", server.model, timeout_s=120).yes_probability(messages))
+            log = server.log_tail(20_000)
+        assert ("restored" in log) == (len(asked) == 2), log[-2000:]
+    assert any(tmp_path.iterdir())
+    assert abs(asked[0] - asked[1]) < 0.1, asked

@@ -67,6 +67,8 @@ ADDED_SINCE_GROUPS = {
     "ASSISTANT_SELF_CHECK_PROBABILITY",  # the one verifier's threshold (issue 40)
     "ASSISTANT_STATED_PROBABILITY",  # the stated check's threshold (issue 41)
     "ASSISTANT_LLM_PROMPT_CACHE_MB",  # the model server's RAM prompt cache: papers read once (issue 59)
+    "ASSISTANT_LLM_PROMPT_STATE_DISK_MB",  # ... and on disk, across restarts (issue 59)
+    "ASSISTANT_LLM_READ_AHEAD_PAPERS",  # papers read ahead in the background (issue 59)
 }
 #: Settings removed since, by flat name: the verifiers the self-check replaced and their thresholds (issue 40); the
 #: answer profile, whose `small` choice only the 135M model used (issue 41).
