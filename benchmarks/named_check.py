@@ -4,7 +4,8 @@ Pairs made by code from the real corpus (``../shared/corpus``, ~9.9k abstracts n
 starts with its method's name ("DUALFormer: Dual Graph Transformer") gives a positive (its own abstract, its name) and,
 when its abstract mentions another paper's name (one that starts other titles), a negative (its abstract,
 that name): the abstract mentions the name but is not that paper, the case where an answer would substitute it. The
-name is the only thing asked; both questions share the abstract's prefix, so the second costs little.
+name is the only thing asked, of the paper's reading (as the product asks it); both questions share that prefix, so
+the second costs little.
 
 Split by paper (md5 of the id): validation papers choose the threshold (best balanced accuracy), test papers are
 scored once at it. Resumable: answers are appended to ``OUT/named-check.jsonl``.
@@ -25,7 +26,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from assistant.llm.prompts import named_check_messages  # noqa: E402
+from assistant.llm.prompts import READ_NAMED, reading_messages, sanitize_source_text  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 #: A title that starts with a name: "DUALFormer: ...", "T2V-Turbo-v2: ..." (a capital after the first letter or a
@@ -36,6 +37,12 @@ NAME_TITLE = re.compile(r"^([A-Za-z][\w\-.+]*(?:[A-Z]|\d)[\w\-.+]*)\s*:")
 NAME = re.compile(r"(?=[\w\-.+]*(?:[a-z][A-Z]|[A-Z][\w.+]*-?\d))(?![A-Z]+s$)[A-Za-z][\w\-.+]*")
 #: A name mentioned by at least this many abstracts is a known method's name ("LoRA"), not this paper's own.
 MENTIONED_BY = 5
+
+
+def named_messages(source: tuple[str, str], name: str) -> list[dict[str, str]]:
+    """The named check as the product asks it (``verifiers.named_probability``): :data:`READ_NAMED` of the paper's
+    reading."""
+    return reading_messages(source, READ_NAMED.format(name=sanitize_source_text(name)))
 
 
 def pairs(seed: int) -> list[dict]:
@@ -111,7 +118,7 @@ def main() -> None:
     todo = [i for i in chosen if (i["paper"], i["name"]) not in done]
     print(f"{len(items)} pairs; {len(chosen)} chosen ({args.papers} papers per split); {len(todo)} to ask")
 
-    ask_all(log, todo, lambda item: named_check_messages(papers[item["paper"]], item["name"]), dict, args.base_url)
+    ask_all(log, todo, lambda item: named_messages(papers[item["paper"]], item["name"]), dict, args.base_url)
     answered = [dict(json.loads(line), stated=json.loads(line)["label"]) for line in log.read_text().splitlines()]
     by = {s: [a for a in answered if a["split"] == s] for s in ("val", "test")}
     grid = [i / 100 for i in range(1, 100)]

@@ -8,7 +8,7 @@ own (``scripts/train_understanding.py held_out``: papers by md5, one in five hel
   best balanced accuracy);
 * test: every held-out question, scored once at that threshold, beside the trained model's held-out accuracy.
 
-For each question the model reads its paper's title and abstract and is asked ``prompts.STATED_QUESTION``;
+For each question the model is asked ``prompts.READ_STATED`` of its paper's reading (as the product asks it);
 ``P(yes)`` comes from the server's log-probabilities (``OpenAIChatBackend.yes_probability``). Resumable: each
 answer is appended to ``OUT/stated-check.jsonl`` and skipped on a rerun.
 
@@ -34,7 +34,7 @@ sys.path.insert(0, str(REPO))
 
 from assistant.llm.client import OpenAIChatBackend  # noqa: E402
 from assistant.llm.local import LocalLLMServer  # noqa: E402
-from assistant.llm.prompts import stated_check_messages  # noqa: E402
+from assistant.llm.prompts import READ_STATED, reading_messages  # noqa: E402
 from assistant.tuning import STATED_PROBABILITY  # noqa: E402
 
 DATA = REPO / "scripts" / "training-data" / "stated.jsonl"
@@ -134,7 +134,9 @@ def main() -> None:
     ask_all(
         log,
         todo,
-        lambda rs: stated_check_messages([texts[rs[0]["doc_id"]]], rs[0]["question"]),
+        lambda rs: reading_messages(
+            texts[rs[0]["doc_id"]], READ_STATED.format(question=" ".join(rs[0]["question"].split()))
+        ),
         lambda rs: {**{k: rs[0][k] for k in ("question", "doc_id", "stated", "kind")}, "split": rs[1]},
         args.base_url,
     )

@@ -14,7 +14,7 @@ import string
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qs, urlsplit
 
-from assistant.answer.render import listing_line, model_credit
+from assistant.answer.render import listing_line, model_credit, notice_in_view, short_credit
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 from assistant.understand.intents import NOT_STATED
 from ui.text import highlight_html, html_text
@@ -322,7 +322,7 @@ def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") ->
     table = comparison_html(answer, anchor)
     if table:
         out.append(table)
-    if answer.notice and not answer.abstained and _notice_in_view(answer):  # above the passages it explains
+    if answer.notice and not answer.abstained and notice_in_view(answer):  # above the passages it explains
         out.append(f"<p class='notice'><em>{html_text(answer.notice)}</em></p>")
     out.append(answer_body(answer, anchor))
     if answer.citations:
@@ -340,24 +340,10 @@ def answer_markdown(answer: Answer, *, final: bool = True, anchor: str = "a") ->
         out.append(f"<p class='near'>Closest papers (not matching): {near}</p>")
     if final:
         secs = answer.timings_ms.get("total", 0.0) / 1000
-        if not answer.model_used:  # decided by retrieval and code alone
-            by = "retrieval alone (no language model)"
-        elif answer.mode == "generated" and any(s.by_model for s in answer.sentences):
-            by = answer.model
-        else:
-            by = f"retrieval and code alone ({answer.model}'s answer was not used)"
+        by = short_credit(answer)
         out.append(f"<p class='model'><small>answered by {html_text(by)} in {secs:.1f} s</small></p>")
     out.append(answer_details(answer, final=final))
     return "\n\n".join(o for o in out if o)
-
-
-def _notice_in_view(answer: Answer) -> bool:
-    """Whether an answer's notice changes how it reads, so it stays in view: the answer is not the model's checked
-    writing (quotes, "not stated", a refusal), or the model broke off while writing it
-    (:data:`~assistant.answer.answerer.INCOMPLETE`)."""
-    from assistant.answer.answerer import INCOMPLETE
-
-    return answer.mode != "generated" or INCOMPLETE in answer.notice
 
 
 def answer_details(answer: Answer, *, final: bool = True) -> str:
@@ -366,7 +352,7 @@ def answer_details(answer: Answer, *, final: bool = True) -> str:
     which checks its kept sentences passed (:func:`~assistant.answer.render.model_credit`). "" when there is nothing
     to show."""
     parts = []
-    if answer.notice and not answer.abstained and not _notice_in_view(answer):
+    if answer.notice and not answer.abstained and not notice_in_view(answer):
         parts.append(f"<p class='notice'><em>{html_text(answer.notice)}</em></p>")
     parts.append(answer_meta(answer))
     if answer.dropped and answer.model_used:

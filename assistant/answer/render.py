@@ -282,11 +282,16 @@ def answer_schema() -> dict[str, Any]:
     return AnswerJSON.model_json_schema()
 
 
-def answer_to_text(answer: Answer, width: int = 100) -> str:
+def answer_to_text(answer: Answer, width: int = 100, *, details: bool = False) -> str:
     """Answer (and comparison table; a topic list one paper per line, ``[n] title`` over its sentence), then
-    numbered references (title, authors, link, supporting sentences). Corpus and model text is shown as
-    plain text (:func:`assistant.lang.markup.plain_text`: ``377\\%`` -> ``377%``, ``$\\underline{Le}$`` -> ``Le``,
-    ``**S**elective`` -> ``Selective``)."""
+    numbered references (title, authors, link, supporting sentences), then ``answered by M in N s``
+    (:func:`short_credit`). Corpus and model text is shown as plain text (:func:`assistant.lang.markup.plain_text`:
+    ``377\\%`` -> ``377%``, ``$\\underline{Le}$`` -> ``Le``, ``**S**elective`` -> ``Selective``).
+
+    What explains an answer but is not the answer, as the chat's closed "Details" toggle holds it, only with
+    ``details`` (``assistant ask -v``): a written answer's notice (:func:`notice_in_view`), how many of the model's
+    sentences were removed, what was searched for, and which checks the kept sentences passed (:func:`model_credit`).
+    """
     pt = plain_text
     lines = []
     titles = {c.n: pt(c.paper.title) for c in answer.citations}
@@ -318,12 +323,12 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
             else " ".join(f"{pt(s.text)} {format_citations(s.citations)}".strip() for s in answer.sentences)
         )
         lines.append(textwrap.fill(text, width) if text else "")
-    if answer.notice and not answer.abstained:
+    if answer.notice and not answer.abstained and (details or notice_in_view(answer)):
         lines += ["", f"Note: {pt(answer.notice)}"]
     if answer.listing is not None and answer.listing.has_more:
         li = answer.listing
         lines += ["", f"More: add --offset {li.offset + li.shown} (and --limit N) for the next papers."]
-    if answer.dropped and answer.model_used:
+    if details and answer.dropped and answer.model_used:
         n = len(answer.dropped)
         lines += ["", f"({n} sentence{'s' if n != 1 else ''} removed: not supported by the abstracts)"]
     if answer.citations:
@@ -340,10 +345,12 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
     elif answer.abstained and answer.sources:
         lines += ["", "Closest papers (not matching):"]
         lines += [f"  - {pt(h.paper.title)} ({h.paper.url or h.paper.id})" for h in answer.sources[:3]]
-    if answer.resolved_query and answer.resolved_query != answer.question:
+    if details and answer.resolved_query and answer.resolved_query != answer.question:
         lines += ["", f"searched for: {answer.resolved_query}"]
     t = answer.timings_ms
-    if answer.model_used and answer.mode == "generated":
+    if not details:
+        by = short_credit(answer)
+    elif answer.model_used and answer.mode == "generated":
         by = model_credit(answer)
     elif answer.model_used:  # the model was asked, but failed or wrote nothing verifiable: not its answer
         by = f"retrieval and code alone ({answer.model}'s answer was not used)"
@@ -351,6 +358,26 @@ def answer_to_text(answer: Answer, width: int = 100) -> str:
         by = "retrieval and code alone (no language model)"
     lines += ["", f"answered by {by} in {t.get('total', 0) / 1000:.1f} s"]
     return "\n".join(lines)
+
+
+def notice_in_view(answer: Answer) -> bool:
+    """Whether an answer's notice changes how it reads, so it is shown with the answer rather than under "Details":
+    the answer is not the model's checked writing (quotes, "not stated", a refusal), or the model broke off while
+    writing it (:data:`~assistant.answer.answerer.INCOMPLETE`)."""
+    from assistant.answer.answerer import INCOMPLETE
+
+    return answer.mode != "generated" or INCOMPLETE in answer.notice
+
+
+def short_credit(answer: Answer) -> str:
+    """Who answered, in a few words (the footer under every answer): the model's name when its checked sentences are
+    the answer; ``"retrieval alone (no language model)"`` when no model was asked; else ``"retrieval and code alone
+    (M's answer was not used)"``."""
+    if not answer.model_used:
+        return "retrieval alone (no language model)"
+    if answer.mode == "generated" and any(s.by_model for s in answer.sentences):
+        return answer.model
+    return f"retrieval and code alone ({answer.model}'s answer was not used)"
 
 
 def model_credit(answer: Answer) -> str:

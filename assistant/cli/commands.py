@@ -41,7 +41,12 @@ def _ask(settings: Settings, args: argparse.Namespace) -> int:
         if args.limit is not None or args.offset:
             page = Page(args.offset, args.limit if args.limit is not None else Page().limit)
         answer = session.ask(question, intent=args.intent, page=page)
-        emit(json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False) if args.json else answer_to_text(answer))
+        details = bool(getattr(args, "verbose", False))  # -v: what the chat's "Details" toggle holds
+        emit(
+            json.dumps(answer_to_dict(answer), indent=2, ensure_ascii=False)
+            if args.json
+            else answer_to_text(answer, details=details)
+        )
         if args.session:  # after the answer is out: a failure here loses nothing but the save
             try:
                 session.save(args.session)

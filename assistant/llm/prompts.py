@@ -42,10 +42,6 @@ SELF_CHECK_QUESTION = "Is every fact of this sentence stated in the {abstract}? 
 #: The stated check (:func:`stated_check_messages`): asked before an answer about one paper (or the papers in focus)
 #: is written; its "no" is the answer's "not stated" (answer/lookup.py).
 STATED_QUESTION = "Does the {abstract} state the answer to this question? Answer yes or no."
-#: The named check (:func:`named_check_messages`): is the paper found the one the question names?
-NAMED_QUESTION = (
-    "Is this the abstract of the paper called “{name}”, or of the paper that introduces “{name}”? Answer yes or no."
-)
 
 #: The reading of one paper (:func:`reading_messages`): every question about one paper (the self-check, "is it stated",
 #: "is this the paper named", the answer itself) is appended to one fixed prefix, this system
@@ -200,17 +196,6 @@ def stated_check_messages(sources: Sequence[tuple[str, str]], question: str) -> 
     return [
         {"role": "system", "content": SELF_CHECK_SYSTEM},
         {"role": "user", "content": f"{quoted}\n\nQuestion: {' '.join(question.split())}\n{ask}"},
-    ]
-
-
-def named_check_messages(source: tuple[str, str], name: str) -> list[dict[str, str]]:
-    """The named check: the self-check's prefix with one paper's ``(title, abstract)``, then
-    :data:`NAMED_QUESTION` about ``name`` (a title or a method name the question uses for a paper)."""
-    quoted, _ = _quoted_abstracts([source])
-    ask = NAMED_QUESTION.format(name=sanitize_source_text(name))
-    return [
-        {"role": "system", "content": SELF_CHECK_SYSTEM},
-        {"role": "user", "content": f"{quoted}\n\n{ask}"},
     ]
 
 

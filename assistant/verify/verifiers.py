@@ -167,9 +167,9 @@ def _asked(backend: ChatBackend, messages: list[dict[str, str]], what: str) -> f
 
 def named_probability(backend: ChatBackend, source: tuple[str, str], name: str) -> float | None:
     """P(the paper ``source`` = ``(title, abstract)`` is the one called ``name``, or the one that introduces it): the
-    answering model is asked :data:`assistant.llm.prompts.NAMED_QUESTION`. Measured on pairs made from the corpus:
-    benchmarks/named_check.py, docs/results/issue41. None when the model cannot be asked (callers then decide
-    nothing)."""
+    answering model is asked :data:`assistant.llm.prompts.READ_NAMED` of the paper's reading. Measured on pairs made
+    from the corpus: benchmarks/named_check.py, docs/results/issue41. None when the model cannot be asked (callers
+    then decide nothing)."""
     from assistant.llm.prompts import READ_NAMED, reading_messages, sanitize_source_text
 
     ask = READ_NAMED.format(name=sanitize_source_text(name))
@@ -178,7 +178,8 @@ def named_probability(backend: ChatBackend, source: tuple[str, str], name: str) 
 
 def stated_probability(backend: ChatBackend, sources: Sequence[tuple[str, str]], question: str) -> float | None:
     """P(the abstracts state the answer to ``question``): the answering model reads the ``(title, abstract)`` pairs
-    of the paper(s) the question is about and is asked :data:`assistant.llm.prompts.STATED_QUESTION`; ``P(yes)`` in
+    of the paper(s) the question is about and is asked :data:`assistant.llm.prompts.READ_STATED` of the paper's reading
+    (several papers: :data:`assistant.llm.prompts.STATED_QUESTION` after them all); ``P(yes)`` in
     [0, 1] from its log-probabilities. The prefix is the self-check's, so a server that keeps prompt state reads only
     the question. Measured against the trained model it replaced: benchmarks/stated_check.py, docs/results/issue41.
     None when the model cannot be asked (callers treat it as "cannot tell", never "not stated")."""

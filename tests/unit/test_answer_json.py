@@ -71,7 +71,8 @@ def test_schema_file_says_which_fields_are_nullable() -> None:
 
 
 def test_footer_names_the_model_only_when_its_sentences_are_shown() -> None:
-    assert answer_to_text(_answer()).endswith(
+    assert answer_to_text(_answer()).endswith("\nanswered by smollm2 in 0.1 s")
+    assert answer_to_text(_answer(), details=True).endswith(  # assistant ask -v: which checks passed
 "answered by smollm2 (every sentence checked against its evidence: numbers and names found, and the model, asked "
         "again, said the abstract states each (probability of yes 0.90)) in 0.1 s"
     )
@@ -79,6 +80,21 @@ def test_footer_names_the_model_only_when_its_sentences_are_shown() -> None:
                      notice="Cannot reach the LLM. Showing the most relevant passages instead, each cited.")
     assert "answered by retrieval and code alone (smollm2's answer was not used)" in answer_to_text(failed)
     assert "no language model" in answer_to_text(_answer(model_used=False, mode="extractive"))
+
+
+def test_the_terminal_keeps_what_explains_an_answer_for_details() -> None:
+    from dataclasses import replace
+
+    written = replace(
+        _answer(notice="About XNet, not YNet from the last answer."),
+        dropped=("XNet is slow.",),
+        resolved_query="XNet speed",
+    )
+    short, full = answer_to_text(written), answer_to_text(written, details=True)
+    for detail in ("Note: About XNet", "1 sentence removed", "searched for: XNet speed"):
+        assert detail not in short and detail in full, detail
+    quoted = _answer(mode="extractive", notice="Cannot reach the LLM. Showing the most relevant passages instead.")
+    assert "Note: Cannot reach the LLM" in answer_to_text(quoted)  # it changes how the answer reads: in view
 
 
 def test_a_topic_listing_says_how_many_match_and_where_the_next_page_starts() -> None:
