@@ -23,7 +23,9 @@ from pathlib import Path
 
 from assistant.config import load_settings
 from assistant.eval.metrics import facts_hit
+from assistant.lang.text import split_sentences
 from assistant.llm.client import OpenAIChatBackend
+from assistant.llm.prompts import READER_SYSTEM, sanitize_source_text
 from assistant.offline import enforce_offline
 
 #: The pick, asked of a paper's reading (prompts.reading_messages).
@@ -36,19 +38,34 @@ READ_PICK = (
 PICK_RELATIVE_SHARE = 0.5
 
 
+#: Sentence labels of a labelled reading: one token each, so a choice among them is one token.
+SENTENCE_LABELS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def labelled_reading(source: tuple[str, str], ask: str) -> list[dict[str, str]]:
+    """The reading as it was when the picks were measured (stop 58): :data:`READER_SYSTEM`, ``Abstract of
+    "<title>":`` and one sentence a line, labelled ``A.``, ``B.``, …, then ``ask``. (The product's reading is now
+    the abstract as one paragraph: ``prompts.reading_prefix``.)"""
+    lines = [f'Abstract of "{sanitize_source_text(source[0])}":']
+    for i, sentence in enumerate(split_sentences(source[1]) if source[1].strip() else []):
+        label = f"{SENTENCE_LABELS[i]}. " if i < len(SENTENCE_LABELS) else ""
+        lines.append(f"{label}{sanitize_source_text(sentence)}")
+    return [
+        {"role": "system", "content": READER_SYSTEM},
+        {"role": "user", "content": "\n".join(lines) + f"\n\n{ask}"},
+    ]
+
+
 def picked_sentences(backend: OpenAIChatBackend, source: tuple[str, str], question: str, most: int = 3) -> list[int]:
     """Indices (into ``split_sentences(abstract)``, best first) of the sentences of ``source`` = ``(title, abstract)``
     the model picks as answering ``question``: the first reply token's shares over the labels
     (``OpenAIChatBackend.option_probabilities``), the best label and those with at least
     :data:`PICK_RELATIVE_SHARE` of its share, at most ``most``. (A "none" option was tried first: the bundled
     1.5B model put most of its mass on "0" for questions a sentence answers.)"""
-    from assistant.lang.text import split_sentences
-    from assistant.llm.prompts import SENTENCE_LABELS, reading_messages
-
     labels = SENTENCE_LABELS[: min(len(split_sentences(source[1])), len(SENTENCE_LABELS))]
     if not labels:
         return []
-    shares = backend.option_probabilities(reading_messages(source, READ_PICK.format(question=question)), labels)
+    shares = backend.option_probabilities(labelled_reading(source, READ_PICK.format(question=question)), labels)
     ranked = sorted(((i, shares[label]) for i, label in enumerate(labels)), key=lambda p: -p[1])
     best = ranked[0][1]
     return [i for i, p in ranked[:most] if best > 0 and p >= PICK_RELATIVE_SHARE * best]

@@ -141,5 +141,5 @@ def test_every_question_about_one_paper_is_asked_of_the_same_reading() -> None:
     prefix = reading_prefix(*XNET) + "\n\n"
     assert all(m[0]["content"] == READER_SYSTEM and m[1]["content"].startswith(prefix) for m in asked)
     assert len({m[1]["content"] for m in asked}) == 4  # four different questions after it
-    assert "A. XNet is a graph network." in prefix and "B. It outperforms GCN on 11 datasets." in prefix
+    assert prefix == f'Abstract of "{XNET[0]}":\n{XNET[1]}\n\n'  # the whole abstract, one paragraph
 
