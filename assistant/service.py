@@ -76,8 +76,15 @@ class BundledChatBackend:
         self._url = ""
         self._lock = threading.Lock()
         self._connect_lock = threading.Lock()
+        self._closed = False
         self._in_flight = 0
         self._last_done = time.monotonic()
+
+    def close(self) -> None:
+        """No more requests: every later call raises :class:`LLMUnavailableError` instead of (re)starting the
+        server (the assistant is closing)."""
+        with self._connect_lock:
+            self._closed = True
 
     def idle_s(self) -> float:
         """Seconds since the last request to the model finished; 0.0 while one is in flight (what the read-ahead
@@ -100,6 +107,8 @@ class BundledChatBackend:
     def _connected(self) -> OpenAIChatBackend:
         """The client to the running server (started, or restarted after it died). Raises LLMUnavailableError."""
         with self._connect_lock:  # an answer and the read-ahead never start two servers
+            if self._closed:
+                raise LLMUnavailableError("The assistant was closed.", reason="cancelled")
             self._server.ensure_running()
         if self._client is None or self._url != self._server.base_url:
             self._url = self._server.base_url
@@ -166,6 +175,7 @@ class Assistant:
         self.model_label = model_label
         self._llm_server = llm_server
         self.read_ahead: ReadAhead | None = None
+        self._read_ahead_backend: BundledChatBackend | None = None
 
     def start_read_ahead(self, backend: BundledChatBackend) -> None:
         """Read every indexed paper into ``backend``'s prompt cache in the background, when there are at most
@@ -181,6 +191,7 @@ class Assistant:
             return [(p.title, p.text) for p in (papers[pid] for pid in papers)]
 
         self.read_ahead = ReadAhead(backend, sources).start()
+        self._read_ahead_backend = backend
 
     def stream(self, question: str, intent: Intent | None = None, page: Page | None = None) -> Iterator[AnswerEvent]:
         """Stream the answer to one stand-alone question (``page``: which papers of a topic listing): the first turn
@@ -210,9 +221,12 @@ class Assistant:
         return len(self.retriever.papers)
 
     def close(self) -> None:
-        """Stop reading ahead and the bundled model server, if this assistant started one."""
+        """Stop reading ahead and the bundled model server, if this assistant started one (a reading under way is
+        cut off, not waited for; the model is not restarted for it)."""
         if self.read_ahead is not None:
-            self.read_ahead.stop()
+            self.read_ahead.stop(timeout_s=0)
+        if self._read_ahead_backend is not None:
+            self._read_ahead_backend.close()
         if self._llm_server is not None:
             self._llm_server.stop()
 

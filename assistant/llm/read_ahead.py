@@ -69,9 +69,10 @@ class ReadAhead:
         return self
 
     def stop(self, timeout_s: float = 10.0) -> None:
-        """Stop after the reading under way (waits at most ``timeout_s`` for it)."""
+        """Stop after the reading under way; waits at most ``timeout_s`` for it (0: not at all, e.g. when the model
+        server is stopped next, which cuts it off)."""
         self._stop.set()
-        if self._thread.is_alive():
+        if timeout_s > 0 and self._thread.is_alive():
             self._thread.join(timeout_s)
 
     def _run(self) -> None:
@@ -90,6 +91,7 @@ class ReadAhead:
                 self.done += 1
             logger.info("read %d papers ahead in %.0f s", self.done, time.monotonic() - t0)
         except LLMUnavailableError as e:
-            logger.warning("reading papers ahead stopped after %d: %s", self.done, str(e).splitlines()[0])
+            if not self._stop.is_set():  # stopped on purpose: the cut-off reading is no news
+                logger.warning("reading papers ahead stopped after %d: %s", self.done, str(e).splitlines()[0])
         finally:
             self.finished.set()

@@ -15,6 +15,7 @@ def test_every_seed_is_read_ahead_with_the_reading_answers_use(seeded_settings, 
         assert assistant.read_ahead is not None and assistant.read_ahead.finished.wait(60)
         hits = assistant.retriever.retrieve("How does DUALFormer balance local and global expressivity?")
     assert assistant.read_ahead.done == assistant.paper_count == len(backend.asked) == 38
+    assert backend.closed  # closing the assistant closed the read-ahead's backend: no server restarted for it
     hit = hits[0].paper
     assert reading_messages((hit.title, hit.text), READ_AHEAD) in backend.asked  # what the answer's reading reuses
 

@@ -26,6 +26,9 @@ class Backend:
     def idle_s(self) -> float:
         return 0.0 if self.busy.is_set() else 60.0
 
+    def close(self) -> None:
+        self.closed = True
+
     def yes_probability(self, messages: Sequence[dict[str, str]]) -> float:
         if len(self.asked) == self.fail_at:
             raise LLMUnavailableError("The bundled LLM server was killed by SIGKILL.", reason="crashed")
@@ -66,3 +69,28 @@ def test_stop_ends_it_and_a_model_that_cannot_be_asked_ends_it_quietly() -> None
     ahead = ReadAhead(failing, lambda: SOURCES, quiet_s=0.01).start()
     assert ahead.finished.wait(5)
     assert ahead.done == 1 and len(failing.asked) == 1  # stopped at the failure, nothing raised
+
+
+def test_a_closed_bundled_backend_never_restarts_the_server() -> None:
+    """The assistant closing stops the read-ahead without waiting and closes its backend: a reading that was about to
+    be sent fails instead of starting the model server again (service.BundledChatBackend.close)."""
+    import pytest
+
+    from assistant.config import Settings
+    from assistant.service import BundledChatBackend
+
+    class Server:
+        model = "qwen1.5b"
+        started = 0
+
+        def ensure_running(self) -> None:
+            self.started += 1
+
+    server = Server()
+    backend = BundledChatBackend(server, Settings())  # type: ignore[arg-type]
+    assert backend.idle_s() >= 0.0
+    backend.close()
+    with pytest.raises(LLMUnavailableError) as e:
+        backend.yes_probability(reading_messages(SOURCES[0], READ_AHEAD))
+    assert e.value.reason == "cancelled" and server.started == 0
+    assert backend.idle_s() >= 0.0  # the failed request is not left in flight
