@@ -362,11 +362,13 @@ def answer_to_text(answer: Answer, width: int = 100, *, details: bool = False) -
 
 def notice_in_view(answer: Answer) -> bool:
     """Whether an answer's notice changes how it reads, so it is shown with the answer rather than under "Details":
-    the answer is not the model's checked writing (quotes, "not stated", a refusal), or the model broke off while
-    writing it (:data:`~assistant.answer.answerer.INCOMPLETE`)."""
+    the answer is not the model's checked writing (quotes, "not stated", a refusal), the model broke off while
+    writing it (:data:`~assistant.answer.answerer.INCOMPLETE`), or part of a cited abstract was withheld from it
+    (:data:`~assistant.answer.builder.WITHHELD_MARK`: text addressed to the assistant, never shown)."""
     from assistant.answer.answerer import INCOMPLETE
+    from assistant.answer.builder import WITHHELD_MARK
 
-    return answer.mode != "generated" or INCOMPLETE in answer.notice
+    return answer.mode != "generated" or INCOMPLETE in answer.notice or WITHHELD_MARK in answer.notice
 
 
 def short_credit(answer: Answer) -> str:

@@ -28,9 +28,10 @@ def test_supported_sentence_kept_invented_dropped_fake_marker_ignored(scripted_a
             and not any("12 trillion" in s.text for s in answer.sentences))
     retrieved = {h.paper.id for h in answer.sources}
     assert all(c.paper.id in retrieved for c in answer.citations)
-    # one paper: the question is asked of its reading, the labelled abstract its checks share
+    # one paper: the question is asked of its reading, the abstract (one paragraph) its checks share
     prompt = server.requests[0]["messages"][1]["content"]
-    assert prompt.startswith('Abstract of "DUALFormer') and "\nA. " in prompt and len(prompt) < 3000
+    assert prompt.startswith('Abstract of "DUALFormer') and len(prompt) < 3000
+    assert prompt.split("\n\n")[0].count("\n") == 1  # the title line, then the abstract as one paragraph
     assert all(c["messages"][1]["content"].startswith(prompt.split("\n\n")[0]) for c in server.self_checks)
 
 

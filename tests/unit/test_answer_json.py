@@ -95,6 +95,8 @@ def test_the_terminal_keeps_what_explains_an_answer_for_details() -> None:
         assert detail not in short and detail in full, detail
     quoted = _answer(mode="extractive", notice="Cannot reach the LLM. Showing the most relevant passages instead.")
     assert "Note: Cannot reach the LLM" in answer_to_text(quoted)  # it changes how the answer reads: in view
+    withheld = _answer(notice="Part of “XNet” was withheld from this answer: it addresses the assistant.")
+    assert "Note: Part of “XNet” was withheld" in answer_to_text(withheld)  # a generated answer, but said in view
 
 
 def test_a_topic_listing_says_how_many_match_and_where_the_next_page_starts() -> None:
