@@ -348,14 +348,8 @@ def answer_to_text(answer: Answer, width: int = 100, *, details: bool = False) -
     if details and answer.resolved_query and answer.resolved_query != answer.question:
         lines += ["", f"searched for: {answer.resolved_query}"]
     t = answer.timings_ms
-    if not details:
-        by = short_credit(answer)
-    elif answer.model_used and answer.mode == "generated":
-        by = model_credit(answer)
-    elif answer.model_used:  # the model was asked, but failed or wrote nothing verifiable: not its answer
-        by = f"retrieval and code alone ({answer.model}'s answer was not used)"
-    else:
-        by = "retrieval and code alone (no language model)"
+    written = details and answer.model_used and answer.mode == "generated"
+    by = model_credit(answer) if written else short_credit(answer)
     lines += ["", f"answered by {by} in {t.get('total', 0) / 1000:.1f} s"]
     return "\n".join(lines)
 
