@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
 
 from assistant.answer.builder import AnswerBuilder
+from assistant.answer.extractive import pick_sentences
 from assistant.answer.route import Referents, decide_intent
 from assistant.answer.strategies import (
     STRATEGIES,
@@ -54,6 +55,13 @@ ABSTAIN_NOTICE = "The indexed abstracts don't cover this question."
 UNCHECKED_NOTICE = (
     "No sentence of the model's answer could be checked against the abstracts, so none is shown; "
     "the most relevant passages are quoted instead."
+)
+
+
+#: A comparison's paper whose part did not pass its check is quoted instead (never dropped); the notice names it.
+PART_QUOTED = (
+    "Nothing the model wrote about {titles} passed its check against the abstract, so the abstract's sentence "
+    "closest to the question is quoted for it."
 )
 
 
@@ -352,14 +360,16 @@ class Answerer:
         notice = ""
         buffer = ""
         failed = False
+        quoted_parts: list[str] = []  # a comparison's papers quoted because their part did not pass
         builder.model_used = plan.use_model
         t_gen = time.perf_counter()
         if plan.use_model:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
             # a comparison: each paper's part written from its own reading, in turn; else one answer
+            per_paper = plan.per_paper and len(plan.context) > 1
             prompts = (
                 [part_messages(req.question, hit) for hit in plan.context]
-                if plan.per_paper and len(plan.context) > 1
+                if per_paper
                 else [build_messages(req.question, plan.context, strategy.task)]
             )
             verifier = build_verifier(self.settings.verify, self._backend)
@@ -402,11 +412,37 @@ class Answerer:
 
             # Only the model stream is guarded: a failure of the connection becomes the notice and the code's
             # answer; a failure in our own code (verify, the builder) propagates as the internal error it is.
-            def model_deltas() -> Generator[str, None, None]:  # lazy: a backend that fails when called fails at next()
+            def flush() -> None:
+                """Submit the sentences left in the buffer; an unfinished last one (the token limit cut it) is
+                dropped."""
+                nonlocal buffer
+                tail = split_sentences(buffer) if buffer.strip() else []
+                for raw in tail:
+                    if raw is tail[-1] and not raw.rstrip().endswith(SENTENCE_END):
+                        builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
+                        continue
+                    submit(raw)
+                buffer = ""
+
+            def cover(i: int) -> None:
+                """A comparison never drops a paper: when no kept sentence cites paper ``i + 1`` (its part did not
+                pass its check, or was never written), that paper's sentence that best answers the question (the
+                trained selector, extractive.pick_sentences) is quoted, marked as a quote."""
+                n = i + 1
+                if any(n in sent.citations for sent in builder.sentences):
+                    return
+                hit = plan.context[i]
+                for ev in pick_sentences(hit, req.facts, req.question, 1, req.cache):
+                    builder.quote(ev, n)
+                quoted_parts.append(hit.paper.title)
+
+            parts_done = 0
+
+            def model_deltas() -> Generator[str | None, None, None]:  # lazy: a backend that fails fails at next()
                 for messages in prompts:  # the [n] a part writes is ignored: attribution cites (attribution.py)
                     yield from self._backend.stream(messages, plan.max_tokens)
-                    if len(prompts) > 1:
-                        yield " "  # the next paper's part starts a new sentence
+                    if per_paper:
+                        yield None  # this paper's part is complete
 
             deltas = model_deltas()
             try:
@@ -420,6 +456,13 @@ class Answerer:
                         logger.warning("LLM failed (%s): %s", reason, e)
                         failed, notice = True, failure_notice(e)
                         break
+                    if delta is None:  # a paper's part ended: its sentences checked, the paper covered
+                        flush()
+                        settle(wait=True)
+                        cover(parts_done)
+                        parts_done += 1
+                        yield shown()
+                        continue
                     timings.setdefault("first_token", (time.perf_counter() - t0) * 1000)
                     buffer += delta
                     complete, buffer = split_complete(buffer)
@@ -429,12 +472,7 @@ class Answerer:
                         yield shown()
                 deltas.close()  # a stopped stream releases its connection (and the server) before the checks
                 if not failed:
-                    tail = split_sentences(buffer) if buffer.strip() else []
-                    for raw in tail:
-                        if raw is tail[-1] and not raw.rstrip().endswith(SENTENCE_END):
-                            builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
-                            continue
-                        submit(raw)
+                    flush()
                 elif buffer.strip():
                     builder.dropped.append(buffer.strip())  # the stream broke inside this sentence: never shown
                 t_checks = time.perf_counter()
@@ -446,6 +484,9 @@ class Answerer:
                         yield shown()
                 # what the checks add after the model's last token (the self-check's cost to an answer)
                 timings["check_after_stream"] = (time.perf_counter() - t_checks) * 1000
+                if per_paper and any(sent.by_model for sent in builder.sentences):
+                    for i in range(parts_done, len(plan.context)):  # the model broke off before these parts
+                        cover(i)
             finally:
                 deltas.close()  # a stopped or abandoned stream releases its connection now
                 checker.shutdown(wait=True, cancel_futures=True)
@@ -457,7 +498,7 @@ class Answerer:
         if quoted is None:  # the plan answers by code
             mode, notice = "extractive", strategy.notice(plan)
             strategy.answer_by_code(self._tools, req, plan, builder)
-        elif not builder.sentences:  # nothing the model wrote passed its check: say so, and quote instead
+        elif not any(sent.by_model for sent in builder.sentences):  # nothing the model wrote passed: quote instead
             mode = "extractive"
             notice = notice or UNCHECKED_NOTICE
             quoted.dropped, quoted.model_used = list(builder.dropped), True
@@ -465,6 +506,8 @@ class Answerer:
         elif failed:  # the sentences checked before the stream broke are the answer
             notice = notice.replace("Showing the most relevant passages instead, each cited.", INCOMPLETE)
         # else: the model's checked sentences, in its order, are the answer
+        if mode == "generated" and quoted_parts:
+            notice = f"{notice} {PART_QUOTED.format(titles='; '.join(f'“{t}”' for t in quoted_parts))}".strip()
         if plan.notice and plan.notice not in notice:  # a caveat of the plan (a near miss), after any other
             notice = f"{notice} {plan.notice}".strip()
         timings["total"] = (time.perf_counter() - t0) * 1000

@@ -211,3 +211,45 @@ def test_a_name_an_indexed_title_has_is_never_called_unindexed(scripted_assistan
                                "feature dimensions?")
     assert answer.sources[0].paper.id == DUALFORMER  # the named paper is not the one found first
     assert "No indexed paper is" not in answer.notice, answer.notice
+
+
+def test_a_comparison_never_drops_a_paper_whose_part_fails_its_check(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """Issue 60 item 2: each paper's part is written from its own reading and checked; a paper whose part does not
+    pass is quoted instead (its sentence closest to the question, marked as a quote), never left out of the answer,
+    and the notice names it."""
+    a_part = "A-Bench is a benchmark designed to diagnose whether LMMs are masters at evaluating AIGIs."
+    invented = "Number Cookbook was trained on twelve trillion tokens of arithmetic."
+
+    def yes(payload):  # type: ignore[no-untyped-def]
+        return 0.02 if "twelve trillion" in payload["messages"][-1]["content"] else 0.95
+
+    with FakeOpenAIServer([a_part, invented], yes_probability=yes) as server, scripted_assistant(server) as assistant:
+        answer = assistant.ask("Compare the A-Bench paper with the Number Cookbook paper.")
+    assert answer.mode == "generated"
+    by_title = {c.paper.title.split(":")[0]: c.n for c in answer.citations}
+    assert set(by_title) == {"A-Bench", "Number Cookbook"}
+    written = [s for s in answer.sentences if s.by_model]
+    assert [s.citations for s in written] == [(by_title["A-Bench"],)]
+    quoted = [s for s in answer.sentences if by_title["Number Cookbook"] in s.citations]
+    assert quoted and all(not s.by_model and s.check == "quote" for s in quoted)
+    cookbook = next(c.paper for c in answer.citations if c.paper.title.startswith("Number Cookbook"))
+    assert all(s.text in cookbook.text for s in quoted)  # verbatim from its abstract
+    assert any("twelve trillion" in d for d in answer.dropped)
+    assert "Number Cookbook" in answer.notice and "quoted" in answer.notice
+    # the A-Bench part comes first, then the Number Cookbook quote: the answer reads paper by paper
+    assert answer.sentences.index(written[0]) < answer.sentences.index(quoted[0])
+
+
+def test_a_comparison_cut_off_mid_part_still_shows_every_paper(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """The model breaks off while writing the second paper's part: the first part stays, the second paper is quoted
+    (not dropped), and the notice says the model broke off."""
+    a_part = "A-Bench is a benchmark designed to diagnose whether LMMs are masters at evaluating AIGIs."
+    cut = "CUT:Number Cookbook introduces a benchmark covering four numerical representations and seventeen tasks."
+    with FakeOpenAIServer([a_part, cut]) as server, scripted_assistant(server) as assistant:
+        answer = assistant.ask("Compare the A-Bench paper with the Number Cookbook paper.")
+    assert answer.mode == "generated"
+    cookbook = next(c for c in answer.citations if c.paper.title.startswith("Number Cookbook"))
+    quoted = [s for s in answer.sentences if cookbook.n in s.citations]
+    assert quoted and all(s.check == "quote" and s.text in cookbook.paper.text for s in quoted)
+    assert any(s.by_model for s in answer.sentences)
+    assert "Number Cookbook" in answer.notice
