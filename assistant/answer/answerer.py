@@ -34,7 +34,14 @@ from assistant.answer.strategy import unindexed_name
 from assistant.errors import AssistantError
 from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
-from assistant.llm.prompts import build_messages, part_messages, strip_citations
+from assistant.llm.prompts import (
+    READ_CELL,
+    READ_PART,
+    build_messages,
+    part_messages,
+    strip_citations,
+    verdict_messages,
+)
 from assistant.tuning import ABSTAIN_TOP_PAPERS
 from assistant.types import Answer, AnswerMode, AnswerSentence, Intent, Page, PaperHit
 from assistant.understand.parse import Question, parse_question
@@ -321,6 +328,37 @@ class Answerer:
             return
         yield from self._generate(strategy, req, plan, builder, quoted, tuple(hits), timings, t0)
 
+    def _verdict(self, req: Request, plan: Plan, builder: AnswerBuilder, attributor: Attributor) -> bool:
+        """Add the model's verdict on a choice to ``builder`` when it passes its check; True if it was added.
+
+        The model reads only the papers' parts as shown (each paper's sentences, written from its own reading and
+        checked, or its quote) and says which paper the question asks for (:func:`prompts.verdict_messages`); its
+        first sentence is then checked and cited like every sentence of an answer (``attributor``: the self-check
+        against the reading of the paper it aligns with). A verdict that does not pass is dropped
+        (``builder.dropped``); the parts stay the answer.
+
+        Raises:
+            LLMUnavailableError: the model could not be asked.
+        """
+        parts = []
+        for n, hit in enumerate(plan.context, start=1):
+            said = " ".join(sent.text for sent in builder.sentences if sent.citations == (n,))
+            parts.append((hit.paper.title, said or "nothing on this point"))
+        text = "".join(self._backend.stream(verdict_messages(req.question, parts), plan.max_tokens))
+        first = next(iter(split_sentences(text)), "")
+        if not first.strip():
+            return False
+        if not first.rstrip().endswith(SENTENCE_END):  # cut off by the token limit
+            builder.dropped.append(first.strip())
+            return False
+        verdict = attributor.attribute(first)
+        logger.info("verdict %r: %s", first, "kept" if verdict else "dropped")
+        if verdict is None:
+            builder.dropped.append(strip_citations(first)[0] or first.strip())
+            return False
+        builder.add(*verdict)
+        return True
+
     def _clarification(self, q: Question, notice: str, intent: Intent | str | None) -> Iterator[AnswerEvent]:
         """The events of an answer that asks back (mode ``clarify``): no search result, no citation."""
         yield AnswerEvent("status", "Asking which paper is meant.")
@@ -368,7 +406,7 @@ class Answerer:
             # a comparison: each paper's part written from its own reading, in turn; else one answer
             per_paper = plan.per_paper and len(plan.context) > 1
             prompts = (
-                [part_messages(req.question, hit) for hit in plan.context]
+                [part_messages(req.question, hit, READ_CELL if plan.verdict else READ_PART) for hit in plan.context]
                 if per_paper
                 else [build_messages(req.question, plan.context, strategy.task)]
             )
@@ -487,6 +525,14 @@ class Answerer:
                 if per_paper and any(sent.by_model for sent in builder.sentences):
                     for i in range(parts_done, len(plan.context)):  # the model broke off before these parts
                         cover(i)
+                    if plan.verdict and not failed:
+                        yield AnswerEvent("status", "Weighing what each paper states against the question.", hits=hits)
+                        try:
+                            if self._verdict(req, plan, builder, attributor):
+                                yield shown()
+                        except model_failed as e:
+                            logger.warning("LLM failed at the verdict (%s): %s", getattr(e, "reason", e), e)
+                            failed, notice = True, failure_notice(e)
             finally:
                 deltas.close()  # a stopped or abandoned stream releases its connection now
                 checker.shutdown(wait=True, cancel_futures=True)

@@ -294,10 +294,12 @@ class ChoiceStrategy(IntentStrategy):
     the model, never by code (issue 59: a verdict code wrote from sentence scores, "X is the one whose abstract states
     it", was false where both abstracts state it).
 
-    The model reads each paper's sentences that bear on the question (:func:`plain_scores`, so "The code is available
-    at ..." can answer "which one links its code?") and says which paper it is, citing the deciding sentences; each of
-    its sentences is checked against the paper it cites. By code (the model failed, or nothing it wrote passed), each
-    paper's sentence that bears on the question is quoted under a notice that the abstracts were not weighed."""
+    Each paper's part is written from its own reading and checked against it, as in a comparison (a paper whose part
+    does not pass is quoted: its sentence that bears on the question by :func:`plain_scores`, so "The code is
+    available at ..." can answer "which one links its code?"); then the model reads only those parts and says which
+    paper the question asks for, a verdict checked against the parts (``Plan.verdict``; issue 60 item 2). By code
+    (the model failed, or nothing it wrote passed), each paper's sentence that bears on the question is quoted under a
+    notice that the abstracts were not weighed."""
 
     intent = "choice"
     task = (
@@ -320,7 +322,7 @@ class ChoiceStrategy(IntentStrategy):
             else h
             for h in (hits if req.focus_ids else hits[:wanted])
         ]
-        return Plan(context, use_model=True)
+        return Plan(context, use_model=True, per_paper=True, verdict=True)
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """For each paper, its sentence that best answers the question, cited to it."""

@@ -147,7 +147,10 @@ class Plan:
         comparison: a papers x aspects table shown with the answer.
         listing: for a topic list, how many papers match and which page of them is in ``context``.
         notice: a caveat shown with the answer (a near miss: what of the question the paper does not match).
-        per_paper: the model writes each paper's part from that paper's reading alone, in turn (a comparison).
+        per_paper: the model writes each paper's part from that paper's reading alone, in turn (a comparison, a
+            choice); a paper none of whose part passes its check is quoted instead.
+        verdict: after the parts, the model says which paper the question asks for, from the parts alone, checked
+            against them (a choice: ``Answerer._verdict``).
     """
 
     context: list[PaperHit]
@@ -158,6 +161,7 @@ class Plan:
     listing: Listing | None = None
     notice: str = ""
     per_paper: bool = False
+    verdict: bool = False
 
 
 class IntentStrategy:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from assistant.llm.prompts import VERDICT_SYSTEM
 from tests.support.fake_openai_server import FakeOpenAIServer
 
 A, B = "000_43469673d6f8aaa0.txt", "004_c45bebc30e22eceb.txt"
@@ -184,7 +185,7 @@ def test_a_sentence_crediting_the_wrong_author_is_dropped(embed_model, seeded_se
 
 # --- issue 23.2: resolution as a ranking ---------------------------------------------------------------------
 GROKTRANSFER, SENSITIVITY, ABNOVO, CODEC = f"{A}#5", f"{A}#11", f"{A}#10", f"{A}#19"
-INFOALIGN, RESDEX, LERET, HORIZON = f"{B}#1", f"{B}#7", f"{B}#11", f"{B}#19"
+INFOALIGN, RESDEX, MATRYOSHKA, LERET, HORIZON = f"{B}#1", f"{B}#7", f"{B}#9", f"{B}#11", f"{B}#19"
 
 
 def test_a_paper_described_in_a_follow_up_is_taken_and_the_answer_says_so(  # type: ignore[no-untyped-def]
@@ -244,27 +245,42 @@ def test_an_ordinal_after_a_comparison_table_is_that_row(server: FakeOpenAIServe
         assert {c.paper.id for c in first.citations} == {SENSITIVITY}, first.text
 
 
-def test_which_of_them_is_decided_by_the_model_from_each_papers_sentences(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
-    """ "Which of them …?" is the model's to decide (no verdict written by code, issue 59): it reads each paper's
-    sentences that bear on the question, InfoAlign's last sentence with its code link among them (a sentence the
-    evidence ranking pushes down as boilerplate), and its verdict is shown once checked against the paper it cites."""
+def test_which_of_them_is_decided_by_the_model_from_each_papers_part(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """ "Which of them …?" is the model's to decide (no verdict written by code, issue 59), as a comparison is: each
+    paper's part is written from its own reading and checked (a paper whose part fails is quoted, never dropped); then
+    the model reads only those parts and gives its verdict, checked and cited like any sentence (issue 60 item 2). InfoAlign's part is its code link, a sentence the evidence ranking pushes down as boilerplate."""
+    parts = {
+        "Grounding by Trying": "LeReT is a reinforcement learning framework that explores search queries [1].",
+        "Learning Molecular Representation": "The code and model of InfoAlign are available at "
+        "https://github.com/liugangcode/InfoAlign [1].",
+    }
     verdicts = {
-        "Which of them uses reinforcement learning?": "LeReT is a reinforcement learning framework [1].",
-        "of those two, which one links its code?": "The code and model of InfoAlign are available at "
-        "https://github.com/liugangcode/InfoAlign [2].",
+        "Grounding by Trying": "LeReT is the one that uses reinforcement learning, as a framework exploring search "
+        "queries.",
+        "Learning Molecular Representation": "InfoAlign releases its code and model at "
+        "https://github.com/liugangcode/InfoAlign.",
     }
 
     def reply(payload):  # type: ignore[no-untyped-def]
-        asked = payload["messages"][-1]["content"]
-        return next((v for q, v in verdicts.items() if asked.endswith(q)), "Nothing verifiable here at all.")
+        content = payload["messages"][-1]["content"]
+        if payload["messages"][0]["content"] == VERDICT_SYSTEM:  # it reads the parts only: name the paper that fits
+            return next(v for title, v in verdicts.items() if title in content and parts[title][:20] in content)
+        reading = content.split("\n", 1)[0]  # 'Abstract of "<title>":'
+        return next((v for title, v in parts.items() if title in reading), "Nothing verifiable here at all.")
 
     with FakeOpenAIServer(reply) as server, scripted_assistant(server) as assistant:
         session = assistant.new_session()
         session.ask("Compare LeReT with MatryoshkaKV")
         rl = session.ask("Which of them uses reinforcement learning?")
-        assert {c.paper.id for c in rl.citations} == {LERET}, rl.text
-        assert rl.mode == "generated" and "reinforcement learning framework" in rl.text.lower()
-        assert "is the one whose abstract states it" not in rl.text
+        assert rl.mode == "generated" and "is the one whose abstract states it" not in rl.text
+        by_id = {c.paper.id: c.n for c in rl.citations}
+        assert set(by_id) == {LERET, MATRYOSHKA}, rl.text  # each paper's part: LeReT's written, MatryoshkaKV quoted
+        verdict = rl.sentences[-1]
+        assert verdict.text.startswith("LeReT is the one that uses reinforcement learning") and verdict.by_model
+        assert verdict.citations == (by_id[LERET],)  # checked and cited like any sentence: against LeReT's reading
+        assert any(s.check == "quote" and s.citations == (by_id[MATRYOSHKA],) for s in rl.sentences)
+        verdict_prompt = next(r for r in server.requests if r["messages"][0]["content"] == VERDICT_SYSTEM)
+        assert "reinforcement learning framework" in verdict_prompt["messages"][-1]["content"]  # read from the parts
 
         session = assistant.new_session()
         session.ask(
@@ -272,9 +288,8 @@ def test_which_of_them_is_decided_by_the_model_from_each_papers_sentences(script
         )
         session.ask("theres also an antibody design one right? what does it optimize for")
         code = session.ask("of those two, which one links its code?")
-        prompt = server.requests[-1]["messages"][-1]["content"]
-        assert "github.com/liugangcode/InfoAlign" in prompt  # the model read the sentence that decides it
-        assert {c.paper.id for c in code.citations} == {INFOALIGN}, code.text
+        assert code.sentences[-1].text.startswith("InfoAlign releases its code") and code.sentences[-1].by_model
+        assert {c.paper.id for c in code.citations if c.n in code.sentences[-1].citations} == {INFOALIGN}, code.text
         assert "github.com" in code.text
 
 
