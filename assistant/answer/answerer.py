@@ -46,7 +46,7 @@ from assistant.tuning import ABSTAIN_TOP_PAPERS
 from assistant.types import Answer, AnswerMode, AnswerSentence, Intent, Page, PaperHit
 from assistant.understand.parse import Question, parse_question
 from assistant.verify.attribution import Attributor, Embedder
-from assistant.verify.verifiers import build_verifier
+from assistant.verify.verifiers import Verifier, build_verifier
 
 if TYPE_CHECKING:
     from assistant.config import Settings
@@ -328,14 +328,15 @@ class Answerer:
             return
         yield from self._generate(strategy, req, plan, builder, quoted, tuple(hits), timings, t0)
 
-    def _verdict(self, req: Request, plan: Plan, builder: AnswerBuilder, attributor: Attributor) -> bool:
+    def _verdict(self, req: Request, plan: Plan, builder: AnswerBuilder, verifier: Verifier) -> bool:
         """Add the model's verdict on a choice to ``builder`` when it passes its check; True if it was added.
 
         The model reads only the papers' parts as shown (each paper's sentences, written from its own reading and
         checked, or its quote) and says which paper the question asks for (:func:`prompts.verdict_messages`); its
-        first sentence is then checked and cited like every sentence of an answer (``attributor``: the self-check
-        against the reading of the paper it aligns with). A verdict that does not pass is dropped
-        (``builder.dropped``); the parts stay the answer.
+        first sentence is then checked and cited like every sentence of an answer (an :class:`Attributor` with
+        ``verifier``: the self-check against the reading of the paper it aligns with), except that naming the paper
+        is its answer, so restating the question with a paper's name is not an echo. A verdict that does not pass
+        is dropped (``builder.dropped``); the parts stay the answer.
 
         Raises:
             LLMUnavailableError: the model could not be asked.
@@ -351,6 +352,8 @@ class Answerer:
         if not first.rstrip().endswith(SENTENCE_END):  # cut off by the token limit
             builder.dropped.append(first.strip())
             return False
+        min_alignment = self.settings.verify.verify_min_alignment
+        attributor = Attributor(plan.context, self._tools.embed, verifier, "", min_alignment=min_alignment)
         verdict = attributor.attribute(first)
         logger.info("verdict %r: %s", first, "kept" if verdict else "dropped")
         if verdict is None:
@@ -528,7 +531,7 @@ class Answerer:
                     if plan.verdict and not failed:
                         yield AnswerEvent("status", "Weighing what each paper states against the question.", hits=hits)
                         try:
-                            if self._verdict(req, plan, builder, attributor):
+                            if self._verdict(req, plan, builder, verifier):
                                 yield shown()
                         except model_failed as e:
                             logger.warning("LLM failed at the verdict (%s): %s", getattr(e, "reason", e), e)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from assistant.answer.route import Referents, wording_intent
 from assistant.lang.numbers import ORDINALS
 from assistant.lang.references import (
+    ASKS_FOR_PAPER,
     BACK_REF,
     ELLIPTIC_OPENINGS,
     FORMER_LATTER,
@@ -267,7 +268,9 @@ class Resolver:
 
         1. "Which of them ...", "both", "they" with several papers in focus: all of them (the latest answer's
            papers when it showed several, else the most recent ``papers_wanted`` or 2 papers shown: "of those
-           two" after two one-paper turns).
+           two" after two one-paper turns). With one paper in focus, a question that asks to find a paper
+           ("Which paper is about speech coding and which company made it?", "is there a paper on …?",
+           references.ASKS_FOR_PAPER) and no plural: a new search (its "it" is the paper it asks for).
         2. A question (or one of its sentences: "There's also a paper on how sensitive transformers are to
            random token perturbations. Does it say anything about grokking?") that describes a paper not in
            focus (profile cosine s1 with (s1 - s_focus) + (s1 - s2) >= ``conversation.described_margin``, s2 the
@@ -285,6 +288,8 @@ class Resolver:
         group = current if len(current) >= 2 else recent[: said or 2]
         if len(group) >= 2 and (detected == "choice" or (plural and (len(current) >= 2 or (said or 0) >= 2))):
             return group, ""
+        if len(current) < 2 and not plural and ASKS_FOR_PAPER.search(question.text):
+            return [], ""  # "Which paper is about speech coding and which company made it?": a new search
         described, strength = "", float("-inf")
         sims: dict[str, float] = {}
         parts = list(question.sentences)

@@ -29,6 +29,14 @@ SINGULAR_REF = re.compile(
     r"the approach|the authors|this one|that one|the other|he|she|his|her)\b",
     re.I,
 )
+#: A question that asks to find a paper ("which paper is about speech coding …?", "is there a paper on …?", "another
+#: paper on …"): its own "it" is the paper it asks for, not the one in focus. Up to two words between, none a
+#: determiner that points back ("which of the two papers", "what does this paper …" are not).
+ASKS_FOR_PAPER = re.compile(
+    r"\b(?:which|what|is there an?|is there any|are there any|any|another)\s+"
+    r"(?:(?!(?:this|that|these|those|the|its|their|of)\b)[\w-]+\s+){0,2}?(?:paper|study|article|abstract)s?\b",
+    re.I,
+)
 #: Pronouns and phrases that point back to a paper already discussed.
 BACK_REF = re.compile(
     r"\b(it|its|they|them|their|this paper|that paper|the paper|this work|these papers|those papers|"

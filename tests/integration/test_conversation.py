@@ -336,3 +336,18 @@ def test_a_switch_by_description_says_which_paper_it_moved_from(scripted) -> Non
         "ok different topic: the paper that uses RL to learn better search queries, how much does it gain?"
     )
     assert moved.focus_ids == (LERET,) and moved.switched_from == A_BENCH
+
+
+def test_a_question_asking_for_a_paper_leaves_the_one_in_focus(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Issue 60: after "Which lab proposed LeReT?", "Which paper is about speech coding and which company made it?"
+    stayed on LeReT (its "it" is the paper it asks for); it is a new search. A question about the paper in focus
+    stays, and "which of the two papers" after two papers is a choice between them."""
+    speech = "000_43469673d6f8aaa0.txt#19"
+    session = _history(scripted, ("Which lab proposed LeReT?", [LERET]))
+    moved = session.resolve("Which paper is about speech coding and which company made it?")
+    assert moved.focus_ids == () and not moved.clarify
+    assert scripted.retriever.retrieve(moved.query, top_k=1)[0].paper.id == speech
+    assert session.resolve("which company made it?").focus_ids == (LERET,)
+    assert session.resolve("is there a paper on numbers in LLMs?").focus_ids == ()
+    both = _history(scripted, ("Compare A-Bench and LeReT", [A_BENCH, LERET]))
+    assert set(both.resolve("which of the two papers uses reinforcement learning?").focus_ids) == {A_BENCH, LERET}
