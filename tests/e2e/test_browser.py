@@ -256,16 +256,32 @@ def test_a_pasted_page_is_collapsed_and_refused_with_a_clear_message(  # type: i
 
 
 def test_conversation_follows_the_paper_the_user_names(page) -> None:  # type: ignore[no-untyped-def]
-    """Issue 12 in the browser with the real bundled model: a pronoun with nothing to refer to is asked
-    back; a follow-up that describes another paper switches to it instead of staying on the last one."""
-    em_llm, matryoshka = url_of("004_c45bebc30e22eceb.txt", 17), url_of("004_c45bebc30e22eceb.txt", 9)
+    """Issues 12 and 60 in the browser with the real bundled model: a pronoun with nothing to refer to is asked back;
+    a follow-up that names or describes another paper moves to it (not "Only one paper to compare"); "compare them"
+    keeps both papers; a question that asks for a paper ("which paper is about speech coding and which company made
+    it?") is a new search, not the paper in focus; "which one …?" between two named papers is weighed by the model
+    with both cited, never a verdict written by code."""
+    f = "004_c45bebc30e22eceb.txt"
+    leret, spa, speech = url_of(f, 11), url_of(f, 10), url_of("000_43469673d6f8aaa0.txt", 19)
+    adamcb, qnbo = url_of(f, 3), url_of(f, 8)
     first = ask(page, "What benchmarks did they evaluate it on?", 1)
     assert "Which paper do you mean?" in first.inner_text() and first.locator(".refs a").count() == 0
-    second = ask(page, "How does EM-LLM handle very long contexts?", 2)
-    assert second.locator(f'.refs a[href="{em_llm}"]').count() == 1
-    third = ask(page, "Summarize the paper about compressing the KV cache along the feature dimension.", 3)
-    assert third.locator(f'.refs a[href="{matryoshka}"]').count() == 1
-    assert third.locator(f'.refs a[href="{em_llm}"]').count() == 0  # not the previous paper
+    second = ask(page, "What does LeReT do?", 2)
+    assert second.locator(f'.refs a[href="{leret}"]').count() == 1
+    third = ask(page, "ok and what about SPA, the preference annotation one?", 3)
+    assert "Only one paper to compare" not in third.inner_text()
+    assert third.locator(f'.refs a[href="{spa}"]').count() == 1
+    both = ask(page, "compare them", 4)
+    labels = [_label_of(both, url) for url in (leret, spa)]
+    cites = {c.strip() for c in both.locator("p.answer sup.cite").all_inner_texts()}
+    assert set(labels) <= cites, (labels, both.inner_text())  # each paper has its part in the text, none dropped
+    fifth = ask(page, "Which paper is about speech coding and which company made it?", 5)
+    assert fifth.locator(f'.refs a[href="{speech}"]').count() == 1
+    assert fifth.locator(f'.refs a[href="{leret}"]').count() == 0  # not the paper in focus
+    choice = ask(page, "compare AdamCB and qNBO - which one comes with convergence guarantees?", 6)
+    assert choice.locator(f'.refs a[href="{adamcb}"]').count() == 1
+    assert choice.locator(f'.refs a[href="{qnbo}"]').count() == 1
+    assert "is the one whose abstract states it" not in choice.inner_text()
 
 
 def test_a_long_topic_list_counts_its_papers_and_show_more_lists_the_next_ones(browser, mixed_ui_url: str) -> None:  # type: ignore[no-untyped-def]
