@@ -19,12 +19,14 @@ if TYPE_CHECKING:
 class Referents:
     """What the conversation's resolver found a question refers to: ``by_name`` papers it names each by a
     name of its own, ``focus`` papers it is about (in focus or named), ``named`` papers named or described,
-    ``explicit``: the question says which paper it means (names, descriptions, an author)."""
+    ``explicit``: the question says which paper it means (names, descriptions, an author); ``moved``: the papers
+    it is about are none of those the latest answer showed (the conversation moves to them)."""
 
     by_name: int
     focus: int
     named: int
     explicit: bool
+    moved: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,8 +63,11 @@ def decide_intent(
 
     1. ``forced`` (the user chose it): that one.
     2. With ``referents`` (a conversation's turn), the papers referred to may imply one: a lookup naming two
-       papers by name compares them; a comparison about one paper in focus (and none named) is a lookup
-       ("what architectures does it compare transformers against?"); a lookup about several papers in focus
+       papers by name compares them; a comparison about one paper is a lookup, in focus ("what architectures
+       does it compare transformers against?") or named as the conversation moves to it ("ok and what about
+       SPA, the preference annotation one?" after LeReT: the classifier reads "and what about" as a
+       comparison, issue 60; a paper named while in focus, "how does it differ from the episodic memory one?",
+       stays a comparison, which asks back); a lookup about several papers in focus
        is a choice ("of those two, which one links its code?"); a choice with fewer than two papers to choose
        among is the classifier's next intent other than choice and metadata. Unless the question asks for
        paper records and nothing else ("Who wrote HyperFace and EM-LLM?": ``records().applies``, with the
@@ -82,7 +87,7 @@ def decide_intent(
         detected = wording_intent(question, None, referents.by_name)
         if detected != question.intent:
             implied, reason = detected, "names two or more papers, each by a name of its own"
-        if detected == "compare" and referents.focus == 1 and not referents.explicit:
+        if detected == "compare" and referents.focus == 1 and (not referents.explicit or referents.moved):
             implied, reason = "lookup", "a comparison asked of the one paper in focus"
         elif detected == "lookup" and referents.focus >= 2 and not referents.explicit:
             implied, reason = "choice", "a detail asked of several papers in focus"

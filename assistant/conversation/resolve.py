@@ -197,7 +197,8 @@ class Resolver:
             return Resolution(question_text, (), _ONE_TO_COMPARE.format(title=self._state.title(recent[0])))
         # the intent these papers imply ("what architectures does it compare transformers against?" asks about
         # one paper; "of those two, which one links its code?" asks several) is the router's: route.decide_intent
-        referents = Referents(len(by_name), len(focus), len(named), explicit)
+        moved = bool(focus and current and not set(focus) & set(current))
+        referents = Referents(len(by_name), len(focus), len(named), explicit, moved)
         query = question_text
         turns = self._state.turns
         if focus:
@@ -266,11 +267,11 @@ class Resolver:
         """The papers a question without an exact reference is about, ranked by score, and the paper in focus
         it moved away from ("" when none).
 
-        1. "Which of them ...", "both", "they" with several papers in focus: all of them (the latest answer's
-           papers when it showed several, else the most recent ``papers_wanted`` or 2 papers shown: "of those
-           two" after two one-paper turns). With one paper in focus, a question that asks to find a paper
-           ("Which paper is about speech coding and which company made it?", "is there a paper on …?",
-           references.ASKS_FOR_PAPER) and no plural: a new search (its "it" is the paper it asks for).
+        1. "Which of them ...", "both", "they" with several papers in focus, or "compare them": all of them (the
+           latest answer's papers when it showed several, else the most recent ``papers_wanted`` or 2 papers
+           shown: "of those two", "compare them" after two one-paper turns). Else a question that asks to find
+           a paper ("Which paper is about speech coding and which company made it?", "is there a paper on …?",
+           references.ASKS_FOR_PAPER) with no plural: a new search (its "it" is the paper it asks for).
         2. A question (or one of its sentences: "There's also a paper on how sensitive transformers are to
            random token perturbations. Does it say anything about grokking?") that describes a paper not in
            focus (profile cosine s1 with (s1 - s_focus) + (s1 - s2) >= ``conversation.described_margin``, s2 the
@@ -286,9 +287,10 @@ class Resolver:
         # "of those two", "both": the question says how many papers it means
         said = question.facts.papers_wanted or (2 if SET_REF.search(question.text) else None)
         group = current if len(current) >= 2 else recent[: said or 2]
-        if len(group) >= 2 and (detected == "choice" or (plural and (len(current) >= 2 or (said or 0) >= 2))):
+        wants_set = len(current) >= 2 or (said or 0) >= 2 or detected == "compare"  # "compare them" after 2 turns
+        if len(group) >= 2 and (detected == "choice" or (plural and wants_set)):
             return group, ""
-        if len(current) < 2 and not plural and ASKS_FOR_PAPER.search(question.text):
+        if not plural and ASKS_FOR_PAPER.search(question.text):
             return [], ""  # "Which paper is about speech coding and which company made it?": a new search
         described, strength = "", float("-inf")
         sims: dict[str, float] = {}

@@ -31,6 +31,10 @@ def test_referents_imply_an_intent() -> None:
     assert wording_intent(_q("lookup"), None, 2) == "compare"
     assert decide_intent(_q("lookup"), INTENTS, no, referents=Referents(2, 2, 2, True)).intent == "compare"
     assert decide_intent(_q("compare"), INTENTS, no, referents=Referents(0, 1, 0, False)).intent == "lookup"
+    # "ok and what about SPA, the preference annotation one?" after LeReT: one named paper the chat moves to
+    assert decide_intent(_q("compare"), INTENTS, no, referents=Referents(1, 1, 1, True, moved=True)).intent == "lookup"
+    # "how does it differ from the episodic memory one?" about EM-LLM: compared with itself, asked back by compare
+    assert decide_intent(_q("compare"), INTENTS, no, referents=Referents(1, 1, 1, True)).intent == "compare"
     assert decide_intent(_q("lookup"), INTENTS, no, referents=Referents(0, 2, 0, False)).intent == "choice"
     route = decide_intent(_q("choice", "lookup"), INTENTS, no, referents=Referents(0, 0, 0, False))
     assert route.intent == "lookup" and "next intent" in route.reason
