@@ -248,7 +248,8 @@ def test_an_ordinal_after_a_comparison_table_is_that_row(server: FakeOpenAIServe
 def test_which_of_them_is_decided_by_the_model_from_each_papers_part(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     """ "Which of them …?" is the model's to decide (no verdict written by code, issue 59), as a comparison is: each
     paper's part is written from its own reading and checked (a paper whose part fails is quoted, never dropped); then
-    the model reads only those parts and gives its verdict, checked and cited like any sentence (issue 60 item 2). InfoAlign's part is its code link, a sentence the evidence ranking pushes down as boilerplate."""
+    the model reads only those parts and gives its verdict, checked and cited like any sentence (issue 60 item 2).
+    InfoAlign's part is its code link, a sentence the evidence ranking pushes down as boilerplate."""
     parts = {
         "Grounding by Trying": "LeReT is a reinforcement learning framework that explores search queries [1].",
         "Learning Molecular Representation": "The code and model of InfoAlign are available at "
