@@ -502,7 +502,10 @@ class Answerer:
                         settle(wait=True)
                         cover(parts_done)
                         parts_done += 1
-                        yield shown()
+                        # shown once a sentence the model wrote passed: only then is the final answer this one,
+                        # grown (never the quoted one instead), so what was shown (and streamed) stays its prefix
+                        if any(sent.by_model for sent in builder.sentences):
+                            yield shown()
                         continue
                     timings.setdefault("first_token", (time.perf_counter() - t0) * 1000)
                     buffer += delta

@@ -95,7 +95,12 @@ def test_ingest_and_retrieval_through_the_endpoint_match_the_local_model(seeded_
         local_r = PaperRetriever.open(seeded_settings, embed_model)
         remote_r = PaperRetriever.open(settings, embed)
         for q in DEV_QUESTIONS:
-            assert [h.paper.id for h in remote_r.retrieve(q)] == [h.paper.id for h in local_r.retrieve(q)], q
+            by_remote, by_local = remote_r.retrieve(q), local_r.retrieve(q)
+            # the same ranking; vectors equal to 1e-5 may swap two papers whose scores tie (seen once in twenty
+            # runs at rank 5), so below the top 3 each rank's score is compared instead of its paper
+            assert [h.paper.id for h in by_remote][:3] == [h.paper.id for h in by_local][:3], q
+            assert len(by_remote) == len(by_local), q
+            assert all(abs(a.score - b.score) < 1e-3 for a, b in zip(by_remote, by_local)), q
         assert len(server.requests) > served  # query embeddings went through the endpoint too
 
 
