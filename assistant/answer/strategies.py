@@ -295,11 +295,12 @@ class ChoiceStrategy(IntentStrategy):
     it", was false where both abstracts state it).
 
     Each paper's part is written from its own reading and checked against it, as in a comparison (a paper whose part
-    does not pass is quoted: its sentence that bears on the question by :func:`plain_scores`, so "The code is
-    available at ..." can answer "which one links its code?"); then the model reads only those parts and says which
-    paper the question asks for, a verdict checked against the parts (``Plan.verdict``; issue 60 item 2). By code
-    (the model failed, or nothing it wrote passed), each paper's sentence that bears on the question is quoted under a
-    notice that the abstracts were not weighed."""
+    does not pass is quoted: its sentence that best answers the question, extractive.pick_sentences); then the model
+    reads only those parts and says which paper the question asks for, a verdict checked like any answer sentence,
+    against the reading of the paper it aligns with (``Plan.verdict``; issue 60 item 2). By code (the model failed, or
+    nothing it wrote passed), each paper's sentence that bears on the question is quoted under a notice that the
+    abstracts were not weighed. (The context's evidence is still chosen by :func:`plain_scores`, so "The code is
+    available at ..." is among the sentences the quoted answer shown while the model writes may use.)"""
 
     intent = "choice"
     task = (

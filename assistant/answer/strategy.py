@@ -150,7 +150,7 @@ class Plan:
         per_paper: the model writes each paper's part from that paper's reading alone, in turn (a comparison, a
             choice); a paper none of whose part passes its check is quoted instead.
         verdict: after the parts, the model says which paper the question asks for, from the parts alone, checked
-            against them (a choice: ``Answerer._verdict``).
+            like any answer sentence (a choice: ``Answerer._verdict``).
     """
 
     context: list[PaperHit]
