@@ -29,6 +29,7 @@ if [ ! -d "$OUT/idx-seeds" ]; then
 fi
 run() {  # name index claims [split]
   local name=$1 idx=$2 claims=$3 split=${4:-}
+  [ -n "${SETS:-}" ] && [[ " $SETS " != *" $name "* ]] && return 0   # SETS="seeds2-test corpus-test": those alone
   $A --storage-dir "$OUT/$idx" eval-claims --no-progress --claims "$claims" ${split:+--split $split} \
     --json "$OUT/$name.json" > "$OUT/$name.log" 2>&1
   .venv/bin/python - "$OUT/$name.json" "$name" <<'EOF'

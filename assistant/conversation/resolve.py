@@ -16,6 +16,7 @@ from assistant.lang.numbers import ORDINALS
 from assistant.lang.references import (
     ASKS_FOR_PAPER,
     BACK_REF,
+    CONVERSATION_ORDINAL,
     ELLIPTIC_OPENINGS,
     FORMER_LATTER,
     LABEL_REF,
@@ -239,13 +240,19 @@ class Resolver:
             if pid:
                 focus.append(pid)
         cited = tuple(p.id for _, p in self._state.cited_papers())
+        asked = self._state.asked()
+        by_conversation = CONVERSATION_ORDINAL.search(question) is not None
         for m in ORDINAL_REF.finditer(question):
             i = ORDINALS[m.group(1).lower()] - 1
-            # of the latest answer that listed several papers; with none, of the papers in the order the
-            # conversation first cited them ("compare the first and the third" after three one-paper turns); with
-            # one cited, of the latest answer ("what did the first one find?" after a one-paper topic list)
+            # "back to the first one", "the very first paper", "the second one I asked about": of the papers in the
+            # order the conversation asked about them. Else of the latest answer that showed several papers, as
+            # shown (a table's rows, a list's items); with none, of the papers in the order the conversation first
+            # cited them ("compare the first and the third" after three one-paper turns); with one cited, of the
+            # latest answer ("what did the first one find?" after a one-paper topic list)
             listed = (
-                next((s for s in shown if len(s) >= max(2, i + 1)), ())
+                tuple(asked)
+                if by_conversation and len(asked) > i
+                else next((s for s in shown if len(s) >= max(2, i + 1)), ())
                 or (cited if len(cited) >= 2 else ())
                 or next((s for s in shown if len(s) >= i + 1), ())
             )
@@ -286,7 +293,10 @@ class Resolver:
         recent = self._state.recent()
         # "of those two", "both": the question says how many papers it means
         said = question.facts.papers_wanted or (2 if SET_REF.search(question.text) else None)
-        group = current if len(current) >= 2 else recent[: said or 2]
+        # the latest answer's papers as shown, else the last ones shown in the order the conversation asked about
+        # them ("which of these two …?" after two one-paper turns: the earlier one first, as the user met them)
+        asked = {pid: i for i, pid in enumerate(self._state.asked())}
+        group = current if len(current) >= 2 else sorted(recent[: said or 2], key=lambda p: asked.get(p, len(asked)))
         wants_set = len(current) >= 2 or (said or 0) >= 2 or detected == "compare"  # "compare them" after 2 turns
         if len(group) >= 2 and (detected == "choice" or (plural and wants_set)):
             return group, ""

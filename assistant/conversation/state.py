@@ -57,6 +57,12 @@ class ConversationState:
         """Every paper the conversation showed, most recently shown first (within a turn, in shown order)."""
         return list(dict.fromkeys(pid for shown in self.shown() for pid in shown))
 
+    def asked(self) -> list[str]:
+        """Every paper the conversation asked about, in the order it first did: each turn's papers in focus (a
+        comparison's both), or, for a turn with none (a new search), the first paper its answer showed. "The very
+        first paper" is the first of these."""
+        return list(dict.fromkeys(pid for t in self.turns for pid in (t.focus_ids or t.shown[:1])))
+
     def by_label(self, n: int) -> str | None:
         """The paper labelled ``[n]`` in this conversation, or None."""
         return next((pid for pid, label in self.labels.items() if label == n), None)

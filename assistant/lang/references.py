@@ -12,7 +12,16 @@ from assistant.lang.numbers import ORDINALS
 
 # Closed-class words that point at a position or a referent: exact, like [2] labels (nothing fitted to examples).
 #: "the second one", "the 2nd paper": group 1 is a key of :data:`assistant.lang.numbers.ORDINALS`.
-ORDINAL_REF = re.compile(rf"\bthe ({'|'.join(ORDINALS)})(?: one| paper| abstract| work)?\b", re.I)
+ORDINAL_REF = re.compile(rf"\bthe (?:very )?({'|'.join(ORDINALS)})(?: one| paper| abstract| work)?\b", re.I)
+_ORD = "|".join(ORDINALS)
+#: An ordinal that counts the papers in the order the conversation asked about them, not the latest list's: "the very
+#: first paper", "back to the first one", "the second one I asked about", "the first paper we discussed".
+CONVERSATION_ORDINAL = re.compile(
+    rf"\bthe very (?:{_ORD})\b|\b(?:back|return|returning) to the (?:{_ORD})\b|"
+    rf"\bthe (?:{_ORD})(?: one| paper| abstract| work)? (?:(?:that |which )?(?:i|we|you) (?:\w+ )?"
+    rf"(?:asked|talked|discussed|mentioned|looked|started|began|brought)\b|of (?:this|our|the) (?:chat|conversation))",
+    re.I,
+)
 #: "[2]", "paper 2", "source #2": group 1 or 2 is the label.
 LABEL_REF = re.compile(rf"(?:{CITATION_LABEL.pattern}|\b(?:paper|source|reference) #?(\d+)\b)", re.I)
 FORMER_LATTER = re.compile(r"\bthe (former|latter)\b", re.I)

@@ -312,6 +312,34 @@ def test_the_first_and_the_third_mean_the_papers_in_the_order_the_turns_took_the
     assert second.focus_ids == (NUMBER_COOKBOOK,)
 
 
+def test_back_to_the_first_one_counts_the_papers_in_the_order_the_conversation_asked_about_them(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Issue 60 ("going back to the very first paper i asked about" was searched anew and answered "don't cover
+    this"; "and the first one" after "which of these two" took the later paper, shown first): "the very first", "back to
+    the first one", "the first one I asked about" count the papers in the order the conversation asked about them;
+    "these two" are shown in that order, and a bare "the first one" counts what the latest answer showed."""
+    session = _history(
+        scripted,
+        ("Which paper introduces A-Bench?", [A_BENCH]),
+        ("there's also one about how LLMs handle numbers, right?", [NUMBER_COOKBOOK]),
+        ("and the one that learns to write search queries with RL?", [LERET]),
+    )
+    pair = session.resolve("which of these two reports an improvement in recall?")
+    assert pair.focus_ids == (NUMBER_COOKBOOK, LERET)  # as the user met them: the table's rows in that order
+    from assistant.conversation.turn_features import record_oracle_turn
+
+    papers = scripted.retriever.papers
+    record_oracle_turn(session, "which of these two …?", pair.query, [papers[p] for p in pair.focus_ids])
+    assert session.resolve("ok and the first one - what does it test?").focus_ids == (NUMBER_COOKBOOK,)
+    for question in (
+        "going back to the very first paper i asked about, what do they evaluate?",
+        "and the very first paper, what fields do they mention?",
+        "back to the first one i asked about: how is it built?",
+        "ok back to the first paper, what is new in it?",
+    ):
+        assert session.resolve(question).focus_ids == (A_BENCH,), question
+    assert session.resolve("the second one we discussed: what data?").focus_ids == (NUMBER_COOKBOOK,)
+
+
 def test_of_those_two_after_two_one_paper_turns_takes_both(scripted) -> None:  # type: ignore[no-untyped-def]
     session = _history(
         scripted,
