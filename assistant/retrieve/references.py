@@ -16,7 +16,7 @@ from assistant.index.catalog import author_key, title_grams
 from assistant.lang.words import LOOSE_WORD
 from assistant.tuning import DESCRIPTION_MIN_SIMILARITY, NAME_MAX_PAPERS
 from assistant.understand.parse import Question, read_facts
-from assistant.understand.question import BY_AUTHOR, mentions
+from assistant.understand.question import BY_AUTHOR, names
 from assistant.understand.question import author_phrase as author_phrase  # re-exported: it moved to understand/
 
 if TYPE_CHECKING:
@@ -72,14 +72,14 @@ class MetadataIndex:
 
     def by_name(self, entity: str) -> list[str]:
         """Papers whose title contains the name ``entity``; else papers that introduce it in a contribution
-        sentence ("we propose X"). More than ``NAME_MAX_PAPERS`` matches: not a name of one paper -> []."""
+        sentence ("we propose X"). A name matches from the start of a word, an acronym in its case
+        (:func:`~assistant.understand.question.names`: "AR" is not "Are"). More than ``NAME_MAX_PAPERS``
+        matches: not a name of one paper -> []."""
         limit = 8 * NAME_MAX_PAPERS + 1
-        titled = [pid for pid, title in self._catalog.titles_matching(entity, limit) if mentions(title, entity)]
+        titled = [pid for pid, title in self._catalog.titles_matching(entity, limit) if names(title, entity)]
         if not titled:
             titled = list(
-                dict.fromkeys(
-                    pid for pid, s in self._catalog.contributions_matching(entity, limit) if mentions(s, entity)
-                )
+                dict.fromkeys(pid for pid, s in self._catalog.contributions_matching(entity, limit) if names(s, entity))
             )
         return titled if len(titled) <= NAME_MAX_PAPERS else []
 

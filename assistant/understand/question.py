@@ -283,6 +283,17 @@ def mentions(text: str, entity: str) -> bool:
     return e in t or (e.endswith("s") and e[:-1] in t)
 
 
+def names(text: str, entity: str) -> bool:
+    """True when ``text`` contains ``entity`` as a name: starting at a word ("Matryoshka" in "MatryoshkaKV"), hyphens
+    and a plural ``s`` ignored; case-insensitive, but an acronym (``AR``, ``KV``: capitals and digits, at most 5) keeps
+    its case, so "AR models" names no paper whose title says "Are"."""
+    acronym = re.fullmatch(r"[A-Z0-9]{2,5}s?", entity) is not None
+    e = re.sub(r"[\s\-]+", " ", entity if acronym else entity.lower())
+    e = e.removesuffix("s") if len(e) > 3 else e
+    pattern = re.escape(e).replace(r"\ ", r"[\s\-]+")
+    return re.search(rf"(?<![^\W_]){pattern}", text, 0 if acronym else re.I) is not None
+
+
 def missing_entities(facts: QuestionFacts, paper: Paper) -> list[str]:
     """Entities of the question that ``paper`` (title + abstract) does not mention."""
     text = f"{paper.title} {paper.text}"

@@ -14,6 +14,7 @@ from tests.support.fake_openai_server import FakeOpenAIServer
 A_BENCH = "000_43469673d6f8aaa0.txt#8"
 NUMBER_COOKBOOK = "004_c45bebc30e22eceb.txt#6"
 LERET = "004_c45bebc30e22eceb.txt#11"
+CONTROLAR = "004_c45bebc30e22eceb.txt#5"
 #: A sentence of LeReT's abstract that does not name it.
 LERET_SENTENCE = (
     "Unfortunately, LLMs often struggle with posing the right search queries, especially when dealing with complex "
@@ -338,6 +339,16 @@ def test_back_to_the_first_one_counts_the_papers_in_the_order_the_conversation_a
     ):
         assert session.resolve(question).focus_ids == (A_BENCH,), question
     assert session.resolve("the second one we discussed: what data?").focus_ids == (NUMBER_COOKBOOK,)
+
+
+def test_a_passage_pasted_about_the_paper_in_focus_stays_on_it(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Issue 60 (conversations-5 val: 'they also claim it "surprisingly empowers AR models …"' after ControlAR moved
+    to A-Bench, its title's "Are" read as the name "AR")."""
+    session = _history(scripted, ("anything on controlnet-style control for autoregressive image models?", [CONTROLAR]))
+    res = session.resolve(
+        'they also claim it "surprisingly empowers AR models with arbitrary-resolution image generation" - how?'
+    )
+    assert res.focus_ids == (CONTROLAR,) and not res.switched_from
 
 
 def test_of_those_two_after_two_one_paper_turns_takes_both(scripted) -> None:  # type: ignore[no-untyped-def]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from assistant.answer.extractive import answers_request, pick_sentences, refocus
 from assistant.types import Paper, PaperHit
 from assistant.understand.question import analyze, premise_facts, premises, states_quantity
@@ -138,3 +140,24 @@ def test_question_parts_split_a_second_ask() -> None:
                                                                                 "How big is it?"]
     assert question_parts("Which paper uses graphs and images for MOCO?") == ["Which paper uses graphs and images for "
                                                                               "MOCO?"]
+
+
+@pytest.mark.parametrize(
+    ("title", "entity", "named"),
+    [
+        ("A-Bench: Are LMMs Masters at Evaluating AI-generated Images?", "AR", False),  # an acronym keeps its case
+        ("A-Bench: Are LMMs Masters at Evaluating AI-generated Images?", "LMM", True),
+        ("A-Bench: Are LMMs Masters at Evaluating AI-generated Images?", "a bench", True),
+        ("ControlAR: Controllable Image Generation with Autoregressive Models", "AR", False),  # not at a word's start
+        ("MatryoshkaKV: Adaptive KV Compression via Trainable Orthogonal Projection", "Matryoshka", True),
+        ("Multi-LoRA Composition for Image Generation", "LoRAs", True),
+        ("Unifying KV cache compression", "KV-cache", True),
+        ("DUALFormer: Dual Graph Transformer", "former", False),
+    ],
+)
+def test_a_name_matches_from_a_word_start_and_an_acronym_in_its_case(title: str, entity: str, named: bool) -> None:
+    """Issue 60 (conversations-5: 'they also claim it "surprisingly empowers AR models …"' moved to A-Bench, whose
+    title says "Are"): a question names a paper only where the name starts a word of its title."""
+    from assistant.understand.question import names
+
+    assert names(title, entity) is named
