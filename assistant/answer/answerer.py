@@ -411,7 +411,7 @@ class Answerer:
             prompts = (
                 [part_messages(req.question, hit, READ_CELL if plan.verdict else READ_PART) for hit in plan.context]
                 if per_paper
-                else [build_messages(req.question, plan.context, strategy.task)]
+                else [build_messages(req.question, plan.context, strategy.task_for(req))]
             )
             verifier = build_verifier(self.settings.verify, self._backend)
             min_alignment = self.settings.verify.verify_min_alignment

@@ -105,7 +105,20 @@ class LookupStrategy(IntentStrategy):
         "Answer exactly what the question asks in one to three short sentences: for a number, the number with what "
         "it measures; for how something works, the mechanism."
     )
+    #: The task of a question that looks for a paper ("is there a paper on …?", "anything on …?", "which paper …?"):
+    #: the answer is the paper, so it names it (an answer that did not, "Yes, there is a paper on … It is.", told
+    #: the user nothing).
+    find_task = (
+        "The question looks for a paper: name this paper by its method's name or its title, then say in one or two "
+        "short sentences what it does on what the question asks."
+    )
     one_paper = True
+
+    def task_for(self, req: Request) -> str:
+        """:attr:`find_task` for a question that looks for a paper (no paper in focus, and it asks which paper, or
+        for no number or named thing: a description searched for); else :attr:`task`."""
+        searched = not (req.facts.quantity or req.parsed.asked_thing)
+        return self.find_task if not req.focus_ids and (_identifies_paper(req) or searched) else self.task
 
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
         """The search, with the paper the question names moved first (extractive.refocus)."""

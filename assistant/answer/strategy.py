@@ -174,6 +174,10 @@ class IntentStrategy:
     #: The question asks for one paper: search with aspect coverage (PaperRetriever.retrieve ``aspects``).
     one_paper: ClassVar[bool] = False
 
+    def task_for(self, req: Request) -> str:
+        """The task sentence for ``req`` (default :attr:`task`)."""
+        return self.task
+
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
         """Papers to consider, best first: the papers in focus (their evidence scored for the question as
         asked: the titles the resolved query adds would pull every paper's title-like sentence up), else a
