@@ -17,6 +17,7 @@ from assistant.lang.references import (
     ASKS_FOR_PAPER,
     BACK_REF,
     CONVERSATION_ORDINAL,
+    DESCRIBED_SET,
     ELLIPTIC_OPENINGS,
     FORMER_LATTER,
     LABEL_REF,
@@ -294,9 +295,15 @@ class Resolver:
         # "of those two", "both": the question says how many papers it means
         said = question.facts.papers_wanted or (2 if SET_REF.search(question.text) else None)
         # the latest answer's papers as shown, else the last ones shown in the order the conversation asked about
-        # them ("which of these two …?" after two one-paper turns: the earlier one first, as the user met them)
+        # them ("which of these two …?" after two one-paper turns: the earlier one first, as the user met them);
+        # "those two diffusion papers": the papers of the conversation the description fits best
         asked = {pid: i for i, pid in enumerate(self._state.asked())}
-        group = current if len(current) >= 2 else sorted(recent[: said or 2], key=lambda p: asked.get(p, len(asked)))
+        group = current if len(current) >= 2 else recent[: said or 2]
+        described_set = DESCRIBED_SET.search(question.text)
+        if described_set and len(recent) > (said or 2):
+            group = self._fitting(described_set.group(1), recent, said or 2, question)
+        if group is not current:
+            group = sorted(group, key=lambda pid: asked.get(pid, len(asked)))
         wants_set = len(current) >= 2 or (said or 0) >= 2 or detected == "compare"  # "compare them" after 2 turns
         if len(group) >= 2 and (detected == "choice" or (plural and wants_set)):
             return group, ""
@@ -326,6 +333,17 @@ class Resolver:
         best_own = max(current, key=lambda pid: sims.get(pid, 0.0))
         pick = best_own if sims.get(best_own, 0.0) >= sims.get(first, 0.0) + prefer else first
         return [pick], ""
+
+    def _fitting(self, description: str, papers: list[str], n: int, question: Question) -> list[str]:
+        """The ``n`` of ``papers`` that ``description`` ("molecule", "grokking-related") fits best: those whose title
+        or abstract has the most of its words (a plural ``s`` ignored), then by how well it describes each paper as a
+        whole (:meth:`PaperRetriever.describes`)."""
+        words = [w for w in description.lower().replace("-", " ").split() if content_tokens(w)]
+        having = [
+            set().union(*(self._retriever.papers_with(v) for v in {w, f"{w}s", w.removesuffix("s")})) for w in words
+        ]
+        fit = self._retriever.describes(self._retriever.query(description, question.cache), papers)
+        return sorted(papers, key=lambda pid: (-sum(pid in h for h in having), -fit.get(pid, -1.0)))[:n]
 
     def description_strength(self, sims: Mapping[str, float], current: list[str]) -> tuple[str, float]:
         """The paper not in ``current`` that ``sims`` (profile cosines) rank first, and how clearly the text

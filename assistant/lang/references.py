@@ -46,6 +46,14 @@ ASKS_FOR_PAPER = re.compile(
     r"(?:(?!(?:this|that|these|those|the|its|their|of)\b)[\w-]+\s+){0,2}?(?:paper|study|article|abstract)s?\b",
     re.I,
 )
+#: A set of papers named by what they share ("those two grokking-related papers", "of the two molecule papers", "both
+#: diffusion ones"): group 1 is the description (one to three words), which says which papers of the conversation.
+DESCRIBED_SET = re.compile(
+    r"\b(?:the|these|those|both)\s+(?:(?:two|three|2|3)\s+)?"
+    r"((?!(?:two|three|other|same|last|previous|above|first|second|papers?|ones?)\b)[\w-]+(?:\s+[\w-]+){0,2}?)"
+    r"\s+(?:papers|ones|abstracts|works)\b",
+    re.I,
+)
 #: Pronouns and phrases that point back to a paper already discussed.
 BACK_REF = re.compile(
     r"\b(it|its|they|them|their|this paper|that paper|the paper|this work|these papers|those papers|"

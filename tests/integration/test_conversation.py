@@ -15,6 +15,7 @@ A_BENCH = "000_43469673d6f8aaa0.txt#8"
 NUMBER_COOKBOOK = "004_c45bebc30e22eceb.txt#6"
 LERET = "004_c45bebc30e22eceb.txt#11"
 CONTROLAR = "004_c45bebc30e22eceb.txt#5"
+DUALFORMER = "000_43469673d6f8aaa0.txt#1"
 #: A sentence of LeReT's abstract that does not name it.
 LERET_SENTENCE = (
     "Unfortunately, LLMs often struggle with posing the right search queries, especially when dealing with complex "
@@ -349,6 +350,27 @@ def test_a_passage_pasted_about_the_paper_in_focus_stays_on_it(scripted) -> None
         'they also claim it "surprisingly empowers AR models with arbitrary-resolution image generation" - how?'
     )
     assert res.focus_ids == (CONTROLAR,) and not res.switched_from
+
+
+def test_a_set_named_by_a_description_takes_the_papers_it_fits(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Issue 60 (conversations-5 val: "of the two molecule papers, which one uses cell morphology?" took the two
+    papers shown last, one of them a graph transformer): "the two molecule papers", "those two diffusion papers" are
+    the papers of the conversation the description fits, in the order the conversation asked about them."""
+    chemguide, point_sets, infoalign, dualformer = (
+        "000_43469673d6f8aaa0.txt#15", "000_43469673d6f8aaa0.txt#16", "004_c45bebc30e22eceb.txt#1", DUALFORMER,
+    )
+    session = _history(
+        scripted,
+        ("is there a diffusion model for point processes?", [point_sets]),
+        ("another diffusion paper, molecules guided by quantum chemistry?", [chemguide]),
+        ("a molecule representation paper that uses cells?", [infoalign]),
+        ("and the dual graph transformer one?", [dualformer]),
+    )
+    molecules = session.resolve("of the two molecule papers, which one uses cell morphology?")
+    assert molecules.focus_ids == (chemguide, infoalign)
+    diffusion = session.resolve("compare those two diffusion papers: what does each generate?")
+    assert diffusion.focus_ids == (point_sets, chemguide)
+    assert set(session.resolve("which of these two uses attention?").focus_ids) == {infoalign, dualformer}
 
 
 def test_of_those_two_after_two_one_paper_turns_takes_both(scripted) -> None:  # type: ignore[no-untyped-def]
