@@ -15,7 +15,7 @@ from assistant.answer.extractive import (
     pick_sentences,
 )
 from assistant.lang.references import QUOTED_SPAN
-from assistant.lang.text import word_tokens
+from assistant.lang.text import defines_term, word_tokens
 from assistant.lang.words import TITLE_CONNECTORS
 from assistant.llm.prompts import DEFAULT_TASK
 from assistant.retrieve.references import find_references
@@ -309,7 +309,8 @@ def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
     title contains the name (exact: else "No indexed paper is X" would be false), and the answering model, reading the
     best paper's abstract, does not say it is the paper called so or the one that introduces it (P(yes) below
     ``verify.named_probability``: verifiers.named_probability). "" when the question names no paper, has papers in
-    focus, every name fits, or the model cannot be asked (it decides nothing then)."""
+    focus, every name fits (a name the best abstract defines, "variational inequality (VI)", is its term), or the
+    model cannot be asked (it decides nothing then)."""
     from assistant.verify.verifiers import named_probability
 
     if req.focus_ids or not hits or req.intent not in NAMED_CHECK_INTENTS:
@@ -324,6 +325,8 @@ def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
         if titles is None:
             titles = [f" {' '.join(word_tokens(p.title))} " for p in tools.retriever.papers.values()]
         if any(written in t for t in titles):  # an indexed paper's title has it: "No indexed paper is X" would be false
+            continue
+        if defines_term(hit.paper.text, name):  # "variational inequality (VI)": the abstract's term, not a paper's name
             continue
         p = named_probability(tools.backend, (hit.paper.title, hit.paper.text), name)
         if p is None:  # the model cannot be asked: it decides nothing

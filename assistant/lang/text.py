@@ -189,3 +189,9 @@ def split_sentences(text: str) -> list[str]:
         else:
             merged.append(s)
     return merged
+
+
+def defines_term(text: str, term: str) -> bool:
+    """True when ``text`` defines ``term`` as an abbreviation in parentheses, a plural ``s`` ignored ("variational
+    inequality (VI)" defines "VIs")."""
+    return re.search(rf"\(\s*{re.escape(term.removesuffix('s'))}s?\s*\)", text) is not None

@@ -138,6 +138,8 @@ def analyze(question: str) -> QuestionFacts:
             continue
         if re.fullmatch(r"\d[\w.%-]*", tok):  # numbers in a premise are checked by the verifier, not here
             continue
+        if tok.isupper() and not content_tokens(tok.lower()):  # "MORE sensitive", "NOT": emphasis, not a name
+            continue
         head, _, rest = tok.partition("-")
         if head.upper() in GENERIC_NAMES and (not rest or rest.islower()):  # "AI-generated", "LLM-based"
             continue

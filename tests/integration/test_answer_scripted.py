@@ -213,6 +213,17 @@ def test_a_name_an_indexed_title_has_is_never_called_unindexed(scripted_assistan
     assert "No indexed paper is" not in answer.notice, answer.notice
 
 
+def test_a_term_the_best_abstract_defines_is_never_called_unindexed(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """questions-8 val w085 ("tl;dr surrogate losses for hidden monotone VIs" got "No indexed paper is “VIs”"): the
+    model's named check says no to everything here, but the best abstract defines the term ("variational inequalities
+    (VIs)"), so it is that paper's term, not the name of a paper that is not indexed."""
+    with (FakeOpenAIServer(["Nothing verifiable here at all."] * 3, yes_probability=0.0) as server,
+          scripted_assistant(server) as assistant):
+        answer = assistant.ask("tl;dr surrogate losses for hidden monotone VIs")
+    assert "No indexed paper is" not in answer.notice, answer.notice
+    assert answer.citations and "Variational Inequalities" in answer.citations[0].paper.title
+
+
 def test_a_comparison_never_drops_a_paper_whose_part_fails_its_check(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     """Issue 60 item 2: each paper's part is written from its own reading and checked; a paper whose part does not
     pass is quoted instead (its sentence closest to the question, marked as a quote), never left out of the answer,

@@ -30,6 +30,8 @@ def test_analyze_reads_names_quantities_and_kinds() -> None:
     assert f.entities == ("A-Bench",) and f.quantity and set(f.measured) == {"imag", "model"}
     assert analyze("What accuracy did GPT-4o get on the NUPA benchmark?").entities == ("GPT-4o", "NUPA")
     assert analyze("Which paper proposes a dual graph transformer?").which_paper
+    # a common word in capitals is emphasis, not a name (questions-8 val w059 was moved to a paper that says "more")
+    assert analyze("which architectures were found to be MORE sensitive than transformers?").entities == ()
     assert not analyze("Which models did it beat?").which_paper
     assert analyze("What does LeReT stand for?").expansion
     assert analyze("Which ICLR 2025 paper uses LLM agents?").entities == ()
