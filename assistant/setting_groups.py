@@ -236,16 +236,6 @@ class RetrievalSettings(_Group):
         ),
         json_schema_extra=_env("min_similarity"),
     )
-    context_similarity_margin: float = Field(
-        0.12,
-        ge=0.0,
-        le=1.0,
-        description=(
-            "Besides the top-ranked paper, papers whose best dense similarity is within this margin of the best one "
-            "go into the prompt."
-        ),
-        json_schema_extra=_env("context_similarity_margin"),
-    )
     # fitted values (not environment variables); what they were fitted on: assistant/tuning.py
     bm25_max_df_share: float = Field(
         tuning.BM25_MAX_DF_SHARE,

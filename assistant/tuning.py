@@ -2,7 +2,7 @@
 
 A leaf module (no imports from ``assistant``). The user-facing thresholds are :class:`~assistant.config.Settings`
 fields (``retrieval.min_similarity``, ``verify.self_check_probability``, ``answer.topic_min_evidence``,
-``retrieval.context_similarity_margin``, ``retrieval.top_k``, ``retrieval.candidate_k``,
+``retrieval.top_k``, ``retrieval.candidate_k``,
 ``answer.evidence_sentences``, ``answer.context_papers``); the weights below set the *scale* those thresholds are
 compared against, so changing a weight means re-calibrating the threshold beside it (how: docs/evaluation.md,
 "Tuning (calibration)"). "dev" = eval/dev.jsonl; "claims" = eval/claims-dev.jsonl; all on the 38 seed abstracts.

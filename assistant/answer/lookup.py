@@ -16,7 +16,7 @@ from assistant.understand.parse import Question
 from assistant.understand.question import NUMBER_TOKEN, missing_entities, negates, premise_facts
 
 if TYPE_CHECKING:
-    from assistant.config import Settings
+    pass
 
 from assistant.answer.strategy import (
     IntentStrategy,
@@ -28,16 +28,6 @@ from assistant.answer.strategy import (
     prompt_evidence,
     supports,
 )
-
-
-def select_context(settings: Settings, hits: list[PaperHit]) -> list[PaperHit]:
-    """Papers whose evidence goes into a lookup prompt: the top-ranked paper, plus those among the first
-    ``context_papers`` whose dense similarity is within ``context_similarity_margin`` of the best."""
-    if not hits:
-        return []
-    top = hits[: settings.answer.context_papers]
-    best = max(h.dense_similarity for h in top)
-    return [hits[0]] + [h for h in top[1:] if h.dense_similarity >= best - settings.retrieval.context_similarity_margin]
 
 
 def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
@@ -232,12 +222,11 @@ class LookupStrategy(IntentStrategy):
         return next((premise for premise in found if supports(tools, hit, premise) is False), "")
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
-        context = hits if req.focus_ids else select_context(tools.settings, by_named_author(tools, req, hits))
-        if req.facts.entities and not req.focus_ids and not missing_entities(req.facts, context[0].paper):
-            # "What is HComP-Net?": the paper that names it, not also a neighbour that never does
-            context = [context[0]] + [
-                h for h in context[1:] if len(missing_entities(req.facts, h.paper)) < len(req.facts.entities)
-            ]
+        """The paper in focus, else the search's best (an author the question names first): one paper, read once (its
+        reading, prompts.READ_WRITE). (Until stop 64 the papers whose dense similarity was within
+        ``context_similarity_margin`` of the best went into one prompt too; the model then wrote about both, and a
+        search for one paper cited two: conversations-5 val.)"""
+        context = hits if req.focus_ids else by_named_author(tools, req, hits)[:1]
         return Plan(
             prompt_evidence(tools, context),
             use_model=True,

@@ -38,7 +38,7 @@ from assistant.understand.intents import comparison_table, sentence_roles, topic
 if TYPE_CHECKING:
     from assistant.config import Settings
 
-from assistant.answer.lookup import LookupStrategy, select_context
+from assistant.answer.lookup import LookupStrategy
 from assistant.answer.records import MetadataStrategy, record_sentences, unknown_author_notice
 from assistant.answer.strategy import (
     IntentStrategy,
@@ -71,7 +71,6 @@ __all__ = [
     "plain_scores",
     "read_records",
     "record_sentences",
-    "select_context",
     "shared_topic_papers",
     "unknown_author_notice",
 ]

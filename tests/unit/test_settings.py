@@ -71,8 +71,11 @@ ADDED_SINCE_GROUPS = {
     "ASSISTANT_LLM_READ_AHEAD_PAPERS",  # papers read ahead in the background (issue 59)
 }
 #: Settings removed since, by flat name: the verifiers the self-check replaced and their thresholds (issue 40); the
-#: answer profile, whose `small` choice only the 135M model used (issue 41).
-REMOVED_SINCE_GROUPS = {"verifier", "support_threshold", "support_probability", "llm_judge", "llm_profile"}
+#: answer profile, whose `small` choice only the 135M model used (issue 41); the margin within which a lookup read a
+#: second paper (a lookup is written from one paper's reading, stop 64).
+REMOVED_SINCE_GROUPS = {
+    "verifier", "support_threshold", "support_probability", "llm_judge", "llm_profile", "context_similarity_margin",
+}
 
 
 def test_defaults_are_those_of_the_flat_settings(clean_env: pytest.MonkeyPatch) -> None:
