@@ -298,12 +298,15 @@ class Resolver:
         # them ("which of these two …?" after two one-paper turns: the earlier one first, as the user met them);
         # "those two diffusion papers": the papers of the conversation the description fits best
         asked = {pid: i for i, pid in enumerate(self._state.asked())}
-        group = current if len(current) >= 2 else recent[: said or 2]
+        n = said or 2
+        in_asked_order = lambda ids: sorted(ids, key=lambda pid: asked.get(pid, len(asked)))  # noqa: E731
         described_set = DESCRIBED_SET.search(question.text)
-        if described_set and len(recent) > (said or 2):
-            group = self._fitting(described_set.group(1), recent, said or 2, question)
-        if group is not current:
-            group = sorted(group, key=lambda pid: asked.get(pid, len(asked)))
+        if described_set and len(recent) > n:
+            group = in_asked_order(self._fitting(described_set.group(1), recent, n, question))
+        elif len(current) >= 2:
+            group = current
+        else:
+            group = in_asked_order(recent[:n])
         wants_set = len(current) >= 2 or (said or 0) >= 2 or detected == "compare"  # "compare them" after 2 turns
         if len(group) >= 2 and (detected == "choice" or (plural and wants_set)):
             return group, ""

@@ -299,15 +299,20 @@ def _history(scripted, *turns: tuple[str, list[str]]):  # type: ignore[no-untype
     return session
 
 
-def test_the_first_and_the_third_mean_the_papers_in_the_order_the_turns_took_them_up(scripted) -> None:  # type: ignore[no-untyped-def]
-    """Issue 42 ("Compare the first and the third on what they are actually evaluated on." got "Not stated"): after
-    three one-paper turns, ordinals count the papers discussed, not a list no answer showed."""
-    session = _history(
+def _three_one_paper_turns(scripted):  # type: ignore[no-untyped-def]
+    """A-Bench, then Number Cookbook, then LeReT, one paper a turn (an oracle history)."""
+    return _history(
         scripted,
         ("Which paper introduces A-Bench?", [A_BENCH]),
         ("there's also one about how LLMs handle numbers, right?", [NUMBER_COOKBOOK]),
         ("and the one that learns to write search queries with RL?", [LERET]),
     )
+
+
+def test_the_first_and_the_third_mean_the_papers_in_the_order_the_turns_took_them_up(scripted) -> None:  # type: ignore[no-untyped-def]
+    """Issue 42 ("Compare the first and the third on what they are actually evaluated on." got "Not stated"): after
+    three one-paper turns, ordinals count the papers discussed, not a list no answer showed."""
+    session = _three_one_paper_turns(scripted)
     both = session.resolve("Compare the first and the third on what they are actually evaluated on.")
     assert not both.clarify and set(both.focus_ids) == {A_BENCH, LERET}
     second = session.resolve("back to the second one: what does it test?")
@@ -319,12 +324,7 @@ def test_back_to_the_first_one_counts_the_papers_in_the_order_the_conversation_a
     this"; "and the first one" after "which of these two" took the later paper, shown first): "the very first", "back to
     the first one", "the first one I asked about" count the papers in the order the conversation asked about them;
     "these two" are shown in that order, and a bare "the first one" counts what the latest answer showed."""
-    session = _history(
-        scripted,
-        ("Which paper introduces A-Bench?", [A_BENCH]),
-        ("there's also one about how LLMs handle numbers, right?", [NUMBER_COOKBOOK]),
-        ("and the one that learns to write search queries with RL?", [LERET]),
-    )
+    session = _three_one_paper_turns(scripted)
     pair = session.resolve("which of these two reports an improvement in recall?")
     assert pair.focus_ids == (NUMBER_COOKBOOK, LERET)  # as the user met them: the table's rows in that order
     from assistant.conversation.turn_features import record_oracle_turn
