@@ -36,7 +36,9 @@ from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
 from assistant.llm.prompts import (
     READ_CELL,
+    READ_CELL_SENTENCES,
     READ_PART,
+    READ_PART_SENTENCES,
     build_messages,
     part_messages,
     strip_citations,
@@ -89,6 +91,14 @@ def split_complete(buffer: str) -> tuple[list[str], str]:
     if start < 0:  # the splitter changed the tail's text (should not happen): keep everything, retry later
         return [], buffer
     return parts[:-1], buffer[start:]
+
+
+def end_stream(stream: Iterator[str]) -> None:
+    """End a model stream the answer stops reading: a generator is closed, which closes its request (and frees the
+    server); any other iterator is left to the garbage collector."""
+    close = getattr(stream, "close", None)
+    if close is not None:
+        close()
 
 
 def failure_notice(error: BaseException) -> str:
@@ -345,7 +355,15 @@ class Answerer:
         for n, hit in enumerate(plan.context, start=1):
             said = " ".join(sent.text for sent in builder.sentences if sent.citations == (n,))
             parts.append((hit.paper.title, said or "nothing on this point"))
-        text = "".join(self._backend.stream(verdict_messages(req.question, parts), plan.max_tokens))
+        text = ""
+        stream = self._backend.stream(verdict_messages(req.question, parts), plan.max_tokens)
+        try:  # the verdict is one sentence (VERDICT_ASK): the request ends once it is complete
+            for delta in stream:
+                text += delta
+                if split_complete(text)[0]:
+                    break
+        finally:
+            end_stream(stream)
         first = next(iter(split_sentences(text)), "")
         if not first.strip():
             return False
@@ -413,6 +431,13 @@ class Answerer:
                 if per_paper
                 else [build_messages(req.question, plan.context, strategy.task_for(req))]
             )
+            # the most sentences each prompt's task asks for: the stream ends there (IntentStrategy.sentences)
+            limit = (
+                (READ_CELL_SENTENCES if plan.verdict else READ_PART_SENTENCES)
+                if per_paper
+                else strategy.sentence_limit(plan)
+            )
+            written = 0  # complete sentences of the current prompt, submitted for their check
             verifier = build_verifier(self.settings.verify, self._backend)
             min_alignment = self.settings.verify.verify_min_alignment
             attributor = Attributor(plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment)
@@ -458,7 +483,7 @@ class Answerer:
                 dropped."""
                 nonlocal buffer
                 tail = split_sentences(buffer) if buffer.strip() else []
-                for raw in tail:
+                for raw in tail[: max(0, limit - written)]:
                     if raw is tail[-1] and not raw.rstrip().endswith(SENTENCE_END):
                         builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
                         continue
@@ -480,8 +505,17 @@ class Answerer:
             parts_done = 0
 
             def model_deltas() -> Generator[str | None, None, None]:  # lazy: a backend that fails fails at next()
+                """The model's text pieces, prompt after prompt; each prompt's stream is closed (its request ended)
+                once ``limit`` sentences of it are complete; None after each paper's part."""
                 for messages in prompts:  # the [n] a part writes is ignored: attribution cites (attribution.py)
-                    yield from self._backend.stream(messages, plan.max_tokens)
+                    stream = self._backend.stream(messages, plan.max_tokens)
+                    try:
+                        for delta in stream:
+                            yield delta
+                            if written >= limit:
+                                break
+                    finally:
+                        end_stream(stream)
                     if per_paper:
                         yield None  # this paper's part is complete
 
@@ -499,6 +533,7 @@ class Answerer:
                         break
                     if delta is None:  # a paper's part ended: its sentences checked, the paper covered
                         flush()
+                        written = 0
                         settle(wait=True)
                         cover(parts_done)
                         parts_done += 1
@@ -510,8 +545,11 @@ class Answerer:
                     timings.setdefault("first_token", (time.perf_counter() - t0) * 1000)
                     buffer += delta
                     complete, buffer = split_complete(buffer)
-                    for raw in complete:
+                    for raw in complete[: max(0, limit - written)]:
                         submit(raw)
+                        written += 1
+                    if written >= limit:  # the task's count is written: the rest is never shown, nor checked
+                        buffer = ""
                     if settle(wait=False):
                         yield shown()
                 deltas.close()  # a stopped stream releases its connection (and the server) before the checks
