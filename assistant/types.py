@@ -190,7 +190,8 @@ INTENTS: tuple[Intent, ...] = ("lookup", "summary", "compare", "topic", "choice"
 @dataclass(frozen=True, slots=True)
 class ComparisonRow:
     """One paper's row of a comparison table: ``n`` is its citation label; one cell per column,
-    each an abstract sentence (cited ``n``) or None when no sentence fits that column."""
+    each an abstract sentence (cited ``n``), the paper's checked part of the answer (the "on the question" column),
+    or None when nothing fits that column."""
 
     n: int
     cells: tuple[AnswerSentence | None, ...]
@@ -225,7 +226,8 @@ class Listing:
 
 @dataclass(frozen=True, slots=True)
 class Comparison:
-    """A papers x aspects table; every cell text comes from the row paper's abstract."""
+    """A papers x aspects table; every cell comes from the row paper's abstract: quoted, or written from it by the
+    model and checked against it."""
 
     columns: tuple[str, ...]
     rows: tuple[ComparisonRow, ...]

@@ -569,6 +569,8 @@ class Answerer:
                 if per_paper and any(sent.by_model for sent in builder.sentences):
                     for i in range(parts_done, len(plan.context)):  # the model broke off before these parts
                         cover(i)
+                    builder.add_part_column(len(plan.context))  # each paper's part, a cell of the table
+                    yield shown()
                     if plan.verdict and not failed:
                         yield AnswerEvent("status", "Weighing what each paper states against the question.", hits=hits)
                         try:

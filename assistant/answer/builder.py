@@ -19,6 +19,7 @@ from assistant.types import (
     AnswerSentence,
     Citation,
     Comparison,
+    ComparisonRow,
     Evidence,
     Listing,
     Paper,
@@ -64,6 +65,11 @@ def unfuse_title(text: str, papers: Sequence[PaperHit]) -> str:
 def _pieces(evidence: str) -> list[str]:
     """The abstract sentences an evidence string holds (two papers' pieces are joined by " ... ")."""
     return [p for p in evidence.split(" ... ") if p] if " ... " in evidence else [evidence]
+
+
+#: The comparison column of each paper's part: what its abstract states on the point the question asks, read from
+#: that paper alone (:meth:`AnswerBuilder.add_part_column`).
+PART_COLUMN = "on the question"
 
 
 def with_evidence(hit: PaperHit, k: int) -> PaperHit:
@@ -186,6 +192,37 @@ class AnswerBuilder:
             if start < i and not self._shown_before(n, hit.sentences[i - 1]):
                 pieces = list(hit.sentences[start : i + 1])
         self.add(AnswerSentence(" ".join(pieces), (n,), round(evidence.score, 3)), " ... ".join(pieces))
+
+    def add_part_column(self, papers: int) -> None:
+        """Put each paper's part into the comparison table, as its first column (:data:`PART_COLUMN`; a table of that
+        column alone when there was none): for paper ``n`` in ``1..papers``, the sentences shown so far that cite
+        ``n`` alone, joined (those the model wrote, when any; else its quote), or None ("not stated") when none
+        does. Call it once every paper's part is written and checked (issue 60: each paper's cell on the point asked,
+        from its own reading)."""
+        cells: list[AnswerSentence | None] = []
+        for n in range(1, papers + 1):
+            own = [s for s in self.sentences if s.citations == (n,)]
+            own = [s for s in own if s.by_model] or own
+            if not own:
+                cells.append(None)
+                continue
+            probabilities = [s.probability for s in own if s.probability is not None]
+            cells.append(
+                replace(
+                    own[0],
+                    text=" ".join(s.text for s in own),
+                    support=min(s.support for s in own),
+                    probability=min(probabilities) if probabilities else None,
+                )
+            )
+        base = self.comparison
+        rows = base.rows if base is not None else tuple(ComparisonRow(n, ()) for n in range(1, papers + 1))
+        for row in rows:  # every row's paper is a reference, as a table built by code cites it
+            self.cite(row.n)
+        self.comparison = Comparison(
+            (PART_COLUMN, *(base.columns if base is not None else ())),
+            tuple(ComparisonRow(r.n, (cells[r.n - 1] if r.n <= papers else None, *r.cells)) for r in rows),
+        )
 
     def build(self, mode: AnswerMode, notice: str = "", timings: dict[str, float] | None = None) -> Answer:
         """The answer so far, with sources renumbered 1..m in order of first citation."""

@@ -42,9 +42,10 @@ class SourceJSON(_Strict):
 
 
 class CellJSON(_Strict):
-    """One comparison cell: a sentence of the row paper's abstract and its [n]."""
+    """One comparison cell: a sentence of the row paper's abstract and its [n]; in the "on the question" column, the
+    row paper's part of the answer (written by the model from that paper alone and checked, else quoted)."""
 
-    text: str = Field(description="The sentence as a reader sees it (plain text).")
+    text: str = Field(description="The cell as a reader sees it (plain text).")
     n: int
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from assistant.answer.builder import PART_COLUMN
 from assistant.service import EmptyQuestionError
 from tests.support.fake_openai_server import FakeOpenAIServer
 
@@ -249,6 +250,14 @@ def test_a_comparison_never_drops_a_paper_whose_part_fails_its_check(scripted_as
     assert "Number Cookbook" in answer.notice and "quoted" in answer.notice
     # the A-Bench part comes first, then the Number Cookbook quote: the answer reads paper by paper
     assert answer.sentences.index(written[0]) < answer.sentences.index(quoted[0])
+    # each paper's part is its cell on the question, the table's first column: the model's checked sentence, the quote
+    table = answer.comparison
+    assert table is not None and table.columns[0] == PART_COLUMN and len(table.columns) > 1
+    cells = {row.n: row.cells[0] for row in table.rows}
+    a_cell, cookbook_cell = cells[by_title["A-Bench"]], cells[by_title["Number Cookbook"]]
+    assert a_cell is not None and a_cell.text == written[0].text and a_cell.by_model
+    assert cookbook_cell is not None and cookbook_cell.check == "quote" and cookbook_cell.text == " ".join(
+        s.text for s in quoted)
 
 
 def test_a_comparison_cut_off_mid_part_still_shows_every_paper(scripted_assistant) -> None:  # type: ignore[no-untyped-def]

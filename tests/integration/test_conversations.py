@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from assistant.answer.builder import PART_COLUMN
 from assistant.llm.prompts import VERDICT_SYSTEM
 from tests.support.fake_openai_server import FakeOpenAIServer
 
@@ -292,6 +293,9 @@ def test_which_of_them_is_decided_by_the_model_from_each_papers_part(scripted_as
         assert code.sentences[-1].text.startswith("InfoAlign releases its code") and code.sentences[-1].by_model
         assert {c.paper.id for c in code.citations if c.n in code.sentences[-1].citations} == {INFOALIGN}, code.text
         assert "github.com" in code.text
+        # each paper's cell on the question (its part, read alone), in a table of that column
+        assert code.comparison is not None and code.comparison.columns == (PART_COLUMN,)
+        assert len(code.comparison.rows) == 2 and all(row.cells[0] is not None for row in code.comparison.rows)
 
 
 def test_a_comparison_writes_each_papers_part_from_its_own_reading(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
