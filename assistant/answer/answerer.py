@@ -448,16 +448,18 @@ class Answerer:
             # are shown in the model's order (verifiers.SelfCheckVerifier).
             checker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="answer-check")
 
-            def check(raw: str) -> tuple[AnswerSentence, str] | None:
+            def check(raw: str, paper: int | None) -> tuple[AnswerSentence, str] | None:
                 try:
-                    return attributor.attribute(raw)
+                    return attributor.attribute(raw, paper)
                 except model_failed as e:  # the model could not check it: never shown as checked
                     logger.warning("the sentence could not be checked (%s): %s", getattr(e, "reason", e), raw)
                     return None
 
             def submit(raw: str) -> None:
-                # in the answer's context: its ModelCalls (llm/client.py) count and can cancel the check
-                pending.append((raw, checker.submit(contextvars.copy_context().run, check, raw)))
+                # in the answer's context: its ModelCalls (llm/client.py) count and can cancel the check; a paper's
+                # part was written from that paper's reading alone: only its abstract can support it
+                paper = parts_done + 1 if per_paper else None
+                pending.append((raw, checker.submit(contextvars.copy_context().run, check, raw, paper)))
 
             def settle(wait: bool) -> bool:
                 """Take the finished checks in the model's order (all of them when ``wait``); True if one was kept."""

@@ -149,8 +149,11 @@ class Attributor:
             " " not in person and any(a.split()[-1] == person for a in self._authors[n])
         )
 
-    def _candidate_sets(self, sentence: str, tokens: set[str]) -> tuple[list[tuple[float, tuple[int, ...]]], set[int]]:
-        """Evidence candidates ``(alignment, candidate indices)``, best first, and the eligible source numbers."""
+    def _candidate_sets(
+        self, sentence: str, tokens: set[str], paper: int | None = None
+    ) -> tuple[list[tuple[float, tuple[int, ...]]], set[int]]:
+        """Evidence candidates ``(alignment, candidate indices)``, best first, and the eligible source numbers
+        (only source ``paper`` when given)."""
         vec = np.asarray(self._embed([sentence])[0], dtype=np.float32)
         cosines = np.clip(self._matrix @ vec, 0.0, None)
         lexical = [len(tokens & c.tokens) / len(tokens) if tokens else 0.0 for c in self._candidates]
@@ -164,6 +167,7 @@ class Attributor:
             if not unmatched_facts(sentence, text)
             and all(self._wrote(p, n) for p in people)
             and all(name_occurs(w, text) for w in names)
+            and paper in (None, n)
         }
         order = [int(i) for i in np.argsort(-scores)]
         singles = [(float(scores[i]), (i,)) for i in order if self._candidates[i].n in eligible][:VERIFY_SINGLES]
@@ -179,7 +183,8 @@ class Attributor:
             for b in pool[a_pos + 1 :]:
                 ca, cb = self._candidates[a], self._candidates[b]
                 if ca.n != cb.n:
-                    if not two_works or unmatched_facts(sentence, f"{self._paper_text[ca.n]} {self._paper_text[cb.n]}"):
+                    both = f"{self._paper_text[ca.n]} {self._paper_text[cb.n]}"
+                    if paper is not None or not two_works or unmatched_facts(sentence, both):
                         continue
                 elif ca.n not in eligible:
                     continue
@@ -199,9 +204,11 @@ class Attributor:
         sets = [c for c in sets if c[0] >= self._min_alignment]
         return sorted(sets, key=lambda c: -c[0]), eligible
 
-    def align(self, sentence: str) -> Alignment:
+    def align(self, sentence: str, paper: int | None = None) -> Alignment:
         """Align ``sentence`` (markers removed) to its candidate evidence and let the verifier decide (the hard
-        constraints, then the model's self-check; :mod:`assistant.verify.verifiers`).
+        constraints, then the model's self-check; :mod:`assistant.verify.verifiers`). ``paper``: the sentence was
+        written from source ``paper``'s reading alone (a comparison's part), so only that source's abstract can
+        support it (None: any source's).
 
         Returns:
             an :class:`Alignment`; ``citations`` is empty when no candidate evidence exists among the papers
@@ -211,6 +218,8 @@ class Attributor:
             return Alignment((), (), 0.0)
         tokens = content_tokens(sentence)
         for n, (title, title_tokens) in self._titles.items():
+            if paper not in (None, n):
+                continue
             # "The paper is <title>." : (nearly) every content word is from the title or TITLE_FRAME_WORDS
             extra = tokens - title_tokens - TITLE_FRAME_WORDS
             if title_tokens and len(title_tokens & tokens) >= 2 and len(extra) <= TITLE_ECHO_EXTRA_WORDS:
@@ -218,7 +227,7 @@ class Attributor:
                     return Alignment((n,), (title,), 1.0, alignment=1.0)
                 if not self._title_answers:
                     return Alignment((), (), 0.0, ("restates a title",))
-        sets, _eligible = self._candidate_sets(sentence, tokens)
+        sets, _eligible = self._candidate_sets(sentence, tokens, paper)
         people = self._people(sentence)
         if not sets:
             return Alignment((), (), 0.0, ("no evidence in a paper holding its numbers, names and people",))
@@ -231,17 +240,17 @@ class Attributor:
             candidates.append(Evidence(citations, tuple(c.text for c in cands), papers, align_score, sources))
         return self._verifier.decide(sentence, candidates, people)
 
-    def check(self, raw_sentence: str) -> tuple[Alignment, tuple[AnswerSentence, str] | None]:
+    def check(self, raw_sentence: str, paper: int | None = None) -> tuple[Alignment, tuple[AnswerSentence, str] | None]:
         """The full verdict on a raw answer sentence: its :class:`Alignment` (probability, evidence, reasons;
         an empty alignment for an echo of the question or an empty sentence) and what
-        :meth:`attribute` returns for it."""
+        :meth:`attribute` returns for it (``paper``: as :meth:`align`)."""
         clean, _model_cited = strip_citations(raw_sentence)
         if not clean:
             return Alignment((), (), 0.0, ("empty",)), None
         if self._question_tokens and echoes(content_tokens(clean), self._question_tokens):
             # restates the question, or is a bare "The answer is 2864." that cannot be checked in context
             return Alignment((), (), 0.0, ("restates the question",)), None
-        a = self.align(clean)
+        a = self.align(clean, paper)
         if not a.supported:
             return a, None
         # which check passed, as the reader is told: the self-check, or an exact title match
@@ -259,15 +268,16 @@ class Attributor:
             " ... ".join(a.sentences),
         )
 
-    def attribute(self, raw_sentence: str) -> tuple[AnswerSentence, str] | None:
+    def attribute(self, raw_sentence: str, paper: int | None = None) -> tuple[AnswerSentence, str] | None:
         """The sentence citing its supporting source(s) plus the evidence, or None to drop it.
 
         The ``[n]`` the model wrote is ignored: the citation comes from the support check only. A
         sentence aligned to two papers cites both (``citations == (n, m)``); its evidence is the two
         sentences joined by ``" ... "``. ``AnswerSentence.probability`` and ``AnswerSentence.support``
-        are the self-check's ``P(yes)``, which the verifier compared with its threshold.
+        are the self-check's ``P(yes)``, which the verifier compared with its threshold. ``paper``: the sentence
+        was written from that source's reading alone, and only it can support it (:meth:`align`).
         """
-        return self.check(raw_sentence)[1]
+        return self.check(raw_sentence, paper)[1]
 
 
 def echoes(sentence_tokens: set[str], question_tokens: set[str]) -> bool:

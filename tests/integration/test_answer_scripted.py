@@ -145,7 +145,7 @@ def test_a_broken_verifier_raises_instead_of_a_model_failed_notice(scripted_assi
     (here: ``Attributor.attribute`` raising) propagates from ``ask`` and from the stream, after the model answered."""
     from assistant.verify.attribution import Attributor
 
-    def broken(self: object, sentence: str) -> None:
+    def broken(self: object, sentence: str, paper: int | None = None) -> None:
         raise ZeroDivisionError("injected into the verifier")
 
     monkeypatch.setattr(Attributor, "attribute", broken)
@@ -273,3 +273,22 @@ def test_a_comparison_cut_off_mid_part_still_shows_every_paper(scripted_assistan
     assert quoted and all(s.check == "quote" and s.text in cookbook.paper.text for s in quoted)
     assert any(s.by_model for s in answer.sentences)
     assert "Number Cookbook" in answer.notice
+
+
+def test_a_comparison_part_is_checked_against_the_paper_it_was_read_from(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """Each part is written from one paper's reading; a sentence in it that only another paper supports is not that
+    paper's part (it was cited to the other paper, inside this one's part): it is dropped, and the paper is quoted."""
+    a_part = "A-Bench is a benchmark designed to diagnose whether LMMs are masters at evaluating AIGIs."
+    stray = "Ultimately, 2,864 AIGIs from 16 text-to-image models are sampled for the benchmark."
+
+    def reply(payload):  # type: ignore[no-untyped-def]
+        reading = payload["messages"][-1]["content"].split("\n", 1)[0]  # 'Abstract of "<title>":'
+        return a_part if "A-Bench" in reading else stray
+
+    with FakeOpenAIServer(reply) as server, scripted_assistant(server) as assistant:
+        answer = assistant.ask("Compare the A-Bench paper with the Number Cookbook paper.")
+    by_title = {c.paper.title.split(":")[0]: c.n for c in answer.citations}
+    assert set(by_title) == {"A-Bench", "Number Cookbook"}, answer.text
+    assert stray in answer.dropped and not any("2,864" in s.text for s in answer.sentences if s.by_model)
+    cells = {row.n: row.cells[0] for row in answer.comparison.rows}
+    assert cells[by_title["Number Cookbook"]] is not None and cells[by_title["Number Cookbook"]].check == "quote"

@@ -174,7 +174,7 @@ def test_a_broken_citation_verifier_is_an_internal_error_not_a_model_failure(  #
     "The language model failed" followed by an extractive answer."""
     from assistant.verify.attribution import Attributor
 
-    def broken(self: object, sentence: str) -> None:
+    def broken(self: object, sentence: str, paper: int | None = None) -> None:
         raise ZeroDivisionError("injected into the verifier")
 
     monkeypatch.setattr(Attributor, "attribute", broken)

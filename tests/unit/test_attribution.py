@@ -44,6 +44,15 @@ def test_strip_citations() -> None:
     assert strip_citations("The answers are 29% and 17% [1].") == ("The answers are 29% and 17%.", (1,))
 
 
+def test_a_part_read_from_one_paper_is_checked_against_that_paper_alone(attributor: Attributor) -> None:
+    """A comparison's part is written from one paper's reading: only that paper can support it (it was cited to the
+    other paper when the words fitted that one better, and checked against an abstract the model had not read)."""
+    sentence = "DUALFormer performs the global self-attention on feature dimensions."
+    assert attributor.attribute(sentence, 1) is not None and attributor.attribute(sentence, 1)[0].citations == (1,)
+    assert attributor.attribute(sentence, 2) is None
+    assert attributor.check(sentence, 2)[0].reasons  # no evidence in the paper it was read from
+
+
 def test_unmatched_facts_numbers_and_names() -> None:
     text = "We test 16 models on 2,864 images with GPT-4o."
     assert unmatched_facts("It uses 2864 images and 16 models.", text) == []
