@@ -48,7 +48,8 @@ def test_a_part_read_from_one_paper_is_checked_against_that_paper_alone(attribut
     """A comparison's part is written from one paper's reading: only that paper can support it (it was cited to the
     other paper when the words fitted that one better, and checked against an abstract the model had not read)."""
     sentence = "DUALFormer performs the global self-attention on feature dimensions."
-    assert attributor.attribute(sentence, 1) is not None and attributor.attribute(sentence, 1)[0].citations == (1,)
+    own = attributor.attribute(sentence, 1)
+    assert own is not None and own[0].citations == (1,)
     assert attributor.attribute(sentence, 2) is None
     assert attributor.check(sentence, 2)[0].reasons  # no evidence in the paper it was read from
 
