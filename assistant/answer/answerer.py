@@ -36,9 +36,7 @@ from assistant.lang.text import SENTENCE_END, split_sentences
 from assistant.llm.client import connection_errors
 from assistant.llm.prompts import (
     READ_CELL,
-    READ_CELL_SENTENCES,
     READ_PART,
-    READ_PART_SENTENCES,
     build_messages,
     part_messages,
     strip_citations,
@@ -431,13 +429,6 @@ class Answerer:
                 if per_paper
                 else [build_messages(req.question, plan.context, strategy.task_for(req))]
             )
-            # the most sentences each prompt's task asks for: the stream ends there (IntentStrategy.sentences)
-            limit = (
-                (READ_CELL_SENTENCES if plan.verdict else READ_PART_SENTENCES)
-                if per_paper
-                else strategy.sentence_limit(plan)
-            )
-            written = 0  # complete sentences of the current prompt, submitted for their check
             verifier = build_verifier(self.settings.verify, self._backend)
             min_alignment = self.settings.verify.verify_min_alignment
             attributor = Attributor(plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment)
@@ -485,7 +476,7 @@ class Answerer:
                 dropped."""
                 nonlocal buffer
                 tail = split_sentences(buffer) if buffer.strip() else []
-                for raw in tail[: max(0, limit - written)]:
+                for raw in tail:
                     if raw is tail[-1] and not raw.rstrip().endswith(SENTENCE_END):
                         builder.dropped.append(raw.strip())  # cut off by the token limit: an incomplete sentence
                         continue
@@ -507,17 +498,9 @@ class Answerer:
             parts_done = 0
 
             def model_deltas() -> Generator[str | None, None, None]:  # lazy: a backend that fails fails at next()
-                """The model's text pieces, prompt after prompt; each prompt's stream is closed (its request ended)
-                once ``limit`` sentences of it are complete; None after each paper's part."""
+                """The model's text pieces, prompt after prompt; None after each paper's part."""
                 for messages in prompts:  # the [n] a part writes is ignored: attribution cites (attribution.py)
-                    stream = self._backend.stream(messages, plan.max_tokens)
-                    try:
-                        for delta in stream:
-                            yield delta
-                            if written >= limit:
-                                break
-                    finally:
-                        end_stream(stream)
+                    yield from self._backend.stream(messages, plan.max_tokens)
                     if per_paper:
                         yield None  # this paper's part is complete
 
@@ -535,7 +518,6 @@ class Answerer:
                         break
                     if delta is None:  # a paper's part ended: its sentences checked, the paper covered
                         flush()
-                        written = 0
                         settle(wait=True)
                         cover(parts_done)
                         parts_done += 1
@@ -547,11 +529,8 @@ class Answerer:
                     timings.setdefault("first_token", (time.perf_counter() - t0) * 1000)
                     buffer += delta
                     complete, buffer = split_complete(buffer)
-                    for raw in complete[: max(0, limit - written)]:
+                    for raw in complete:
                         submit(raw)
-                        written += 1
-                    if written >= limit:  # the task's count is written: the rest is never shown, nor checked
-                        buffer = ""
                     if settle(wait=False):
                         yield shown()
                 deltas.close()  # a stopped stream releases its connection (and the server) before the checks

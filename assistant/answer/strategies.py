@@ -130,17 +130,12 @@ class SummaryStrategy(IntentStrategy):
         "Summarize the paper in three short sentences, in this order: the problem it addresses, its method, and "
         "its main result."
     )
-    sentences = 3
     one_paper = True
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         context = hits if req.focus_ids else by_named_author(tools, req, hits)[:1]
         k = tools.settings.answer.summary_sentences
         return Plan([with_evidence(h, k) for h in context], use_model=True)
-
-    def sentence_limit(self, plan: Plan) -> int:
-        """Three sentences per paper summarized ("Summarize them" over the papers in focus)."""
-        return self.sentences * max(1, len(plan.context))
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:
         """Each paper's summary sentences (extractive.summary_sentences: its problem, approach and key result

@@ -17,7 +17,7 @@ from assistant.answer.extractive import (
 from assistant.lang.references import QUOTED_SPAN
 from assistant.lang.text import defines_term, word_tokens
 from assistant.lang.words import TITLE_CONNECTORS
-from assistant.llm.prompts import DEFAULT_TASK, DEFAULT_TASK_SENTENCES
+from assistant.llm.prompts import DEFAULT_TASK
 from assistant.retrieve.references import find_references
 from assistant.types import AnswerMode, Comparison, Evidence, Listing, Page, PaperHit
 from assistant.understand.metadata import MetadataRequest, metadata_request
@@ -171,20 +171,12 @@ class IntentStrategy:
     intent: ClassVar[str] = ""
     #: The task sentence of the system prompt for this intent (prompts.SYSTEM_PROMPT ``{task}``).
     task: ClassVar[str] = DEFAULT_TASK
-    #: The most sentences :attr:`task` asks the model for. The answerer ends the stream once that many are complete:
-    #: a sentence past the task's count was not asked for, and writing and checking it is what made a follow-up
-    #: slow (issue 59: five sentences written for "What is its main result?").
-    sentences: ClassVar[int] = DEFAULT_TASK_SENTENCES
     #: The question asks for one paper: search with aspect coverage (PaperRetriever.retrieve ``aspects``).
     one_paper: ClassVar[bool] = False
 
     def task_for(self, req: Request) -> str:
         """The task sentence for ``req`` (default :attr:`task`)."""
         return self.task
-
-    def sentence_limit(self, plan: Plan) -> int:
-        """The most sentences the model writes for ``plan`` in one answer (default :attr:`sentences`)."""
-        return self.sentences
 
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
         """Papers to consider, best first: the papers in focus (their evidence scored for the question as

@@ -33,8 +33,6 @@ SYSTEM_PROMPT = (
 )
 #: The task sentence when none is given; each intent strategy has its own (strategies.py ``task``).
 DEFAULT_TASK = "Write one to three short sentences that answer the question."
-#: The most sentences :data:`DEFAULT_TASK` asks for (the answerer ends the stream there).
-DEFAULT_TASK_SENTENCES = 3
 
 #: The self-check (:class:`assistant.verify.verifiers.SelfCheckVerifier`): its own system prompt, then the cited
 #: abstract(s) and the sentence (:func:`self_check_messages`). Measured as the second design of issue 40
@@ -75,8 +73,6 @@ READ_PART = (
     "this paper does on that point, naming the paper by its method's name or its title and using the abstract's own "
     "words. End each sentence with [1]."
 )
-#: The most sentences :data:`READ_PART` asks for.
-READ_PART_SENTENCES = 2
 
 #: A choice's part for one paper ("which of them …?"), asked of that paper's reading alone: what the abstract states on
 #: the point, not the verdict (the question's premise is not this paper's fact until the abstract states it).
@@ -85,8 +81,6 @@ READ_CELL = (
     "abstract states on that point, naming the paper by its method's name or its title and using the abstract's own "
     "words. End the sentence with [1]."
 )
-#: The most sentences :data:`READ_CELL` asks for.
-READ_CELL_SENTENCES = 1
 
 #: The verdict of a choice, written from the papers' parts (each from its own reading, checked against it): the model
 #: reads only the parts (:func:`verdict_messages`); the verdict is then checked like any answer sentence (issue 60).
