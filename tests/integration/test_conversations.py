@@ -5,6 +5,7 @@ verifiable, so every answer is built from abstract sentences and the cited paper
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -12,7 +13,7 @@ import pytest
 
 from assistant.answer.builder import PART_COLUMN
 from assistant.llm.prompts import VERDICT_SYSTEM
-from tests.support.fake_openai_server import FakeOpenAIServer
+from tests.support.fake_openai_server import PACED, FakeOpenAIServer
 
 A, B = "000_43469673d6f8aaa0.txt", "004_c45bebc30e22eceb.txt"
 DUALFORMER, LOCAL_PATTERNS, HCOMPNET, ABENCH = f"{A}#1", f"{A}#2", f"{A}#4", f"{A}#8"
@@ -319,6 +320,29 @@ def test_a_comparison_writes_each_papers_part_from_its_own_reading(scripted_assi
     assert all(r.count("Abstract of ") == 1 for r in readings)  # each part read one paper alone
     written = {c.paper.id for s in answer.sentences if s.by_model for c in answer.citations if c.n in s.citations}
     assert written == {HCOMPNET, LUCIDPPN}, (answer.text, answer.dropped)
+
+
+def test_the_verdict_request_ends_at_its_first_sentence(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """The verdict is one sentence (prompts.VERDICT_ASK) and only its first is used: a model that writes on is cut off
+    there, its request closed, so the answer does not wait for sentences nobody reads."""
+    part = "LeReT is a reinforcement learning framework that explores search queries [1]."
+    verdict = "LeReT is the one that uses reinforcement learning, as a framework exploring search queries."
+
+    def reply(payload):  # type: ignore[no-untyped-def]
+        if payload["messages"][0]["content"] == VERDICT_SYSTEM:
+            return f"{PACED}{verdict} MatryoshkaKV does not. Both are about LLMs. Neither is about images."
+        reading = payload["messages"][-1]["content"].split("\n", 1)[0]
+        return part if "Grounding by Trying" in reading else "Nothing verifiable here at all."
+
+    with FakeOpenAIServer(reply) as server, scripted_assistant(server) as assistant:
+        session = assistant.new_session()
+        session.ask("Compare LeReT with MatryoshkaKV")
+        rl = session.ask("Which of them uses reinforcement learning?")
+        assert rl.sentences[-1].text == verdict and rl.sentences[-1].by_model
+        deadline = time.monotonic() + 5
+        while not server.hangups and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.hangups, "the verdict's request ran to its end"
 
 
 def test_which_of_them_that_no_abstract_decides_quotes_each(server: FakeOpenAIServer, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
