@@ -348,10 +348,11 @@ def negates(sentence: str) -> bool:
     return bool(NEGATION.search(sentence))
 
 
-#: "the paper by Yalong Jiang", "papers are by Thomas Müller", "work from Smith et al.", "authored by ...": the name.
+#: "the paper by Yalong Jiang", "papers are by Thomas Müller", "work from Smith et al.", "authored by ...", "the paper
+#: “<title>” by X. Zhang, Y. Liu and J. Wang" (the first name: a model credited invented authors so): the name.
 BY_AUTHOR = re.compile(
     r"\b(?:paper|papers|work|works|abstract|study|article|one|written|authored|proposed|published)\s+"
-    r"(?:(?:is|are|was|were)\s+)?(?:by|from)\s+"
+    r"(?:[\"“][^\"”]{1,300}[\"”]\s+)?(?:(?:is|are|was|were)\s+)?(?:by|from)\s+"
     r"((?:[A-Z][\w'.\-]*\s*){1,4}?)(?=\s*(?:et al\.?|and colleagues)?(?:[,.?!;:]|\s+[a-z]|$))"
 )
 #: "the paper about/on/that ... X", "the X one", "the X paper": a description of one paper.

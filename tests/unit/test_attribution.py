@@ -88,6 +88,9 @@ def test_title_sentence_is_supported(attributor: Attributor) -> None:
         "The capital of France is Paris.",  # off-topic
         "MegaNet-9 beats every model on ImageNet.",  # invented name
         "Yes.",  # too short to check
+        # authors the abstracts' records do not list, credited after a quoted title (conversations-5, stop 65)
+        'The paper "DUALFormer: Dual Graph Transformer" by X. Zhang, Y. Liu, and J. Wang performs the global '
+        "self-attention on feature dimensions.",
     ],
 )
 def test_unsupported_sentences_are_dropped(attributor: Attributor, sentence: str) -> None:
