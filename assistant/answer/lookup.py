@@ -4,20 +4,9 @@ paper mentions, a detail its abstract does not state, a false premise, a near mi
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from assistant.answer.builder import AnswerBuilder
 from assistant.answer.extractive import pick_sentences, refocus
-from assistant.lang.text import ROLE_NAMES, content_tokens
-from assistant.lang.words import HOW_OR_WHY, PAPER_NOUNS, THRESHOLD_WORDS, WHICH_PAPER_LEAD
-from assistant.types import AnswerSentence, Evidence, PaperHit
-from assistant.understand.intents import sentence_roles
-from assistant.understand.parse import Question
-from assistant.understand.question import NUMBER_TOKEN, missing_entities, negates, premise_facts
-
-if TYPE_CHECKING:
-    pass
-
 from assistant.answer.strategy import (
     IntentStrategy,
     Plan,
@@ -28,6 +17,12 @@ from assistant.answer.strategy import (
     prompt_evidence,
     supports,
 )
+from assistant.lang.text import ROLE_NAMES, content_tokens
+from assistant.lang.words import HOW_OR_WHY, PAPER_NOUNS, THRESHOLD_WORDS, WHICH_PAPER_LEAD
+from assistant.types import AnswerSentence, Evidence, PaperHit
+from assistant.understand.intents import sentence_roles
+from assistant.understand.parse import Question
+from assistant.understand.question import NUMBER_TOKEN, missing_entities, negates, premise_facts
 
 
 def _near_miss_notice(tools: Tools, req: Request, hit: PaperHit) -> str:
