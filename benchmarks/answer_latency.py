@@ -119,7 +119,8 @@ def main() -> int:
 
 
 def _timed(events, q: str) -> tuple:
-    """Drain one answer's events: (question, status s, first model token s, total s, mode, citations, first text s)."""
+    """Drain one answer's events: (question, status s, first model token s, total s, mode, citations, first text s,
+    checks after the model's last token s, model sentences kept, model sentences dropped)."""
     t = time.perf_counter()
     status = text = None
     final = None
@@ -134,14 +135,19 @@ def _timed(events, q: str) -> tuple:
     assert final is not None
     ft = final.timings_ms.get("first_token")
     first = ft / 1000 if ft else None
-    return (q, status, first, total, final.mode, len(final.citations), text if text is not None else total)
+    checks = final.timings_ms.get("check_after_stream", 0.0) / 1000
+    kept = sum(1 for s in final.sentences if s.by_model)
+    return (q, status, first, total, final.mode, len(final.citations), text if text is not None else total, checks,
+            kept, len(final.dropped))
 
 
 def _table(title: str, rows_out: list) -> None:
     print(f"\n{title}")
-    print(f"{'status s':>9} {'text s':>7} {'1st tok s':>9} {'total s':>8}  mode        cites  question")
-    for q, s, f, tot, mode, nc, tx in rows_out:
-        print(f"{(s or 0):9.2f} {tx:7.2f} {(f or 0):9.2f} {tot:8.2f}  {mode:10s} {nc:5d}  {q[:70]}")
+    print(f"{'status s':>9} {'text s':>7} {'1st tok s':>9} {'total s':>8} {'checks s':>8} kept/dropped  mode        "
+          "cites  question")
+    for q, s, f, tot, mode, nc, tx, ck, kept, dropped in rows_out:
+        print(f"{(s or 0):9.2f} {tx:7.2f} {(f or 0):9.2f} {tot:8.2f} {ck:8.2f} {kept:5d}/{dropped:<6d}  {mode:10s} "
+              f"{nc:5d}  {q[:70]}")
     totals = [r[3] for r in rows_out]
     firsts = [r[2] for r in rows_out if r[2]]
     statuses = sorted(r[1] or 0 for r in rows_out)
@@ -153,6 +159,9 @@ def _table(title: str, rows_out: list) -> None:
           f"{pct(texts_sorted, .5):.2f}/{pct(texts_sorted, .95):.2f} s, first token "
           f"{pct(firsts_sorted, .5):.2f}/{pct(firsts_sorted, .95):.2f} s, total "
           f"{pct(totals_sorted, .5):.2f}/{pct(totals_sorted, .95):.2f} s")
+    checks_sorted = sorted(r[7] for r in rows_out)
+    print(f"checks after the model's last token p50/p95: {pct(checks_sorted, .5):.2f}/{pct(checks_sorted, .95):.2f} s; "
+          f"model sentences kept/dropped: {sum(r[8] for r in rows_out)}/{sum(r[9] for r in rows_out)}")
     print(f"median: first token {statistics.median(firsts) if firsts else float('nan'):.2f} s, total "
           f"{statistics.median(totals):.2f} s")
 
