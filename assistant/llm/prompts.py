@@ -78,11 +78,13 @@ READ_PART = (
 )
 
 #: A choice's part for one paper ("which of them …?"), asked of that paper's reading alone: what the abstract states on
-#: the point, not the verdict (the question's premise is not this paper's fact until the abstract states it).
+#: the point, not the verdict (the question's premise is not this paper's fact until the abstract states it). Asked as
+#: :data:`READ_PART` is: this paper alone, the abstract's words in the third person. On the validation choices (26,
+#: build/choice-val) facts 0.673 -> 0.712 against the ask before (docs/results/issue60, stop 66).
 READ_CELL = (
-    "The user asks which of several papers fits this: {question}\nIn one short sentence, say what this paper's "
-    "abstract states on that point, naming the paper by its method's name or its title and using the abstract's own "
-    "words. End the sentence with [1]."
+    "The user asks which of several papers fits this: {question}\nFor this paper alone, say in one sentence what its "
+    "abstract states on that point, in the abstract's own words but in the third person (\"The authors show …\", "
+    "\"<method> uses …\"). Do not mention the other papers. End the sentence with [1]."
 )
 
 #: The verdict of a choice, written from the papers' parts (each from its own reading, checked against it): the model
