@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import binascii
 
+from assistant.answer.render import text_sentences
 from assistant.types import Answer, AnswerSentence
 from ui.render import answer_markdown, question_html
 
@@ -66,8 +67,8 @@ def answer_copy_text(answer: Answer) -> str:
     if not answer.abstained and answer.sentences:
         if answer.intent == "topic" and answer.comparison is None:
             parts.append("\n".join(f"- {_marked(s)}" for s in answer.sentences))
-        else:
-            parts.append(" ".join(_marked(s) for s in answer.sentences))
+        elif text_sentences(answer):  # a comparison's parts are its table's cells, not repeated
+            parts.append(" ".join(_marked(s) for s in text_sentences(answer)))
     if answer.citations:
         refs = ["References"]
         for c in answer.citations:

@@ -11,6 +11,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Protocol
 
+from assistant.answer.render import text_sentences
 from assistant.lang.numbers import YEAR
 from assistant.lang.words import BIBTEX_KEY_STOPWORDS, VENUE_TRACK_SUFFIX
 from assistant.types import Answer, Paper
@@ -105,7 +106,7 @@ def _md_answer(answer: Answer) -> str:
         return _md_inline(answer.notice)
     if answer.intent == "topic" and answer.comparison is None and answer.sentences:
         return _md_topic_list(answer)
-    return " ".join(f"{_md_inline(s.text)} {_md_marks(s.citations)}".strip() for s in answer.sentences)
+    return " ".join(f"{_md_inline(s.text)} {_md_marks(s.citations)}".strip() for s in text_sentences(answer))
 
 
 def conversation_markdown(

@@ -14,7 +14,7 @@ import string
 from collections.abc import Iterable, Sequence
 from urllib.parse import parse_qs, urlsplit
 
-from assistant.answer.render import listing_line, model_credit, notice_in_view, short_credit
+from assistant.answer.render import listing_line, model_credit, notice_in_view, short_credit, text_sentences
 from assistant.types import Answer, AnswerSentence, Citation, Paper, PaperHit
 from assistant.understand.intents import NOT_STATED
 from ui.text import highlight_html, html_text
@@ -157,11 +157,12 @@ def answer_body(answer: Answer, anchor: str = "a") -> str:
     one line per paper."""
     if answer.abstained:
         return f"<p class='notice'>{html_text(answer.notice)}</p>"
-    if not answer.sentences:
-        return ""
-    if answer.intent == "topic" and answer.comparison is None:
+    if answer.intent == "topic" and answer.comparison is None and answer.sentences:
         return _topic_list(answer, anchor)
-    return f"<p class='answer'>{' '.join(_sentence(s, anchor) for s in answer.sentences)}</p>"
+    sentences = text_sentences(answer)  # a comparison's parts are its table's cells, not repeated here
+    if not sentences:
+        return ""
+    return f"<p class='answer'>{' '.join(_sentence(s, anchor) for s in sentences)}</p>"
 
 
 #: The longest "Searched for" line shown, in characters (a longer search is cut at a word, with "…").

@@ -7,9 +7,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from assistant.answer.builder import PART_COLUMN
 from assistant.lang.citations import format_citations
 from assistant.lang.markup import plain_text
-from assistant.types import Answer, AnswerMode, Intent, SentenceCheck
+from assistant.types import Answer, AnswerMode, AnswerSentence, Intent, SentenceCheck
 from assistant.understand.intents import NOT_STATED
 
 
@@ -283,6 +284,24 @@ def answer_schema() -> dict[str, Any]:
     return AnswerJSON.model_json_schema()
 
 
+def text_sentences(answer: Answer) -> tuple[AnswerSentence, ...]:
+    """The sentences shown as the answer's text, under its table: ``answer.sentences`` less each paper's part that the
+    comparison's "on the question" column already shows (:data:`assistant.answer.builder.PART_COLUMN`): a sentence
+    citing that paper alone whose text is in the paper's cell, and, when the cell holds the model's words, the abstract
+    context quoted before them. What stays is the rest, a choice's verdict above all. Without that column (a lookup, a
+    summary, a comparison still being written): every sentence. ``--json`` keeps them all."""
+    comp = answer.comparison
+    if comp is None or not comp.columns or comp.columns[0] != PART_COLUMN:
+        return answer.sentences
+    cells = {row.n: row.cells[0] for row in comp.rows if row.cells and row.cells[0] is not None}
+
+    def in_cell(sentence: AnswerSentence) -> bool:
+        cell = cells.get(sentence.citations[0]) if len(sentence.citations) == 1 else None
+        return cell is not None and (sentence.text in cell.text or (cell.by_model and not sentence.by_model))
+
+    return tuple(s for s in answer.sentences if not in_cell(s))
+
+
 def answer_to_text(answer: Answer, width: int = 100, *, details: bool = False) -> str:
     """Answer (and comparison table; a topic list one paper per line, ``[n] title`` over its sentence), then
     numbered references (title, authors, link, supporting sentences), then ``answered by M in N s``
@@ -321,7 +340,7 @@ def answer_to_text(answer: Answer, width: int = 100, *, details: bool = False) -
         text = (
             pt(answer.notice)
             if answer.abstained
-            else " ".join(f"{pt(s.text)} {format_citations(s.citations)}".strip() for s in answer.sentences)
+            else " ".join(f"{pt(s.text)} {format_citations(s.citations)}".strip() for s in text_sentences(answer))
         )
         lines.append(textwrap.fill(text, width) if text else "")
     if answer.notice and not answer.abstained and (details or notice_in_view(answer)):

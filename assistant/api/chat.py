@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from assistant.answer.builder import PART_COLUMN
 from assistant.errors import AssistantError
 from assistant.lang.citations import format_citations
 from assistant.lang.markup import plain_text
@@ -103,21 +104,26 @@ def _link(paper: Paper) -> str:
 
 
 def render_answer(answer: Answer, *, final: bool = True) -> RenderedAnswer:
-    """The answer as Markdown: a comparison table (if any), the answer text with its ``[n]`` markers
+    """The answer as Markdown: a comparison table (if any; its abstract columns, each paper's part being the text), the
+    answer text with its ``[n]`` markers
     (``answer.text`` with the abstracts' LaTeX and Markdown as plain text, :func:`~assistant.lang.markup.plain_text`),
     then, when ``final``, the notice and the references (``- [n] [title](url) — authors `id: …```) or, for an
     abstained answer, the closest papers. A partial answer renders to a prefix of its final rendering (sentences
     are only appended), so a stream can send the difference."""
     papers = {c.n: c.paper for c in answer.citations}
     w = _Writer(papers)
-    if answer.comparison is not None and answer.comparison.rows:
-        w.add("| paper | " + " | ".join(_cell(c) for c in answer.comparison.columns) + " |")
-        w.add("\n|---|" + "---|" * len(answer.comparison.columns))
-        for row in answer.comparison.rows:
+    comp = answer.comparison
+    # the table built from the abstracts; each paper's part (the "on the question" column, added once every part is
+    # checked) is the answer text below it, streamed as it passes, so what was sent stays a prefix of the final text
+    shown = [i for i, c in enumerate(comp.columns) if c != PART_COLUMN] if comp is not None else []
+    if comp is not None and comp.rows and shown:
+        w.add("| paper | " + " | ".join(_cell(comp.columns[i]) for i in shown) + " |")
+        w.add("\n|---|" + "---|" * len(shown))
+        for row in comp.rows:
             paper = papers.get(row.n)
             w.add(f"\n| {_cell(plain_text(paper.title)) if paper else ''} ")
             w.cite([row.n])
-            for cell in row.cells:
+            for cell in (row.cells[i] for i in shown):
                 w.add(" | ")
                 if cell is None:
                     w.add("not stated in the abstract")

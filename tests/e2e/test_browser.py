@@ -273,8 +273,8 @@ def test_conversation_follows_the_paper_the_user_names(page) -> None:  # type: i
     assert third.locator(f'.refs a[href="{spa}"]').count() == 1
     both = ask(page, "compare them", 4)
     labels = [_label_of(both, url) for url in (leret, spa)]
-    cites = {c.strip() for c in both.locator("p.answer sup.cite").all_inner_texts()}
-    assert set(labels) <= cites, (labels, both.inner_text())  # each paper has its part in the text, none dropped
+    cites = {c.strip() for c in both.locator("table.compare sup.cite, p.answer sup.cite").all_inner_texts()}
+    assert set(labels) <= cites, (labels, both.inner_text())  # each paper has its part (its cell), none dropped
     fifth = ask(page, "Which paper is about speech coding and which company made it?", 5)
     assert fifth.locator(f'.refs a[href="{speech}"]').count() == 1
     assert fifth.locator(f'.refs a[href="{leret}"]').count() == 0  # not the paper in focus

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import pytest
 
+from assistant.answer.builder import PART_COLUMN
 from assistant.api.chat import cited_in, render_answer
 from assistant.api.openai_compat import APIError, MessageIn, bearer_ok, split_conversation
 from assistant.api.server import api_key_for
@@ -49,10 +50,17 @@ def test_a_partial_answer_renders_to_a_prefix_of_the_final_one() -> None:
         ComparisonRow(1, (AnswerSentence("P | a.", (1,), 1.0), None)),
         ComparisonRow(2, (None, AnswerSentence("R b.", (2,), 1.0))),
     ))
-    steps = [answer((), comparison), answer(SENTENCES[:1], comparison), answer(SENTENCES, comparison)]
+    # once every part is checked, each paper's part becomes the first column (builder.PART_COLUMN): the stream has
+    # already sent those parts as text, so the Markdown keeps them there and the table as it was sent
+    parts = Comparison((PART_COLUMN, *comparison.columns), tuple(
+        ComparisonRow(row.n, (next((s for s in SENTENCES if s.citations == (row.n,)), None), *row.cells))
+        for row in comparison.rows))
+    steps = [answer((), comparison), answer(SENTENCES[:1], comparison), answer(SENTENCES, comparison),
+             answer(SENTENCES, parts)]
     texts = [render_answer(a, final=False).text for a in steps] + [render_answer(steps[-1]).text]
     for earlier, later in zip(texts, texts[1:]):
         assert later.startswith(earlier), (earlier, later)
+    assert PART_COLUMN not in texts[-1] and texts[-2] == texts[-3]
     assert texts[0].startswith("| paper | problem | result |\n|---|---|---|\n| Alpha [bracket] net [1] | P \\| a. [1]")
 
 

@@ -331,3 +331,32 @@ def test_a_sentence_written_from_the_record_is_not_styled_as_a_quote() -> None:
     html_out = answer_markdown(replace(_answer(), sentences=(s,)))
     assert "<q>" not in html_out.split("class='refs'")[0] and "class='record'" in html_out
     assert "Written from the record of [1]" in html_out and "Quoted from" not in html_out.split("class='refs'")[0]
+
+
+def test_a_papers_part_shown_in_its_cell_is_not_repeated_as_text() -> None:
+    # issue 60: each paper's part is its cell in the "on the question" column; the answer text keeps only the rest (a
+    # choice's verdict), in the chat, the terminal and Copy alike
+    from assistant.answer.builder import PART_COLUMN
+    from assistant.answer.render import answer_to_text
+    from ui.clipboard import answer_copy_text
+
+    context = AnswerSentence("XNet targets slow graphs.", (1,), 0.7)  # the abstract's sentence the part leans on
+    x_part = AnswerSentence("It is fast.", (1,), 0.9, by_model=True, check="self_check", probability=0.9)
+    y_part = AnswerSentence("YNet is small.", (2,), 0.9, by_model=True, check="self_check", probability=0.9)
+    verdict = AnswerSentence("XNet is the faster one.", (1,), 0.95, by_model=True, check="self_check",
+                             probability=0.95)
+    cells = (ComparisonRow(1, (replace(x_part, text="It is fast."),)), ComparisonRow(2, (y_part,)))
+    answer = Answer("Which is faster?", (context, x_part, y_part, verdict),
+                    (Citation(1, PAPER, ()), Citation(2, OTHER, ())), (), "generated", "m", intent="choice",
+                    comparison=Comparison((PART_COLUMN,), cells))
+    md = answer_markdown(answer)
+    body = md.split("<p class='answer'>", 1)[1].split("</p>", 1)[0]
+    assert "XNet is the faster one." in body and "YNet is small." not in body and "It is fast." not in body
+    assert "XNet targets slow graphs." not in body  # the context of a part shown in its cell goes with it
+    assert md.split("refs-head", 1)[0].count("YNet is small.") == 1  # in its cell only (the card shows the abstract)
+    for text in (answer_to_text(answer), answer_copy_text(answer)):
+        assert text.count("YNet is small.") == 1 and text.count("It is fast.") == 1
+        assert "XNet is the faster one." in text
+    # without the part column (a lookup; a comparison still being written), every sentence is the text
+    plain = replace(answer, comparison=None)
+    assert all(s.text in answer_to_text(plain) for s in plain.sentences)
