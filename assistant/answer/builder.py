@@ -173,13 +173,9 @@ class AnswerBuilder:
         return replace(sentence, text=text)
 
     def _shown_before(self, n: int, text: str) -> bool:
-        """True when the last sentence shown cites ``n`` and ends with ``text``, or was checked against the abstract
-        sentence ``text`` ends with (the model's own words for it, "First, they pre-train …" for "First, we
-        pre-train …"): either way the reader has just read it."""
+        """True when the last sentence shown cites ``n`` and ends with ``text`` (so it is read just before)."""
         last = self.sentences[-1] if self.sentences else None
-        if last is None or n not in last.citations:
-            return False
-        return last.text.endswith(text) or any(piece and text.endswith(piece) for piece in _pieces(self.supports[-1]))
+        return last is not None and n in last.citations and last.text.endswith(text)
 
     def quote(self, evidence: Evidence, n: int = 1) -> None:
         """Show an abstract sentence of source ``n`` as it is, cited ``n``, its evidence score as support.

@@ -287,9 +287,10 @@ def answer_schema() -> dict[str, Any]:
 def text_sentences(answer: Answer) -> tuple[AnswerSentence, ...]:
     """The sentences shown as the answer's text, under its table: ``answer.sentences`` less each paper's part that the
     comparison's "on the question" column already shows (:data:`assistant.answer.builder.PART_COLUMN`): a sentence
-    citing that paper alone whose text is in the paper's cell, and, when the cell holds the model's words, the abstract
-    context quoted before them. What stays is the rest, a choice's verdict above all. Without that column (a lookup, a
-    summary, a comparison still being written): every sentence. ``--json`` keeps them all."""
+    citing that paper alone whose text is in the paper's cell. What stays is the rest: a choice's verdict, and an
+    abstract sentence quoted before a part that leans on it (the cell holds the model's words; the quote may hold facts
+    they leave out). Without that column (a lookup, a summary, a comparison still being written): every sentence.
+    ``--json`` keeps them all."""
     comp = answer.comparison
     if comp is None or not comp.columns or comp.columns[0] != PART_COLUMN:
         return answer.sentences
@@ -297,7 +298,7 @@ def text_sentences(answer: Answer) -> tuple[AnswerSentence, ...]:
 
     def in_cell(sentence: AnswerSentence) -> bool:
         cell = cells.get(sentence.citations[0]) if len(sentence.citations) == 1 else None
-        return cell is not None and (sentence.text in cell.text or (cell.by_model and not sentence.by_model))
+        return cell is not None and sentence.text in cell.text
 
     return tuple(s for s in answer.sentences if not in_cell(s))
 

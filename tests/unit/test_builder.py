@@ -67,20 +67,6 @@ def test_a_model_sentence_loses_a_glued_title_and_gets_its_context() -> None:
     ]
 
 
-def test_no_context_is_quoted_after_the_models_own_words_for_it() -> None:
-    # the model's sentence checked against SENTENCES[3], then one that leans on it ("It also …", checked against
-    # SENTENCES[4]): the reader has just read SENTENCES[3] in the model's words, so it is not quoted again
-    b = _builder()
-    b.add(AnswerSentence("DUALFormer applies self-attention along the feature dimension.", (1,), 0.9, by_model=True,
-                         check="self_check", probability=0.9), SENTENCES[3])
-    b.add(AnswerSentence("It also keeps a GNN over the nodes of the graph.", (1,), 0.9, by_model=True,
-                         check="self_check", probability=0.9), SENTENCES[4])
-    assert [s.text for s in b.build("generated").sentences] == [
-        "DUALFormer applies self-attention along the feature dimension.",
-        "It also keeps a GNN over the nodes of the graph.",
-    ]
-
-
 def test_title_and_spelling_helpers() -> None:
     assert unfuse_title("DUALFormer: Dual Graph Transformer To address this, X.", [HIT]) == "To address this, X."
     assert unfuse_title("DUALFormer: Dual Graph Transformer runs attention.", [HIT]) == (
