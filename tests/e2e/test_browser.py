@@ -255,6 +255,7 @@ def test_a_pasted_page_is_collapsed_and_refused_with_a_clear_message(  # type: i
         pg.close()
 
 
+@pytest.mark.slow  # 82-90 s (six turns with the bundled model): the default run went past 20 min with it (stop 66)
 def test_conversation_follows_the_paper_the_user_names(page) -> None:  # type: ignore[no-untyped-def]
     """Issues 12 and 60 in the browser with the real bundled model: a pronoun with nothing to refer to is asked back;
     a follow-up that names or describes another paper moves to it (not "Only one paper to compare"); "compare them"
