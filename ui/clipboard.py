@@ -67,8 +67,8 @@ def answer_copy_text(answer: Answer) -> str:
     if not answer.abstained and answer.sentences:
         if answer.intent == "topic" and answer.comparison is None:
             parts.append("\n".join(f"- {_marked(s)}" for s in answer.sentences))
-        elif text_sentences(answer):  # a comparison's parts are its table's cells, not repeated
-            parts.append(" ".join(_marked(s) for s in text_sentences(answer)))
+        elif shown := text_sentences(answer):  # a comparison's parts are its table's cells, not repeated
+            parts.append(" ".join(_marked(s) for s in shown))
     if answer.citations:
         refs = ["References"]
         for c in answer.citations:
