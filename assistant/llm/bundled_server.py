@@ -2,20 +2,23 @@
 llama_cpp.server ARGS``, the same arguments), with a prompt cache that keeps only what a later prompt reuses, in
 RAM and, with ``--state_dir DIR --state_dir_mb N``, on disk, so a paper read before a restart is not read again.
 
-llama-cpp-python 0.3.36's ``LlamaRAMCache`` keeps, beside the llama.cpp state of each prompt (its KV cache: about
-28 KB a token for the bundled 1.5B model), the logits of every token of that prompt (``LlamaState.scores``: 151,936
-floats a token, because the server computes every token's logits for log-probabilities): about 200-300 MB for a
-read abstract, and it counts only the llama.cpp state against ``--cache_size``. With 2 GiB set, the bundled server
-grew to 19 GB of RAM over 28 answers (measured, docs/results/issue59).
+The server computes every token's logits (``logits_all``, needed for log-probabilities), and llama-cpp-python 0.3.36
+keeps and copies them: 151,936 floats a token in ``Llama.scores``, copied whole into each saved state (its
+``LlamaRAMCache`` counted only the llama.cpp state against ``--cache_size``: with 2 GiB set, the bundled server grew
+to 19 GB of RAM over 28 answers) and written back, with a scan of the whole ``n_ctx`` x vocabulary array, by each
+restore. Those logits are never read again: a prompt restored from the cache always decodes at least its last token
+again (``Llama.generate`` replays one token when the whole prompt is cached), and log-probabilities are read only
+for generated tokens (the assistant never asks for the prompt's own, ``echo``). So the server runs
+:func:`reading_llama`, which computes and keeps only the logits that are read and saves a state with one row of
+zeros in their place, and :func:`reading_cache`, which counts every byte it keeps, so ``--cache_size`` bounds the
+cache's memory (about 15 MB a read abstract instead of ~250 MB). Measured on 2 cores (docs/results/issue59): an
+abstract read in 5.4 s instead of 6.5 s, a yes/no check of a read abstract in 0.66 s instead of 1.13 s (2.1 s
+before the client streamed it), with the same generated text.
 
-Those logits are never read again: a prompt restored from the cache always decodes at least its last token again
-(``Llama.generate`` replays one token when the whole prompt is cached), and log-probabilities are read only for
-generated tokens (the assistant never asks for the prompt's own, ``echo``). :func:`reading_cache` therefore keeps
-one row of zeros in their place (``Llama.load_state`` broadcasts it) and counts every byte it keeps, so
-``--cache_size`` bounds the cache's memory and holds about 15 MB a read abstract instead of ~250 MB.
-
-The disk layer (``diskcache``, SQLite-indexed files; safe when several servers share the directory) keeps every
-state written, least recently stored evicted past ``--state_dir_mb``. A prompt is restored from whichever layer
+llama-cpp-python saves the state of every request; the cache keeps one only when it holds a new reading
+(:data:`KEEP_MIN_NEW_TOKENS`), not a question asked of a reading it already keeps. The disk layer (``diskcache``,
+SQLite-indexed files; safe when several servers share the directory) keeps every state kept, least recently stored
+evicted past ``--state_dir_mb``. A prompt is restored from whichever layer
 shares the longer token prefix with it; one restored from disk is kept in RAM too.
 """
 
@@ -25,21 +28,28 @@ import sys
 from pathlib import Path
 from typing import Any
 
+#: A prompt's state is kept only when it holds at least this many tokens beyond the longest prefix already kept (about
+#: 5 s of reading on 2 cores): a reading, not a question asked of one. llama-cpp-python saves the state of every
+#: request; kept whole, the yes/no checks of a read abstract (each its reading plus 40-80 tokens, about 12 MB) pushed
+#: the readings themselves out of the 2 GB on disk within a few dozen answers.
+KEEP_MIN_NEW_TOKENS = 256
 #: Our arguments, taken out of ``sys.argv`` before llama_cpp.server parses the rest.
 STATE_DIR_FLAG = "--state_dir"
 STATE_DIR_MB_FLAG = "--state_dir_mb"
 
 
-def reading_cache(state_dir: Path | None = None, state_dir_bytes: int = 0) -> type[Any]:
+def reading_cache(
+    state_dir: Path | None = None, state_dir_bytes: int = 0, min_new_tokens: int = KEEP_MIN_NEW_TOKENS
+) -> type[Any]:
     """A ``LlamaRAMCache`` class (built by the server as ``cls(capacity_bytes=...)``) that keeps each prompt's
-    llama.cpp state and token ids but not its logits (module docstring), whose ``cache_size`` counts all it keeps in
+    state as :func:`reading_llama` saves it (no logits: module docstring), whose ``cache_size`` counts all it keeps in
     RAM, in bytes (eviction, least recently used first, keeps RAM under ``capacity_bytes``), and that also writes
-    each state to ``state_dir`` when given (at most ``state_dir_bytes`` there; older states evicted first).
+    each state to ``state_dir`` when given (at most ``state_dir_bytes`` there; older states evicted first). A state
+    is kept only when its tokens extend the longest prefix already kept by at least ``min_new_tokens``.
 
     Raises:
         OSError: ``state_dir`` cannot be created (when the server builds its cache).
     """
-    import numpy as np
     from llama_cpp.llama import Llama
     from llama_cpp.llama_cache import LlamaRAMCache
 
@@ -82,13 +92,19 @@ def reading_cache(state_dir: Path | None = None, state_dir_bytes: int = 0) -> ty
             self.cache_state.move_to_end(in_ram)
             return self.cache_state[in_ram]
 
+        def _kept_prefix(self, key: tuple[int, ...]) -> int:
+            """The longest token prefix ``key`` shares with a state kept in RAM or on disk (0: none)."""
+            in_ram = self._find_longest_prefix_key(key)
+            ram_len = Llama.longest_token_prefix(in_ram, key) if in_ram is not None else 0
+            return max(ram_len, self._on_disk(key)[1])
+
         def __contains__(self, key: Any) -> bool:
             return self._find_longest_prefix_key(tuple(key)) is not None or self._on_disk(tuple(key))[0] is not None
 
         def __setitem__(self, key: Any, value: Any) -> None:
-            vocabulary = value.scores.shape[1] if value.scores.ndim == 2 else 0
-            value.scores = np.zeros((1, vocabulary), dtype=np.single)  # broadcast over the rows by load_state
             key = tuple(key)
+            if len(key) - self._kept_prefix(key) < min_new_tokens:
+                return  # a question read after a kept reading: restoring that reading and the question is cheap
             self._keep(key, value)
             if self.disk is not None and key not in self.disk:
                 self.disk.set(key, value)
@@ -110,6 +126,70 @@ def reading_cache(state_dir: Path | None = None, state_dir_bytes: int = 0) -> ty
     return ReadingCache
 
 
+def reading_llama() -> type[Any]:
+    """A ``llama_cpp.Llama`` class that computes and keeps logits only where they are read.
+
+    llama-cpp-python 0.3.36 with ``logits_all`` (the server's default, needed for log-probabilities) computes the
+    output layer for every prompt token (151,936 logits a token, about 15% of the bundled model's work per token)
+    and copies them into ``Llama.scores``; ``save_state`` copies every prompt row again (300-450 MB for a read
+    abstract), and ``load_state`` writes them back and scans the rest of the ``n_ctx`` x vocabulary array (2.5 GB at
+    4,096 tokens: about 0.7 s a restored prompt, measured). Log-probabilities are read only for generated tokens,
+    each from the row of the token before it (the prompt's last, then each generated one), and the assistant never
+    asks for the prompt's own (``echo``). So this class asks llama.cpp for the last token's logits of each batch
+    only and keeps that row, saves one row of zeros as a state's scores (what :func:`reading_cache` kept anyway),
+    and restores a state without touching the scores. Generated text and its log-probabilities are the same.
+    """
+    import ctypes
+
+    import llama_cpp
+    import numpy as np
+    from llama_cpp.llama import Llama, LlamaState
+
+    class ReadingLlama(Llama):
+        def eval(self, tokens: Any) -> None:
+            if not self._logits_all:
+                super().eval(tokens)
+                return
+            self._ctx.kv_cache_seq_rm(-1, self.n_tokens, -1)
+            for i in range(0, len(tokens), self.n_batch):
+                batch = tokens[i : min(len(tokens), i + self.n_batch)]
+                n_past, n_tokens = self.n_tokens, len(batch)
+                self._batch.set_batch(batch=batch, n_past=n_past, logits_all=False)  # the last token's logits only
+                self._ctx.decode(self._batch)
+                self.input_ids[n_past : n_past + n_tokens] = batch
+                self.scores[n_past + n_tokens - 1, :] = np.ctypeslib.as_array(
+                    self._ctx.get_logits(), shape=(self._n_vocab,)
+                )
+                self.n_tokens += n_tokens
+                self._requires_eval = False
+
+        def save_state(self) -> Any:
+            size = llama_cpp.llama_state_get_size(self._ctx.ctx)
+            buffer = (ctypes.c_uint8 * int(size))()
+            n_bytes = llama_cpp.llama_state_get_data(self._ctx.ctx, buffer, size)
+            if int(n_bytes) > int(size):
+                raise RuntimeError("Failed to copy llama state data")
+            return LlamaState(
+                scores=np.zeros((1, self._n_vocab), dtype=np.single),
+                input_ids=self.input_ids.copy(),
+                n_tokens=self.n_tokens,
+                llama_state=ctypes.string_at(buffer, int(n_bytes)),
+                llama_state_size=n_bytes,
+                seed=self._seed,
+            )
+
+        def load_state(self, state: Any) -> None:
+            self.input_ids = state.input_ids.copy()
+            self.n_tokens = state.n_tokens
+            self._requires_eval = True
+            self._seed = state.seed
+            data = (ctypes.c_uint8 * state.llama_state_size).from_buffer_copy(state.llama_state)
+            if llama_cpp.llama_state_set_data(self._ctx.ctx, data, state.llama_state_size) != state.llama_state_size:
+                raise RuntimeError("Failed to set llama state data")
+
+    return ReadingLlama
+
+
 def _take(argv: list[str], flag: str) -> str:
     """The value after ``flag`` in ``argv`` (both removed), or ""."""
     if flag not in argv:
@@ -121,8 +201,9 @@ def _take(argv: list[str], flag: str) -> str:
 
 
 def main() -> None:
-    """Run ``llama_cpp.server`` as ``python -m llama_cpp.server`` would, with :func:`reading_cache` as its RAM cache
-    (the server builds its cache from ``llama_cpp.LlamaRAMCache`` when it loads the model); ``--state_dir DIR
+    """Run ``llama_cpp.server`` as ``python -m llama_cpp.server`` would, with :func:`reading_llama` as its model class
+    and :func:`reading_cache` as its RAM cache (the server builds both from ``llama_cpp.Llama`` and
+    ``llama_cpp.LlamaRAMCache`` when it loads the model); ``--state_dir DIR
     --state_dir_mb N`` (ours, removed before the server parses its arguments) add the disk layer."""
     import runpy
 
@@ -133,6 +214,7 @@ def main() -> None:
     llama_cpp.LlamaRAMCache = reading_cache(  # type: ignore[misc]
         Path(state_dir) if state_dir else None, int(state_mb or 0) << 20
     )
+    llama_cpp.Llama = reading_llama()  # type: ignore[misc]
     runpy.run_module("llama_cpp.server", run_name="__main__", alter_sys=True)
 
 

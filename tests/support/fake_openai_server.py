@@ -19,7 +19,8 @@ Each POST /v1/chat/completions pops the next scripted reply:
 question rather than by order).
 
 A yes/no question asked for its log-probabilities (``"logprobs": true``, the answer verifier's self-check,
-``ChatBackend.yes_probability``) does not take a scripted reply: it is answered at once, as one JSON completion,
+``ChatBackend.yes_probability``) does not take a scripted reply: it is answered at once, as one JSON completion (or
+one streamed event when the request streams, as the client asks),
 with ``P(yes) = yes_probability`` (a number, or a function of the request payload; default 0.9); a function that
 returns None makes that self-check fail with HTTP 500.
 
@@ -169,6 +170,24 @@ class FakeOpenAIServer:
                     time.sleep(min(left, 0.05))
                 return False
 
+            def _yes_no_stream(self, p_yes: float, payload: dict[str, Any]) -> None:
+                """The one-token yes/no reply as a stream: one event with the token and its top log-probabilities
+                (as OpenAI and llama-cpp-python stream them), the usage event when asked for, then ``[DONE]``."""
+                choice = _yes_no_completion(p_yes)["choices"][0]
+                chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "scripted",
+                         "choices": [{"index": 0, "delta": {"content": choice["message"]["content"]},
+                                      "logprobs": choice["logprobs"], "finish_reason": "length"}]}
+                self.send_response(200)
+                self.send_header("Content-Type", "text/event-stream")
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                self._chunk(f"data: {json.dumps(chunk)}\n\n".encode())
+                if (payload.get("stream_options") or {}).get("include_usage"):
+                    self._chunk(_usage_event(prompt_tokens(payload), 1))
+                self._chunk(b"data: [DONE]\n\n")
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+
             def do_GET(self) -> None:
                 self._json(200, {"object": "list", "data": [{"id": "scripted", "object": "model"}]})
 
@@ -182,6 +201,8 @@ class FakeOpenAIServer:
                     value = p(payload) if callable(p) else p
                     if value is None:
                         self._json(500, {"error": {"message": "scripted failure", "type": "server_error"}})
+                    elif payload.get("stream"):
+                        self._yes_no_stream(value, payload)
                     else:
                         self._json(200, {**_yes_no_completion(value),
                                          "usage": {"prompt_tokens": prompt_tokens(payload), "completion_tokens": 1,
