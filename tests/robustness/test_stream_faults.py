@@ -84,12 +84,12 @@ class _RaisingCompletions:
         self.error = error
 
     def create(self, **kwargs: object):  # type: ignore[no-untyped-def]
-        from openai.types.chat import ChatCompletion, ChatCompletionChunk
+        from openai.types.chat import ChatCompletionChunk
 
-        from tests.support.fake_openai_server import _yes_no_completion
+        from tests.support.fake_openai_server import yes_no_chunk
 
-        if kwargs.get("logprobs"):
-            return ChatCompletion.model_validate(_yes_no_completion(0.95))
+        if kwargs.get("logprobs"):  # a check: one token, streamed
+            return iter([ChatCompletionChunk.model_validate(yes_no_chunk(0.95))])
 
         chunk = ChatCompletionChunk.model_validate({"id": "c", "object": "chat.completion.chunk", "created": 0,
                                                     "model": "m",

@@ -95,6 +95,14 @@ def _yes_no_completion(p_yes: float) -> dict[str, Any]:
                                                    "top_logprobs": top}]}}]}
 
 
+def yes_no_chunk(p_yes: float) -> dict[str, Any]:
+    """:func:`_yes_no_completion` as the one event of a stream (how the client asks for it)."""
+    choice = _yes_no_completion(p_yes)["choices"][0]
+    return {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "scripted",
+            "choices": [{"index": 0, "delta": {"content": choice["message"]["content"]},
+                         "logprobs": choice["logprobs"], "finish_reason": "length"}]}
+
+
 class _QuietServer(ThreadingHTTPServer):
     """A client that hangs up (the answerer stops reading once it has what it needs) is normal here: no
     traceback on the test process's stderr, which the CLI tests read for tracebacks of their own."""
@@ -173,10 +181,7 @@ class FakeOpenAIServer:
             def _yes_no_stream(self, p_yes: float, payload: dict[str, Any]) -> None:
                 """The one-token yes/no reply as a stream: one event with the token and its top log-probabilities
                 (as OpenAI and llama-cpp-python stream them), the usage event when asked for, then ``[DONE]``."""
-                choice = _yes_no_completion(p_yes)["choices"][0]
-                chunk = {"id": "c", "object": "chat.completion.chunk", "created": 0, "model": "scripted",
-                         "choices": [{"index": 0, "delta": {"content": choice["message"]["content"]},
-                                      "logprobs": choice["logprobs"], "finish_reason": "length"}]}
+                chunk = yes_no_chunk(p_yes)
                 self.send_response(200)
                 self.send_header("Content-Type", "text/event-stream")
                 self.send_header("Transfer-Encoding", "chunked")
