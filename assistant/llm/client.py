@@ -358,11 +358,7 @@ class OpenAIChatBackend:
                 raise _cancelled_error() from e
             raise self._unavailable(e, bool(written)) from e
         finally:
-            if response is not None:
-                try:
-                    response.close()
-                except Exception:  # noqa: BLE001 - closing a broken connection may fail again
-                    pass
+            _close(response)
             if calls is not None:
                 calls.add(reported or Usage(_prompt_estimate(messages), 1))
         if not chose:
@@ -445,12 +441,19 @@ class OpenAIChatBackend:
         finally:
             untrack()
             if response is not None:
-                try:
-                    response.close()
-                except Exception:  # noqa: BLE001 - closing a broken connection may fail again
-                    pass
+                _close(response)
                 if calls is not None:
                     calls.add(reported or Usage(_prompt_estimate(messages), events))
+
+
+def _close(response: Any) -> None:
+    """Close a streamed response (None: nothing opened); closing a broken connection may fail again, ignored."""
+    if response is None:
+        return
+    try:
+        response.close()
+    except Exception:  # noqa: BLE001 - closing a broken connection may fail again
+        pass
 
 
 def _reported(usage: Any) -> Usage | None:
