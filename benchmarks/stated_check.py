@@ -140,7 +140,8 @@ def main() -> None:
         lambda rs: {**{k: rs[0][k] for k in ("question", "doc_id", "stated", "kind")}, "split": rs[1]},
         args.base_url,
     )
-    answered = [json.loads(line) for line in log.read_text().splitlines()]
+    # one answer per question (a run stopped between writing and recording its progress may have asked one twice)
+    answered = list({(a["question"], a["doc_id"]): a for a in map(json.loads, log.read_text().splitlines())}.values())
     by = {s: [a for a in answered if a["split"] == s] for s in ("val", "test")}
     grid = [i / 100 for i in range(1, 100)]
     best_t = max(grid, key=lambda t: (scores(by["val"], t)[1], -abs(t - 0.5)))
@@ -151,6 +152,15 @@ def main() -> None:
         ms = sorted(a["ms"] for a in part)
         print(f"{split:5s} n={len(part):4d} stated={len(pos)} auc={auc(pos, neg):.3f} t={best_t:.2f} acc={acc:.3f} "
               f"bal={bal:.3f} stated_kept={kept:.3f} not_stated_caught={caught:.3f} p50={ms[len(ms) // 2]:.0f}ms")
+    # the model alone, as a settle step would ask it: the lowest-risk threshold on a 0.05 grid that keeps at least
+    # MIN_KEPT of validation's answerable questions, the most caught among those
+    alone = [t / 100 for t in range(5, 100, 5) if scores(by["val"], t / 100)[2] >= MIN_KEPT]
+    if alone:
+        t_alone = max(alone, key=lambda t: scores(by["val"], t)[3])
+        for split, part in by.items():
+            _, bal, kept, caught = scores(part, t_alone)
+            print(f"{split:5s} the model alone at t={t_alone:.2f} (validation's choice, kept >= {MIN_KEPT}): "
+                  f"stated_kept={kept:.3f} not_stated_caught={caught:.3f} bal={bal:.3f}")
     # as shipped: the exact tests (their verdict is stored in stated.jsonl's features) say "no sentence answers", then
     # the model must also say no; threshold on a 0.1 grid, the most caught with validation answered kept >= 0.97
     rule = {(r["question"], r["doc_id"]): r["features"]["rule_stated"] for r in rows}
