@@ -209,7 +209,8 @@ class Page:
 class Listing:
     """A topic answer's place in its whole list: ``total`` papers match (after the filters), the answer
     shows ``shown`` of them starting after ``offset`` (best first); ``venue`` and ``author`` are the
-    narrowing the question asked for ("ICLR 2024 papers on ...", "orals only", "by <author>"), "" if none."""
+    narrowing the question asked for ("ICLR 2024 papers on ...", "orals only", "by <author>"), "" if none;
+    ``links_code``: the list is of the papers whose abstract links their code ("papers that release code")."""
 
     total: int
     offset: int
@@ -217,6 +218,7 @@ class Listing:
     limit: int
     venue: str = ""
     author: str = ""
+    links_code: bool = False
 
     @property
     def has_more(self) -> bool:

@@ -109,11 +109,50 @@ def ask_all(
             ask(OpenAIChatBackend(server.base_url, "k", server.model, timeout_s=120))
 
 
+def fit_combiner(answered: list[dict], features: dict[tuple[str, str], dict[str, float]]) -> None:
+    """A logistic regression (scikit-learn, seeded) of "stated" on the model's P(yes) and the exact tests' features
+    stored in stated.jsonl (computed by issue 41's version of verify/answerable.py), fitted on the ``train``
+    questions; its threshold chosen on ``val`` as the shipped one is (the most unanswerable caught with at least
+    :data:`MIN_KEPT` of the answerable kept, 0.05 grid); printed for ``val`` and ``test`` beside the shipped cascade.
+    A measurement: nothing here ships."""
+    import numpy as np
+    from sklearn.linear_model import LogisticRegression
+
+    # the exact tests' features as stated.jsonl stored them (issue 41); ``best_answer_probability`` came from a model
+    # the product no longer has, so it is left out
+    names = sorted(n for n in next(iter(features.values())) if n != "best_answer_probability")
+
+    def matrix(part: list[dict]) -> tuple[Any, Any]:
+        x = [[a["p_yes"], *(features[(a["question"], a["doc_id"])][n] for n in names)] for a in part]
+        return np.asarray(x, dtype=float), np.asarray([a["stated"] for a in part])
+
+    split = {s: [a for a in answered if a["split"] == s] for s in ("train", "val", "test")}
+    if not split["train"]:
+        print("no train questions asked yet: run with --train")
+        return
+    x, y = matrix(split["train"])
+    model = LogisticRegression(C=1.0, max_iter=2000, random_state=0).fit(x, y)
+    scored = {s: [{**a, "p_yes": float(p)} for a, p in zip(part, model.predict_proba(matrix(part)[0])[:, 1])]
+              for s, part in split.items() if part}
+    ok = [t / 100 for t in range(5, 100, 5) if scores(scored["val"], t / 100)[2] >= MIN_KEPT]
+    t = max(ok, key=lambda t: scores(scored["val"], t)[3]) if ok else 0.5
+    print(f"combiner (P(yes) + {len(names)} exact-test features), fitted on {len(split['train'])} train questions; "
+          f"weights {dict(zip(['p_yes', *names], np.round(model.coef_[0], 2)))}")
+    for s in ("val", "test"):
+        pos = [a["p_yes"] for a in scored[s] if a["stated"] == 1]
+        neg = [a["p_yes"] for a in scored[s] if a["stated"] == 0]
+        _, bal, kept, caught = scores(scored[s], t)
+        print(f"{s:5s} combiner at t={t:.2f} (validation's choice, kept >= {MIN_KEPT}): auc={auc(pos, neg):.3f} "
+              f"stated_kept={kept:.3f} not_stated_caught={caught:.3f} bal={bal:.3f}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", type=Path)
     ap.add_argument("--val", type=int, default=200, help="validation questions (seeded sample)")
     ap.add_argument("--base-url", default="", help="an OpenAI-compatible server (default: start the bundled qwen1.5b)")
+    ap.add_argument("--train", action="store_true", help="also ask the other questions on non-held-out papers "
+                    "(split 'train'), then fit the combiner of P(yes) and the exact tests' features (fit_combiner)")
     args = ap.parse_args()
     rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
     texts = abstracts()
@@ -121,6 +160,8 @@ def main() -> None:
     val = [r for r in rows if not held_out(r["doc_id"])]
     random.Random(13).shuffle(val)
     chosen = [(r, "val") for r in val[: args.val]] + [(r, "test") for r in rows if held_out(r["doc_id"])]
+    if args.train:
+        chosen += [(r, "train") for r in val[args.val :]]
     args.out.mkdir(parents=True, exist_ok=True)
     log = args.out / "stated-check.jsonl"
     lines = log.read_text().splitlines() if log.exists() else []
@@ -142,6 +183,8 @@ def main() -> None:
     )
     # one answer per question (a run stopped between writing and recording its progress may have asked one twice)
     answered = list({(a["question"], a["doc_id"]): a for a in map(json.loads, log.read_text().splitlines())}.values())
+    if args.train:
+        fit_combiner(answered, {(r["question"], r["doc_id"]): r["features"] for r in rows})
     by = {s: [a for a in answered if a["split"] == s] for s in ("val", "test")}
     grid = [i / 100 for i in range(1, 100)]
     best_t = max(grid, key=lambda t: (scores(by["val"], t)[1], -abs(t - 0.5)))

@@ -289,7 +289,8 @@ class Answerer:
             notice = f"{unknown_author_notice(self._tools, author)} The closest papers below do not match it."
             yield self._settled(req, hits, Settled("abstained", notice), timings, t0)
             return
-        if not hits or (not req.focus_ids and self._abstains(req.query, hits, q.cache)):
+        listed = route.intent == "metadata" and req.records is not None and req.records.lists
+        if not listed and (not hits or (not req.focus_ids and self._abstains(req.query, hits, q.cache))):
             unknown = [e for e in req.facts.entities if not self.retriever.mentions_anywhere(e)]
             notice = (
                 f"No indexed paper mentions {' or '.join(unknown)}, so the abstracts don't cover this question."

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from assistant.answer.builder import AnswerBuilder
 from assistant.lang.numbers import YEAR
+from assistant.lang.text import code_link
 from assistant.types import Listing, Paper, PaperHit
 from assistant.understand.metadata import MetadataRequest
 
@@ -54,6 +55,9 @@ def record_sentences(paper: Paper, fields: tuple[str, ...]) -> list[str]:
             )
         elif field == "link":
             out.append(f"Link to {title}: {paper.url}" if paper.url else f"The records give no link for {title}.")
+        elif field == "code":
+            link = code_link(paper.text)
+            out.append(f"Code for {title}: {link}" if link else f"The abstract of {title} links no code.")
     return out
 
 
@@ -81,8 +85,9 @@ class MetadataStrategy(IntentStrategy):
         rec = self.records(tools, req)
         if rec.named:
             return tools.retriever.hits_for(req.search(tools, req.question), list(rec.named))
-        if rec.lists_person:
-            page = list(rec.ask.person_ids)[req.page.offset : req.page.offset + req.page.limit]
+        if rec.lists_person or rec.lists_code:
+            listed = rec.ask.person_ids if rec.lists_person else tools.retriever.catalog.ids_linking_code()
+            page = list(listed)[req.page.offset : req.page.offset + req.page.limit]
             return tools.retriever.hits_for(req.search(tools, req.question), page) if page else []
         return tools.retriever.retrieve(req.search(tools, req.query), aspects=True)
 
@@ -99,6 +104,10 @@ class MetadataStrategy(IntentStrategy):
             total = len(rec.ask.person_ids)
             listing = Listing(total, req.page.offset, len(hits), req.page.limit, author=self._person(tools, rec))
             return Plan(list(hits), use_model=False, sources=list(hits), listing=listing)
+        if rec.lists_code and not req.focus_ids:
+            total = len(tools.retriever.catalog.ids_linking_code())
+            listing = Listing(total, req.page.offset, len(hits), req.page.limit, links_code=True)
+            return Plan(list(hits), use_model=False, sources=list(hits), listing=listing)
         k = len(req.focus_ids) or len(rec.named) or 1
         return Plan(list(hits[:k]), use_model=False, sources=list(hits))
 
@@ -113,6 +122,12 @@ class MetadataStrategy(IntentStrategy):
         if li is None:
             return "From the paper records (authors, venue, link), not the abstract text."
         count = f"{li.total} indexed paper{'s' if li.total != 1 else ''}"
+        if li.links_code:
+            if li.total == 0:
+                return "No indexed abstract links its code or a project page."
+            if not plan.context:
+                return f"{count} link their code; there is nothing after {li.total} (asked to skip {li.offset})."
+            return f"The abstracts of {count} link their code or project page."
         if not plan.context:
             return (
                 f"{li.author} is an author of {count}; there is nothing after {li.total} (asked to skip {li.offset})."
@@ -126,6 +141,9 @@ class MetadataStrategy(IntentStrategy):
         rec = self.records(tools, req)
         for n, hit in enumerate(plan.context, start=1):
             paper = hit.paper
+            if plan.listing is not None and plan.listing.links_code:
+                builder.state(f"“{paper.title}”: {code_link(paper.text)}", n)
+                continue
             if plan.listing is not None:
                 where = f" ({paper.venue})" if paper.venue else ""
                 builder.state(f"“{paper.title}”{where}.", n)

@@ -92,6 +92,10 @@ class ListingJSON(_Strict):
     next_offset: int | None = Field(description="The `--offset` of the next page; null on the last page.")
     venue: str = Field(description='The venue words the question narrowed to ("ICLR 2024", "oral"), or "".')
     author: str = Field(description='The author the question narrowed to ("by <author>"), or "".')
+    links_code: bool = Field(
+        description='The list is of the papers whose abstract links their code or project page ("papers that '
+        'release code").'
+    )
 
 
 class SentenceJSON(_Strict):
@@ -227,7 +231,7 @@ def _ms(value: float | None) -> float | None:
 
 
 def listing_to_dict(answer: Answer) -> dict[str, Any] | None:
-    """``{total, offset, shown, limit, next_offset, venue, author}`` of a topic answer, or None."""
+    """``{total, offset, shown, limit, next_offset, venue, author, links_code}`` of a listing answer, or None."""
     li = answer.listing
     if li is None:
         return None
@@ -239,6 +243,7 @@ def listing_to_dict(answer: Answer) -> dict[str, Any] | None:
         "next_offset": li.offset + li.shown if li.has_more else None,
         "venue": li.venue,
         "author": li.author,
+        "links_code": li.links_code,
     }
 
 
@@ -248,7 +253,8 @@ def listing_line(answer: Answer) -> str:
     li = answer.listing
     if li is None or li.total == 0:
         return ""
-    narrowed = " and ".join(x for x in (li.venue, f"by {li.author}" if li.author else "") if x)
+    parts = (li.venue, f"by {li.author}" if li.author else "", "linking their code" if li.links_code else "")
+    narrowed = " and ".join(x for x in parts if x)
     head = f"{li.total} paper{'s' if li.total != 1 else ''}{f' ({narrowed})' if narrowed else ''} match"
     head += "es" if li.total == 1 else ""
     if li.shown >= li.total:

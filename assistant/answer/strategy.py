@@ -53,6 +53,17 @@ class RecordQuery:
         """True for "papers by X": a known author named and no paper named besides theirs."""
         return bool(self.ask.person_ids) and not self.named
 
+    @property
+    def lists_code(self) -> bool:
+        """True for "papers that release code": papers and their code asked for, no paper and no person named."""
+        return {"papers", "code"} <= set(self.ask.fields) and not self.named and not self.ask.names_person
+
+    @property
+    def lists(self) -> bool:
+        """True when the answer is a list read from the records (a person's papers, the papers linking code), not
+        a search: whether the abstracts cover the question is not asked."""
+        return self.applies and (self.lists_person or self.lists_code)
+
 
 def read_records(tools: Tools, question: Question) -> RecordQuery | None:
     """What ``question`` asks of the paper records, or None when it asks for no record field and names no

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from assistant.errors import StoreNotReadyError
 from assistant.index.catalog_keys import author_key, fts_query, like_pattern, paper_terms, query_words, title_grams
 from assistant.index.catalog_schema import CATALOG_SCHEMA, COPY, ROWS_PER_PAPER, SCHEMA, SYNC_BATCH, TABLES
-from assistant.lang.text import split_sentences, states_contribution
+from assistant.lang.text import code_link, split_sentences, states_contribution
 from assistant.types import Paper
 
 if TYPE_CHECKING:
@@ -449,6 +449,13 @@ class Catalog:
         return [
             r[0] for r in self._conn().execute(f"SELECT id FROM papers WHERE venue IN ({marks}) ORDER BY rowid", venues)
         ]
+
+    def ids_linking_code(self) -> list[str]:
+        """Ids of the papers whose abstract states a web link (:func:`assistant.lang.text.code_link`: their code or
+        project page, "Code is available at https://github.com/…"), in catalog order. Shapes: one scan of the
+        abstracts that contain "http" (about 10 ms at 10k papers)."""
+        rows = self._conn().execute("SELECT id, text FROM papers WHERE text LIKE '%http%' ORDER BY rowid")
+        return [pid for pid, text in rows if code_link(text)]
 
     def ids_by_url(self, urls: Sequence[str]) -> dict[str, list[str]]:
         """``{url: paper ids}`` for those of ``urls`` that are some paper's link (exact match)."""

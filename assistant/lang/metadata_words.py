@@ -54,6 +54,23 @@ METADATA_WORDS: Mapping[str, tuple[str, ...]] = {
         "where can i read",
         "where can i find",
     ),
+    # a link to the paper's code or project page, which its abstract states ("papers that release code", "does
+    # HyperFace have code?")
+    "code": (
+        "code",
+        "codes",
+        "source code",
+        "codebase",
+        "github",
+        "repository",
+        "repositories",
+        "repo",
+        "repos",
+        "open source",
+        "open-source",
+        "open-sourced",
+        "project page",
+    ),
     # a list of papers ("which papers did <author> write?", "list the publications by <author>")
     "papers": ("papers", "works", "publications", "articles", "list", "other papers"),
     # words that only frame a request ("give me the full author list"): neither a field nor what the
@@ -80,7 +97,18 @@ METADATA_WORDS: Mapping[str, tuple[str, ...]] = {
         "anything",
         "else",
         "other",
+        "release",
+        "releases",
+        "released",
+        "share",
+        "shares",
+        "shared",
+        "provide",
+        "provides",
+        "available",
+        "publicly",
     ),
 }
 """Field -> the phrases (one or more words) that ask for it: a record field (``authors``, ``venue``, ``year``,
-``link``), ``papers`` (a list of papers, e.g. a person's), or ``frame`` (words that only frame the request)."""
+``link``, ``code``), ``papers`` (a list of papers, e.g. a person's), or ``frame`` (words that only frame the
+request)."""

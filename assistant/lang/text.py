@@ -148,6 +148,18 @@ def states_contribution(sentence: str) -> bool:
     return CONTRIBUTION.search(sentence) is not None
 
 
+#: A web link in an abstract (what seed records call ``code_url``: "https://github.com/…", a project page); it ends at
+#: white space, a closing bracket or quote, and a sentence's full stop after it is not part of it.
+_LINK = re.compile(r"https?://[^\s<>()\[\]{}\"'”]+")
+
+
+def code_link(text: str) -> str:
+    """The first web link ``text`` (an abstract) states, without a trailing full stop or comma, or "". An abstract's
+    link is its code or project page (every ``code_url`` of the seed records is the link its abstract states)."""
+    m = _LINK.search(text)
+    return m.group(0).rstrip(".,;:") if m else ""
+
+
 def is_boilerplate(sentence: str) -> bool:
     """True for code/URL boilerplate (:data:`BOILERPLATE`)."""
     return BOILERPLATE.search(sentence) is not None

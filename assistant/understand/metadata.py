@@ -1,4 +1,4 @@
-"""Whether a question asks for a paper's record fields (authors, venue, year, link) or for a person's papers,
+"""Whether a question asks for a paper's record fields (authors, venue, year, link, code) or for a person's papers,
 and which: read from the wording in ``assistant/lang/metadata_words.py`` and an exact lookup of author names in
 the index. The answer is then built from the records (``answer/strategies.py`` ``MetadataStrategy``), never
 from the abstract text.
@@ -20,7 +20,7 @@ from assistant.lang.text import FUNCTION_WORDS, split_sentences, word_tokens
 
 #: The record fields a question may ask for, in the order an answer gives them; ``papers``: a list of papers
 #: (a person's).
-FIELDS: tuple[str, ...] = ("papers", "authors", "venue", "year", "link")
+FIELDS: tuple[str, ...] = ("papers", "authors", "venue", "year", "link", "code")
 #: Longest author name matched, in words ("Hatef Otroshi Shahreza" is 3).
 _MAX_NAME_WORDS = 4
 

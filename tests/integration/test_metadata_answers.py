@@ -4,6 +4,8 @@ the paper's link; the model is never asked (a scripted server that records reque
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -106,3 +108,51 @@ def test_authors_of_two_named_papers_are_given_for_each_not_compared(records_ass
 def test_an_authors_papers_on_a_topic_stay_a_topic_list(records_assistant: Any) -> None:
     answer = records_assistant.new_session().ask("Which papers by Jun Wang are about memory?")
     assert answer.intent == "topic" and [c.paper.id for c in answer.citations] == ["004_c45bebc30e22eceb.txt#17"]
+
+
+#: The seed papers whose abstract links their code or project page: every ``code_url`` of seeds/papers.jsonl.
+SEED_RECORDS = Path(__file__).resolve().parents[2] / "seeds" / "papers.jsonl"
+CODE_URLS = {
+    f"{row['seed_file']}#{row['position']}": row["code_url"].rstrip("/.")
+    for row in map(json.loads, SEED_RECORDS.read_text().splitlines())
+    if row.get("code_url")
+}
+
+
+@pytest.mark.parametrize("question", ["papers that release code", "which papers have code available?"])
+def test_papers_that_release_code_are_every_paper_linking_it(records_assistant: Any, question: str) -> None:
+    """Issue 45: "papers that release code" answered "The indexed abstracts don't cover this question". Now: the
+    papers whose abstract links their code or project page, each with that link, cited, counted and paged."""
+    session = records_assistant.new_session()
+    answer = session.ask(question, page=Page(0, 5))
+    assert answer.intent == "metadata" and not answer.abstained, answer.notice
+    assert answer.listing is not None and answer.listing.links_code
+    assert (answer.listing.total, answer.listing.shown) == (len(CODE_URLS), 5)
+    more = session.ask("show more")
+    assert more.listing is not None and (more.listing.offset, more.listing.shown) == (5, len(CODE_URLS) - 5)
+    listed = [c.paper.id for c in answer.citations] + [c.paper.id for c in more.citations]
+    assert sorted(listed) == sorted(CODE_URLS)
+    for part in (answer, more):
+        for sentence in part.sentences:
+            (n,) = sentence.citations
+            pid = next(c.paper.id for c in part.citations if c.n == n)
+            assert CODE_URLS[pid] in sentence.text.rstrip("/.")
+    assert answer_to_dict(more)["listing"]["links_code"] is True
+    assert session.ask("show more").text.startswith("That was all: 8 papers matched")
+
+
+def test_whether_a_paper_has_code_is_its_abstract_s_link_or_says_it_has_none(records_assistant: Any) -> None:
+    answer = records_assistant.new_session().ask("does HyperFace release code?")
+    assert answer.intent == "metadata" and [c.paper.id for c in answer.citations] == [HYPERFACE]
+    assert answer.sentences[0].text == (
+        "Code for “HyperFace: Generating Synthetic Face Recognition Datasets by Exploring Face Embedding Hypersphere”: "
+        "https://www.idiap.ch/paper/hyperface"
+    )
+    none = records_assistant.new_session().ask("does the DUALFormer paper have code?")
+    assert none.intent == "metadata"
+    assert none.sentences[0].text == "The abstract of “DUALFormer: Dual Graph Transformer” links no code."
+
+
+def test_a_topic_that_mentions_code_is_still_a_topic(records_assistant: Any) -> None:
+    answer = records_assistant.new_session().ask("which papers are about code generation?")
+    assert answer.intent == "topic" and (answer.listing is None or not answer.listing.links_code)

@@ -57,6 +57,7 @@ def test_a_listing_counts_the_matches_and_pages_through_them(listing_assistant: 
         "next_offset": 2,
         "venue": "",
         "author": "",
+        "links_code": False,
     }
     text = answer_to_text(first)
     assert text.startswith(f"{total} papers match; showing the 2 closest.") and "--offset 2" in text

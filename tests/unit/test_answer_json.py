@@ -105,7 +105,7 @@ def test_a_topic_listing_says_how_many_match_and_where_the_next_page_starts() ->
     page = _answer(intent="topic", listing=Listing(total=37, offset=10, shown=10, limit=10, venue="ICLR 2024"))
     data = answer_to_dict(page)["listing"]
     assert data == {"total": 37, "offset": 10, "shown": 10, "limit": 10, "next_offset": 20, "venue": "ICLR 2024",
-                    "author": ""}
+                    "author": "", "links_code": False}
     text = answer_to_text(page)
     assert text.startswith("37 papers (ICLR 2024) match; showing 11–20, by closeness.") and "--offset 20" in text
     last = _answer(intent="topic", listing=Listing(total=12, offset=10, shown=2, limit=10))

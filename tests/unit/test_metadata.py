@@ -64,6 +64,8 @@ def ask(question: str, by: str = "", by_ids: Sequence[str] = ()) -> MetadataRequ
         ("link to that one", ("link",)),
         ("Where can I read the HyperFace paper?", ("link",)),
         ("pdf of HyperFace, and who wrote it", ("authors", "link")),
+        ("does HyperFace release code?", ("code",)),
+        ("where is the github repo of HyperFace", ("code",)),
     ],
 )
 def test_the_fields_asked_for_are_read_from_the_vocabulary(question: str, fields: tuple[str, ...]) -> None:
@@ -90,6 +92,28 @@ def test_only_a_question_starting_with_who_asks_for_the_authors_whatever_it_adds
     assert described is not None and described.asks_who and described.only_names({"hyperface"})
     relative = ask("some work on making pictures of people who don't exist to train face matchers")
     assert relative is not None and not relative.asks_who and not relative.only_names({"hyperface"})
+
+
+@pytest.mark.parametrize("question", ["papers that release code", "which papers have code available?",
+                                      "papers with code", "which works are open-source?"])
+def test_papers_with_code_asks_for_the_papers_and_their_code_and_nothing_else(question: str) -> None:
+    request = ask(question)
+    assert request is not None and request.fields == ("papers", "code") and request.only_names(())
+    query = RecordQuery(request, applies=True)
+    assert query.lists_code and query.lists and not query.lists_person
+
+
+def test_code_as_a_topic_is_not_a_request_for_code_links() -> None:
+    request = ask("which papers are about code generation?")
+    assert request is None or not request.only_names(())
+
+
+def test_a_code_link_is_the_first_web_link_of_the_abstract() -> None:
+    from assistant.lang.text import code_link
+
+    assert code_link("Code: https://github.com/liugangcode/InfoAlign.") == "https://github.com/liugangcode/InfoAlign"
+    assert code_link("see (https://nategillman.com/fourier-head), and more") == "https://nategillman.com/fourier-head"
+    assert code_link("Our code is available on request.") == ""
 
 
 def test_papers_alone_asks_for_a_persons_papers_not_for_named_papers() -> None:
@@ -156,6 +180,9 @@ def test_record_sentences_state_the_records_and_never_invent() -> None:
         "Link to “HyperFace: Generating Synthetic Face Recognition Datasets”: https://arxiv.org/abs/2411.08470"
     ]
     assert record_sentences(HYPERFACE, ()) == record_sentences(HYPERFACE, ("authors",))  # "who …?" alone
+    assert record_sentences(SOPHIA, ("code",)) == [
+        "The abstract of “Sophia: A Scalable Stochastic Second-order Optimizer” links no code."
+    ]
 
 
 def _hit(paper: Paper) -> PaperHit:
