@@ -71,7 +71,9 @@ class ChatSession(ConversationState):
 
     def _stream_english(self, question: str, intent: Intent | None, page: Page | None) -> Iterator[AnswerEvent]:
         """:meth:`stream` for a cleaned question in English (the user's, or its English reading)."""
-        more = self._next_page(question) if page is None else None
+        # "show more" pages on; a page size alone (``ask --limit 3 "show more"``) sets the next page's size
+        paging = page is None or page.offset == 0
+        more = self._next_page(question, page.limit if page is not None else None) if paging else None
         if more is not None:  # "show more" after a listing: the same listing, next page
             previous, page = more
             listed = previous.answer.intent  # a topic list, or an author's papers ("metadata")
@@ -91,7 +93,7 @@ class ChatSession(ConversationState):
             return
         q = parse_question(question)
         res = self._resolver.resolve(q, intent)
-        no_more = self._no_more(question) if page is None else ""
+        no_more = self._no_more(question) if paging else ""
         if no_more:  # "show more" with no next page: say so, never search for "more"
             res = Resolution(question, (), no_more)
         if res.clarify:
@@ -127,16 +129,17 @@ class ChatSession(ConversationState):
         """The final answer to ``question`` in this conversation."""
         return final_answer(self.stream(question, intent, page))
 
-    def _next_page(self, question: str) -> tuple[Turn, Page] | None:
+    def _next_page(self, question: str, limit: int | None = None) -> tuple[Turn, Page] | None:
         """For "show more" / "more" / "next page" right after a topic listing with more papers: that turn
-        and the page after the one it showed; else None."""
+        and the page after the one it showed, of ``limit`` papers (None: as many as that page asked for); else
+        None."""
         last = next((t for t in reversed(self.turns) if t.answer.mode != "clarify"), None)  # not a question back
         if last is None or not asks_more(question):
             return None
         li = last.answer.listing
         if li is None or not li.has_more:
             return None
-        return last, Page(li.offset + li.shown, li.limit)
+        return last, Page(li.offset + li.shown, limit or li.limit)
 
     def _no_more(self, question: str) -> str:
         """What "show more" gets when there is no next page (``""``: it is not such a question): right after a

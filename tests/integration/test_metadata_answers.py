@@ -156,3 +156,15 @@ def test_whether_a_paper_has_code_is_its_abstract_s_link_or_says_it_has_none(rec
 def test_a_topic_that_mentions_code_is_still_a_topic(records_assistant: Any) -> None:
     answer = records_assistant.new_session().ask("which papers are about code generation?")
     assert answer.intent == "topic" and (answer.listing is None or not answer.listing.links_code)
+
+
+def test_show_more_with_a_page_size_alone_pages_on_at_that_size(records_assistant: Any) -> None:
+    """``ask --session chat.json --limit 3 "show more"`` answered "The indexed abstracts don't cover this question":
+    a page size given with "show more" took it for a new question. Now it sets the next page's size."""
+    session = records_assistant.new_session()
+    first = session.ask("papers that release code", page=Page(0, 3))
+    more = session.ask("show more", page=Page(0, 2))
+    assert more.listing is not None and (more.listing.offset, more.listing.shown) == (3, 2), more.text[:200]
+    assert not {c.paper.id for c in first.citations} & {c.paper.id for c in more.citations}
+    rest = session.ask("show more")
+    assert rest.listing is not None and (rest.listing.offset, rest.listing.shown) == (5, 2)  # that page's size
