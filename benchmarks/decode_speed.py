@@ -18,11 +18,11 @@ import argparse
 import json
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 from openai import OpenAI
+from server_speed import stream_write  # benchmarks/ (this script's folder)
 
 from assistant.answer.strategies import SummaryStrategy
 from assistant.ingest.corpus import read_papers
@@ -54,22 +54,10 @@ def main() -> None:
                                            temperature=0)
             for q in ASKS:
                 task = SummaryStrategy.task if q.startswith("Summ") else "Answer in two or three sentences."
-                t = time.perf_counter()
-                first, text, tokens = 0.0, "", 0
-                for chunk in client.chat.completions.create(
-                    model="qwen", messages=reading_messages(source, READ_WRITE.format(question=q, task=task)),
-                    max_tokens=300, temperature=0, stream=True,
-                ):
-                    delta = chunk.choices[0].delta.content if chunk.choices else None
-                    if delta:
-                        first = first or time.perf_counter() - t
-                        text += delta
-                        tokens += 1
-                total = time.perf_counter() - t
-                out.append({"id": p.id, "ask": q, "s": total, "first": first, "decode": total - first,
-                            "tokens": tokens, "text": text})
-                print(args.label, p.id, q[:20], f"first {first:.2f} s, decode {total - first:.2f} s, {tokens} tokens",
-                      flush=True)
+                w = stream_write(client, reading_messages(source, READ_WRITE.format(question=q, task=task)))
+                out.append({"id": p.id, "ask": q, **w, "decode": w["s"] - w["first"]})
+                print(args.label, p.id, q[:20], f"first {w['first']:.2f} s, decode {w['s'] - w['first']:.2f} s, "
+                      f"{w['tokens']} tokens", flush=True)
     decode = [o["decode"] for o in out]
     tokens = sum(o["tokens"] for o in out)
     print(f"{args.label}: decode {sum(decode):.1f} s in all, median {statistics.median(decode):.2f} s, "

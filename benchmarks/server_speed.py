@@ -46,6 +46,21 @@ def check(client: Any, messages: list[dict[str, str]], stream: bool) -> tuple[fl
     return time.perf_counter() - t, top
 
 
+def stream_write(client: Any, messages: list[dict[str, str]], max_tokens: int = 300) -> dict[str, Any]:
+    """One streamed answer at temperature 0: ``{"s": seconds in all, "first": seconds to the first token, "tokens":
+    streamed pieces (one token each), "text"}``. Also used by benchmarks/decode_speed.py."""
+    t = time.perf_counter()
+    first, text, tokens = 0.0, "", 0
+    for chunk in client.chat.completions.create(model="qwen", messages=messages, max_tokens=max_tokens, temperature=0,
+                                                stream=True):
+        delta = chunk.choices[0].delta.content if chunk.choices else None
+        if delta:
+            first = first or time.perf_counter() - t
+            text += delta
+            tokens += 1
+    return {"s": time.perf_counter() - t, "first": first, "tokens": tokens, "text": text}
+
+
 def main() -> None:
     label = sys.argv[1]
     module = sys.argv[2] if len(sys.argv) > 2 else "assistant.llm.bundled_server"
@@ -71,17 +86,9 @@ def main() -> None:
                                          False))
         for p in papers[:3]:
             ask = READ_WRITE.format(question="Summarize this paper.", task=SummaryStrategy.task)
-            t = time.perf_counter()
-            first, text, pieces = 0.0, "", 0
-            for chunk in client.chat.completions.create(model="qwen", messages=reading_messages((p.title, p.text), ask),
-                                                        max_tokens=300, temperature=0, stream=True):
-                delta = chunk.choices[0].delta.content if chunk.choices else None
-                if delta:
-                    first = first or time.perf_counter() - t
-                    text += delta
-                    pieces += 1
-            total = time.perf_counter() - t
-            out["write"].append({"s": total, "first": first, "pieces": pieces, "text": text})
+            w = stream_write(client, reading_messages((p.title, p.text), ask))
+            total, first, pieces = w["s"], w["first"], w["tokens"]
+            out["write"].append({"s": total, "first": first, "pieces": pieces, "text": w["text"]})
             print(label, p.id, f"summary {total:.2f} s, first token {first:.2f} s, {pieces / (total - first):.1f} "
                   "tokens/s", flush=True)
     for kind in ("read", "check", "check_stream", "restored"):
