@@ -86,7 +86,7 @@ class MetadataStrategy(IntentStrategy):
         if rec.named:
             return tools.retriever.hits_for(req.search(tools, req.question), list(rec.named))
         if rec.lists_person or rec.lists_code:
-            listed = rec.ask.person_ids if rec.lists_person else tools.retriever.catalog.ids_linking_code()
+            listed = rec.ask.person_ids if rec.lists_person else _linking_code(tools, req)
             page = list(listed)[req.page.offset : req.page.offset + req.page.limit]
             return tools.retriever.hits_for(req.search(tools, req.question), page) if page else []
         return tools.retriever.retrieve(req.search(tools, req.query), aspects=True)
@@ -105,7 +105,7 @@ class MetadataStrategy(IntentStrategy):
             listing = Listing(total, req.page.offset, len(hits), req.page.limit, author=self._person(tools, rec))
             return Plan(list(hits), use_model=False, sources=list(hits), listing=listing)
         if rec.lists_code and not req.focus_ids:
-            total = len(tools.retriever.catalog.ids_linking_code())
+            total = len(_linking_code(tools, req))
             listing = Listing(total, req.page.offset, len(hits), req.page.limit, links_code=True)
             return Plan(list(hits), use_model=False, sources=list(hits), listing=listing)
         k = len(req.focus_ids) or len(rec.named) or 1
@@ -150,6 +150,11 @@ class MetadataStrategy(IntentStrategy):
                 continue
             for text in record_sentences(paper, rec.ask.fields):
                 builder.state(text, n)
+
+
+def _linking_code(tools: Tools, req: Request) -> list[str]:
+    """The papers whose abstract links its code (``catalog.ids_linking_code``), read once per turn."""
+    return req.cache.get("linking-code", "", tools.retriever.catalog.ids_linking_code)
 
 
 def unknown_author_notice(tools: Tools, name: str) -> str:

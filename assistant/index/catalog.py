@@ -452,10 +452,17 @@ class Catalog:
 
     def ids_linking_code(self) -> list[str]:
         """Ids of the papers whose abstract states a web link (:func:`assistant.lang.text.code_link`: their code or
-        project page, "Code is available at https://github.com/…"), in catalog order. Shapes: one scan of the
-        abstracts that contain "http" (about 10 ms at 10k papers)."""
-        rows = self._conn().execute("SELECT id, text FROM papers WHERE text LIKE '%http%' ORDER BY rowid")
-        return [pid for pid, text in rows if code_link(text)]
+        project page, "Code is available at https://github.com/…"), in catalog order; a link only in a withheld part
+        (``Paper.withheld``: it addresses the assistant) does not count. Shapes: one scan of the abstracts that
+        contain "http" (about 10 ms at 10k papers)."""
+        rows = self._conn().execute("SELECT id, text, withheld FROM papers WHERE text LIKE '%http%' ORDER BY rowid")
+        out = []
+        for pid, text, withheld in rows:
+            for part in json.loads(withheld) if withheld else ():
+                text = text.replace(part, " ")
+            if code_link(text):
+                out.append(pid)
+        return out
 
     def ids_by_url(self, urls: Sequence[str]) -> dict[str, list[str]]:
         """``{url: paper ids}`` for those of ``urls`` that are some paper's link (exact match)."""
