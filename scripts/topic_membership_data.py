@@ -7,7 +7,7 @@ paper is ever trained on.
 ``candidates REQUESTS OUT_DIR [--batches N]``: for each topic request (``topic_id``, ``request``, ``topic``) the
 pool is ranked by reciprocal-rank fusion of BM25 (bm25s, title + abstract) and the bundled MiniLM (cosine of the
 topic with title + abstract); the top 30 and 10 sampled (seeded by topic id) from ranks 31-300 become pairs. Each
-pair carries :func:`assistant.understand.membership.membership_text` of its paper, with sentence scores like the
+pair carries :func:`membership_model.membership_text` of its paper, with sentence scores like the
 retriever's evidence scores (cosine with the sentence + ``EVIDENCE_LEXICAL_WEIGHT`` x share of topic words), so
 training reads what the product reads. Writes ``OUT_DIR/pairs.jsonl`` and ``OUT_DIR/batch-K.jsonl`` (pairs split by
 topic into N files, for labelling). Embeddings are cached in ``OUT_DIR/pool-vectors.npy``.
@@ -30,13 +30,14 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
+sys.path.insert(0, str(REPO / "scripts"))
 sys.path.insert(0, str(REPO / "benchmarks"))
 
 from corpus_slice import CORPUS, SEED_RECORDS, _norm, corpus_slice  # noqa: E402
+from membership_model import membership_text  # noqa: E402
 
 from assistant.lang.text import content_tokens, split_sentences  # noqa: E402
 from assistant.tuning import EVIDENCE_LEXICAL_WEIGHT  # noqa: E402
-from assistant.understand.membership import membership_text  # noqa: E402
 
 TOP = 30
 SAMPLED = 10
@@ -63,14 +64,14 @@ def pool() -> list[dict]:
     return out
 
 
-def _embedder():  # type: ignore[no-untyped-def]
+def _embedder():
     from assistant.config import Settings
     from assistant.index.embeddings import build_embed_model
 
     return build_embed_model(Settings())
 
 
-def _embed(model, texts: list[str], batch: int = 64) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _embed(model, texts: list[str], batch: int = 64) -> np.ndarray:
     vecs = []
     for b in range(0, len(texts), batch):
         vecs.extend(model.get_text_embedding_batch(texts[b : b + batch]))
@@ -83,7 +84,7 @@ def _embed(model, texts: list[str], batch: int = 64) -> np.ndarray:  # type: ign
 _SENTENCES: dict[str, tuple[list[str], np.ndarray]] = {}
 
 
-def paper_text(model, topic: str, title: str, abstract: str) -> str:  # type: ignore[no-untyped-def]
+def paper_text(model, topic: str, title: str, abstract: str) -> str:
     """:func:`membership_text` of one paper for ``topic``, its sentences scored like the retriever's evidence."""
     if abstract not in _SENTENCES:
         sentences = split_sentences(abstract)
@@ -116,8 +117,9 @@ def cmd_candidates(args: argparse.Namespace) -> None:
         np.save(cache, vecs)
         ids_file.write_text(json.dumps(ids))
     retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize([f"{p['title']} {p['abstract']}" for p in papers], stopwords="en", show_progress=False),
-                    show_progress=False)
+    corpus_tokens = bm25s.tokenize([f"{p['title']} {p['abstract']}" for p in papers], stopwords="en",
+                                   show_progress=False)
+    retriever.index(corpus_tokens, show_progress=False)
     pairs = []
     for n, req in enumerate(requests, start=1):
         topic = req["topic"]

