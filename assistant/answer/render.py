@@ -251,8 +251,11 @@ def listing_line(answer: Answer) -> str:
     """One line saying how many papers match and which are shown ("37 papers match; showing the 10 closest
     (1-10)."), or "" when the answer is not a listing."""
     li = answer.listing
-    if li is None or li.total == 0:
+    if li is None:
         return ""
+    if li.total == 0:
+        n = len(answer.sentences)
+        return f"No paper matches closely enough to list; the {n} nearest considered, left out:" if n else ""
     parts = (li.venue, f"by {li.author}" if li.author else "", "linking their code" if li.links_code else "")
     narrowed = " and ".join(x for x in parts if x)
     head = f"{li.total} paper{'s' if li.total != 1 else ''}{f' ({narrowed})' if narrowed else ''} match"

@@ -260,17 +260,30 @@ class TopicStrategy(IntentStrategy):
         members = topic_members(nar.query, allowed, tools.settings.answer.topic_min_evidence)
         page = members[req.page.offset : req.page.offset + req.page.limit]
         listing = Listing(len(members), req.page.offset, len(page), req.page.limit, nar.venue, nar.author)
+        if not members:  # an empty list still says what was considered: the nearest papers, each by its best sentence
+            near = sorted(allowed, key=lambda h: max((e.score for e in h.evidence), default=-1.0), reverse=True)
+            near = near[: tools.settings.retrieval.top_k]
+            return Plan(near, use_model=False, sources=near or hits[: tools.settings.retrieval.top_k], listing=listing)
         return Plan(page, use_model=False, sources=page or hits[: tools.settings.retrieval.top_k], listing=listing)
 
     def notice(self, plan: Plan) -> str:
-        """Why a listing shows nothing: the narrowing matches no paper, or the page is past the end."""
+        """Why a listing lists nothing: no paper (of the narrowing) is read as being about the topic, so the nearest
+        ones considered are shown and said to be left out; or the page is past the end."""
         li = plan.listing
-        if li is None or plan.context:
+        if li is None:
             return ""
         narrowed = " and ".join(x for x in (li.venue, f"by {li.author}" if li.author else "") if x)
         if li.total == 0:
             where = f" among the papers {narrowed}" if narrowed else ""
-            return f"No paper{where} matches this topic closely enough to list; the closest papers are the sources."
+            if not plan.context:
+                return f"No paper{where} matches this topic closely enough to list."
+            return (
+                f"No paper{where} matches this topic closely enough to list. The {len(plan.context)} nearest papers "
+                "considered are shown with their sentence closest to it; each was left out because the membership "
+                "classifier did not read it as being about the topic."
+            )
+        if plan.context:
+            return ""
         return f"Only {li.total} papers match; there is nothing after {li.total} (asked to skip {li.offset})."
 
     def answer_by_code(self, tools: Tools, req: Request, plan: Plan, builder: AnswerBuilder) -> None:

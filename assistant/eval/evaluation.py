@@ -384,6 +384,8 @@ def answer_text(answer: Answer) -> str:
 def score_answer(item: EvalItem, answer: Answer, ranked_ids: Sequence[str], ks: Sequence[int]) -> dict[str, Any]:
     """One item's record (module docstring) from its final ``answer`` and the deeper ranking ``ranked_ids``."""
     cited = list(dict.fromkeys(c.paper.id for c in answer.citations))
+    if answer.listing is not None and answer.listing.total == 0:  # an empty list cites the near papers it left out
+        cited = []
     hits = M.facts_hit(answer_text(answer), item.answer_facts) if item.answerable else []
     metrics: dict[str, float | None] = {f"recall@{k}": M.recall_at_k(item.gold_ids, ranked_ids, k) for k in ks}
     metrics.update(

@@ -104,3 +104,21 @@ def test_show_more_goes_on_after_the_conversation_is_saved_and_restored(listing_
     assert restored.turns[-1].answer.listing == first.listing
     more = restored.ask("show more")
     assert more.listing.offset == 2 and not {c.paper.id for c in more.citations} & {c.paper.id for c in first.citations}
+
+
+def test_an_empty_list_names_the_near_papers_it_left_out(listing_assistant: Any) -> None:
+    """Issue 45: "An empty list names the near papers that were considered and why they were left out. Never an
+    empty answer text." (Before, the answer text was empty: only a note, and no paper.) The near papers are quoted
+    by their closest sentence and cited, the count line and the note say they were left out, and the list itself
+    is empty (nothing to page, and evaluation counts nothing as listed)."""
+    from assistant.eval.evaluation import EvalItem, score_answer
+
+    answer = listing_assistant.ask("anything with a medical or clinical angle?", intent="topic")
+    assert answer.listing is not None and answer.listing.total == 0 and not answer.listing.has_more
+    assert answer.text.strip() and 1 <= len(answer.citations) <= 5
+    assert all(s.citations for s in answer.sentences)
+    assert "left out" in answer.notice
+    text = answer_to_text(answer)
+    assert text.startswith("No paper matches closely enough to list") and "left out" in text
+    item = EvalItem("x", "topic", (answer.question,), (answer.citations[0].paper.id,), ())
+    assert score_answer(item, answer, [], (1,))["metrics"]["citation_recall"] == 0.0  # the near papers: not a list
