@@ -61,6 +61,12 @@ for set in dev test test-multilingual; do
 done
 step claims-dev $A eval-claims --claims eval/claims-dev.jsonl --no-progress --json "$OUT/claims-dev.json"
 step cell-roles $PY benchmarks/cell_placement.py
+# topic lists (issue 45): the frozen eval/topics-1.jsonl over the seeds and over its fixed 1k corpus slice
+step topics-seeds $PY benchmarks/topic_lists.py --scope seeds --storage-dir "$WORK/index" --json "$OUT/topics-seeds.json"
+step slice-1k $PY benchmarks/corpus_slice.py "$WORK/slice-1k.jsonl"
+step slice-1k-index $A ingest --no-progress --storage-dir "$WORK/slice-1k-index" "$WORK/slice-1k.jsonl"
+step topics-slice $PY benchmarks/topic_lists.py --scope slice-1k --storage-dir "$WORK/slice-1k-index" \
+  --json "$OUT/topics-slice.json"
 step ablation-dev $PY benchmarks/ablation.py --questions eval/dev.jsonl
 step ablation-test $PY benchmarks/ablation.py --questions eval/test.jsonl
 
