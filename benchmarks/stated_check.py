@@ -118,8 +118,8 @@ def fit_combiner(answered: list[dict], features: dict[tuple[str, str], dict[str,
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    # the exact tests' features as stated.jsonl stored them (issue 41); ``best_answer_probability`` came from a model
-    # the product no longer has, so it is left out
+    # the exact tests' features (stored by issue 41, or today's: --today); ``best_answer_probability`` came from a
+    # model the product no longer has, so it is left out
     names = sorted(n for n in next(iter(features.values())) if n != "best_answer_probability")
 
     def matrix(part: list[dict]) -> tuple[Any, Any]:
@@ -146,6 +146,41 @@ def fit_combiner(answered: list[dict], features: dict[tuple[str, str], dict[str,
               f"stated_kept={kept:.3f} not_stated_caught={caught:.3f} bal={bal:.3f}")
 
 
+def today_features(rows: list[dict], texts: dict[str, tuple[str, str]]) -> dict[tuple[str, str], dict[str, float]]:
+    """The exact tests' verdict and scores as today's ``verify.answerable.answerability`` computes them for each
+    question about its paper (the paper as a retrieval hit over its whole abstract): ``rule_stated`` (a sentence of
+    the right form), the best alignment overall and among sentences of the right form, how many sentences have the
+    right form, the share of the question's detail words no sentence has, and whether it asks for a quantity.
+    One embedding pass per abstract (the app's cached embedder)."""
+    from assistant.config import Settings
+    from assistant.index.embeddings import CachedEmbedder, build_embed_model
+    from assistant.lang.text import split_sentences
+    from assistant.types import Paper, PaperHit
+    from assistant.understand.question import analyze
+    from assistant.verify.answerable import answerability
+
+    embed = CachedEmbedder(build_embed_model(Settings()))
+    out: dict[tuple[str, str], dict[str, float]] = {}
+    for r in rows:
+        title, abstract = texts[r["doc_id"]]
+        sentences = tuple(split_sentences(abstract))
+        paper = Paper(r["doc_id"], "", title, (), "", abstract, r["doc_id"], 1)
+        hit = PaperHit(paper, 1.0, 0.0, (), sentences, tuple(0.0 for _ in sentences))
+        question = " ".join(r["question"].split())
+        facts = analyze(question)
+        v = answerability(question, facts, [hit], embed)
+        ok = [f.alignment for f in v.fits if f.form_ok]
+        out[(r["question"], r["doc_id"])] = {
+            "rule_stated": float(v.stated),
+            "best_alignment": max((f.alignment for f in v.fits), default=0.0),
+            "best_form_alignment": max(ok, default=0.0),
+            "form_ok_sentences": float(len(ok)),
+            "missing_share": len(v.missing) / max(1, len(v.detail)),
+            "asks_quantity": float(facts.quantity),
+        }
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("out", type=Path)
@@ -153,6 +188,8 @@ def main() -> None:
     ap.add_argument("--base-url", default="", help="an OpenAI-compatible server (default: start the bundled qwen1.5b)")
     ap.add_argument("--train", action="store_true", help="also ask the other questions on non-held-out papers "
                     "(split 'train'), then fit the combiner of P(yes) and the exact tests' features (fit_combiner)")
+    ap.add_argument("--today", action="store_true", help="with --train: the exact tests' features and the "
+                    "cascade's rule as today's code computes them (today_features), not as stated.jsonl stored them")
     args = ap.parse_args()
     rows = [json.loads(line) for line in DATA.read_text().splitlines() if line.strip()]
     texts = abstracts()
@@ -183,8 +220,10 @@ def main() -> None:
     )
     # one answer per question (a run stopped between writing and recording its progress may have asked one twice)
     answered = list({(a["question"], a["doc_id"]): a for a in map(json.loads, log.read_text().splitlines())}.values())
+    stored = {(r["question"], r["doc_id"]): r["features"] for r in rows}
+    now = today_features(rows, texts) if args.today else stored
     if args.train:
-        fit_combiner(answered, {(r["question"], r["doc_id"]): r["features"] for r in rows})
+        fit_combiner(answered, now)
     by = {s: [a for a in answered if a["split"] == s] for s in ("val", "test")}
     grid = [i / 100 for i in range(1, 100)]
     best_t = max(grid, key=lambda t: (scores(by["val"], t)[1], -abs(t - 0.5)))
@@ -206,7 +245,7 @@ def main() -> None:
                   f"stated_kept={kept:.3f} not_stated_caught={caught:.3f} bal={bal:.3f}")
     # as shipped: the exact tests (their verdict is stored in stated.jsonl's features) say "no sentence answers", then
     # the model must also say no; threshold on a 0.1 grid, the most caught with validation answered kept >= 0.97
-    rule = {(r["question"], r["doc_id"]): r["features"]["rule_stated"] for r in rows}
+    rule = {k: f["rule_stated"] for k, f in now.items()}
 
     def cascade(part: list[dict], t: float) -> tuple[float, float]:
         pos = [a for a in part if a["stated"] == 1]
