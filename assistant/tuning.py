@@ -90,6 +90,11 @@ SUMMARY_SENTENCES = 4
 #: retriever (TOPIC_CANDIDATE_WINDOWS) instead of ``Settings.retrieval.candidate_k``.
 TOPIC_CANDIDATES = 60
 TOPIC_CANDIDATE_WINDOWS = 120
+#: A topic's candidates are fetched again, twice as many each time up to this many, while members reach the last
+#: tenth of the window (TOPIC_WINDOW_TAIL): a list whose members run to the end of what was scanned is cut, not
+#: complete (issue 45: "the count is true"). Set before measuring, not fitted.
+TOPIC_CANDIDATES_MAX = 240
+TOPIC_WINDOW_TAIL = 0.1
 #: A listing narrowed to at most this many papers (one author's, a small venue) scores each of them
 #: instead of searching; larger narrowed sets (a venue of thousands) are searched and filtered.
 TOPIC_NARROWED_RESCORE_MAX = 300

@@ -32,6 +32,7 @@ from assistant.answer.extractive import (
 from assistant.answer.listing import narrowing
 from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
 from assistant.lang.words import word_start_pattern
+from assistant.tuning import TOPIC_CANDIDATES_MAX, TOPIC_WINDOW_TAIL
 from assistant.types import Evidence, Listing, PaperHit
 from assistant.understand.intents import comparison_table, sentence_roles, topic_members, topic_query
 
@@ -258,6 +259,19 @@ class TopicStrategy(IntentStrategy):
         nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
         allowed = hits if nar.ids is None else [h for h in hits if h.paper.id in nar.ids]
         members = topic_members(nar.query, allowed, tools.settings.answer.topic_min_evidence)
+        a = tools.settings.answer
+        while nar.ids is None and len(allowed) >= a.topic_candidates and len(allowed) < TOPIC_CANDIDATES_MAX:
+            tail = {h.paper.id for h in allowed[int(len(allowed) * (1 - TOPIC_WINDOW_TAIL)) :]}
+            if not any(m.paper.id in tail for m in members):
+                break  # the members end well inside the window: the list is complete
+            k = min(2 * len(allowed), TOPIC_CANDIDATES_MAX)  # members run to its end: scan further
+            wider = tools.retriever.retrieve(
+                req.search(tools, nar.query), top_k=k, candidate_k=k * a.topic_candidate_windows // a.topic_candidates
+            )
+            if len(wider) <= len(allowed):
+                break
+            allowed = wider
+            members = topic_members(nar.query, allowed, a.topic_min_evidence)
         page = members[req.page.offset : req.page.offset + req.page.limit]
         listing = Listing(len(members), req.page.offset, len(page), req.page.limit, nar.venue, nar.author)
         if not members:  # an empty list still says what was considered: the nearest papers, each by its best sentence

@@ -5,6 +5,7 @@ Real Chroma index of the seeds + the 45 real corpus papers of eval/claims-corpus
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -122,3 +123,41 @@ def test_an_empty_list_names_the_near_papers_it_left_out(listing_assistant: Any)
     assert text.startswith("No paper matches closely enough to list") and "left out" in text
     item = EvalItem("x", "topic", (answer.question,), (answer.citations[0].paper.id,), ())
     assert score_answer(item, answer, [], (1,))["metrics"]["citation_recall"] == 0.0  # the near papers: not a list
+
+
+def test_a_list_whose_members_fill_the_scanned_window_scans_further(
+    tmp_path_factory: pytest.TempPathFactory, embed_model: Any, scripted_assistant: Any
+) -> None:
+    """Issue 45 item 3 ("the count is true"): over a conference a broad topic has more members than the 60 candidates
+    a list scans; when members reach the end of the window the list scans twice as many (up to
+    ``tuning.TOPIC_CANDIDATES_MAX``) instead of stopping at 60. 150 papers on graph neural networks: the count
+    goes past the first window."""
+    from assistant.config import Settings
+    from assistant.ingest.pipeline import ingest
+    from assistant.tuning import TOPIC_CANDIDATES_MAX
+
+    tasks = ["node classification", "link prediction", "graph classification", "molecule property prediction",
+             "traffic forecasting", "recommendation", "community detection", "knowledge graph completion",
+             "point cloud segmentation", "program analysis"]
+    ideas = ["attention over neighbours", "spectral filters", "message passing with edge features",
+             "positional encodings", "hierarchical pooling", "contrastive pre-training", "implicit layers",
+             "rewiring to fight over-squashing", "sparse mixture of experts", "curriculum sampling",
+             "heterophily-aware aggregation", "adaptive depth", "random features", "subgraph sampling", "distillation"]
+    rows = []
+    for i in range(150):
+        task, idea = tasks[i % len(tasks)], ideas[i // len(tasks)]
+        rows.append({
+            "id": f"gnn-{i}", "title": f"A Graph Neural Network with {idea.title()} for {task.title()}",
+            "authors": [f"Author {i}"], "url": f"https://example.org/gnn-{i}", "venue": "Planted 2025",
+            "abstract": f"We propose a graph neural network for {task} that uses {idea}. "
+                        f"Our graph neural network improves {task} accuracy on standard graph benchmarks.",
+        })
+    corpus = tmp_path_factory.mktemp("gnn") / "gnn.jsonl"
+    corpus.write_text("".join(json.dumps(r) + "\n" for r in rows), encoding="utf-8")
+    settings = Settings().updated(storage_dir=tmp_path_factory.mktemp("gnn-index"))
+    ingest(settings, [corpus], embed_model, progress=False)
+    with FakeOpenAIServer([]) as server, scripted_assistant(server, settings=settings) as assistant:
+        answer = assistant.ask(TOPIC, intent="topic", page=Page(0, 10))
+    window = settings.answer.topic_candidates
+    assert window < answer.listing.total <= TOPIC_CANDIDATES_MAX, answer.listing
+    assert answer.listing.shown == 10 and answer.listing.has_more
