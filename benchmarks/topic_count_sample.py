@@ -75,14 +75,14 @@ def main() -> None:
             })
     prec = [r["precision"] for r in out if r["precision"] is not None]
     rec = [r["top30_recall"] for r in out if r["top30_recall"] is not None]
-    secs = sorted(r["seconds"] for r in out)
+    times = sorted(r["seconds"] for r in out)
     under = sum(r["total"] < 0.5 * r["estimated_members_top300"] for r in out)
     estimated = statistics.median(r["estimated_members_top300"] for r in out)
     print(f"{len(out)} topics over {args.index}: precision {statistics.mean(prec):.3f} (labelled listed papers), "
           f"top-30 recall {statistics.mean(rec):.3f}; listed total median {statistics.median(r['total'] for r in out)} "
           f"vs estimated members in the top 300 median {estimated}; "
-          f"lists under half the estimate: {under}; p50 {statistics.median(secs):.2f} s, "
-          f"p95 {secs[min(len(secs) - 1, round(0.95 * (len(secs) - 1)))]:.2f} s")
+          f"lists under half the estimate: {under}; p50 {statistics.median(times):.2f} s, "
+          f"p95 {times[min(len(times) - 1, round(0.95 * (len(times) - 1)))]:.2f} s")
     if args.json:
         args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False) + "\n")
 
