@@ -157,6 +157,11 @@ class ChatSession(ConversationState):
         if listing is None or listing.has_more:
             return ""
         total = listing.total
+        if total == 0:  # the list was empty: what it showed were the nearest papers, left out
+            return (
+                f"There is nothing more: no paper matched “{last.question}”; the papers above are the nearest ones "
+                "considered, not matches."
+            )
         return (
             f"That was all: {total} paper{'s' if total != 1 else ''} matched “{last.question}”, and the list above "
             f"shows {'every one' if total != 1 else 'it'}."

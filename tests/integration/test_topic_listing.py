@@ -121,6 +121,10 @@ def test_an_empty_list_names_the_near_papers_it_left_out(listing_assistant: Any)
     assert "left out" in answer.notice
     text = answer_to_text(answer)
     assert text.startswith("No paper matches closely enough to list") and "left out" in text
+    session = listing_assistant.new_session()
+    session.ask("anything with a medical or clinical angle?")
+    more = session.ask("show more")  # nothing to page: and the near papers are not called matches
+    assert more.text.startswith("There is nothing more: no paper matched") and "not matches" in more.text
     item = EvalItem("x", "topic", (answer.question,), (answer.citations[0].paper.id,), ())
     assert score_answer(item, answer, [], (1,))["metrics"]["citation_recall"] == 0.0  # the near papers: not a list
 
