@@ -1,7 +1,7 @@
 """Topic lists at conference scale against a labelled sample (issue 45 item 3: "the count measured against a
 labelled sample").
 
-The sample: ``scripts/training-data/membership.jsonl``'s pairs of the 160 training topics (``tr*``), each topic's
+The sample: ``scripts/training-data/membership.jsonl.gz``'s pairs of the 160 training topics (``tr*``), each topic's
 top 30 and 10 random ranks 31-300 of a BM25 + MiniLM ranking of the training pool (the corpus without the seeds
 and the 1k test slice, 8,884 papers), labelled by annotator sessions that saw no code. The shipped list decision
 never trained on them (its classifier was fitted on the 1,625 older pairs), so they measure it.
@@ -30,8 +30,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-
-DATA = REPO / "scripts" / "training-data" / "membership.jsonl"
+sys.path.insert(0, str(REPO / "scripts"))
 
 
 def main() -> None:
@@ -46,8 +45,9 @@ def main() -> None:
     from assistant.types import Page
 
     by_topic: dict[str, list[dict]] = {}
-    for line in DATA.read_text().splitlines():
-        r = json.loads(line)
+    from membership_model import read_labelled
+
+    for r in read_labelled():
         if r["topic_id"].startswith("tr"):
             by_topic.setdefault(r["topic_id"], []).append(r)
     topics = sorted(by_topic)[: args.limit or None]

@@ -1,5 +1,5 @@
 """The membership features (scripts/membership_model.py FEATURES) of every labelled pair of
-``scripts/training-data/membership.jsonl``, computed by the product's own retriever over an index of the training
+``scripts/training-data/membership.jsonl.gz``, computed by the product's own retriever over an index of the training
 pool, so the combined decision is fitted on exactly what it reads at run time.
 
 For each topic: the question as typed loses its frame (``intents.topic_query``), the retriever's
@@ -20,9 +20,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-DATA = REPO / "scripts" / "training-data" / "membership.jsonl"
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("index", type=Path)
@@ -39,7 +36,9 @@ def main() -> None:
     settings = Settings().updated(storage_dir=args.index)
     retriever = PaperRetriever.open(settings, build_embed_model(settings))
     a = settings.answer
-    rows = [json.loads(x) for x in DATA.read_text().splitlines() if x.strip()]
+    from membership_model import read_labelled
+
+    rows = read_labelled()
     by_topic: dict[str, list[dict]] = {}
     for r in rows:
         by_topic.setdefault(r["topic_id"], []).append(r)

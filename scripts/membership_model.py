@@ -26,6 +26,19 @@ if TYPE_CHECKING:
     from assistant.types import PaperHit
 
 
+#: The labelled (topic, paper) pairs, gzipped JSON lines (scripts/topic_membership_data.py merge writes them).
+LABELLED = Path(__file__).resolve().parent / "training-data" / "membership.jsonl.gz"
+
+
+def read_labelled(path: Path = LABELLED) -> list[dict]:
+    """Every labelled pair of ``path`` (``.gz`` or plain JSON lines), in file order."""
+    import gzip
+
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
 #: Where scripts/train_membership.py writes the model (not committed: 23 MB, and not shipped).
 MODEL_DIR = Path(__file__).resolve().parents[1] / "build" / "membership-model"
 
@@ -143,26 +156,11 @@ class MembershipModel:
 
 
 def retrieval_features(topic: str, hits: Sequence[PaperHit]) -> np.ndarray:
-    """``(len(hits), 4)``: the first four :data:`FEATURES` of each candidate (``hits``: the retriever's candidates
-    for ``topic``): relative evidence scores (the best candidate's best sentence score minus this one's best and
-    second-best) and the share of the topic's word stems (NLTK's Snowball stemmer) in its abstract and title. Only
-    relative scores: an absolute score means another thing among 38 papers than among 10k."""
-    from assistant.lang.text import stems
+    """``(len(hits), 4)``: the first four :data:`FEATURES`, the shipped classifier's own
+    (:func:`assistant.understand.learned.topic_features`)."""
+    from assistant.understand.learned import topic_features
 
-    best = [max((e.score for e in h.evidence), default=0.0) for h in hits]
-    top = max(best, default=0.0)
-    want = stems(topic)
-    out = np.zeros((len(hits), 4), dtype=np.float32)
-    for i, h in enumerate(hits):
-        scores = sorted(h.sentence_scores or [e.score for e in h.evidence], reverse=True)
-        second = scores[1] if len(scores) > 1 else best[i]
-        out[i] = (
-            top - best[i],
-            top - second,
-            len(want & stems(h.paper.text)) / max(1, len(want)),
-            len(want & stems(h.paper.title)) / max(1, len(want)),
-        )
-    return out
+    return topic_features(topic, hits)
 
 
 def membership_features(topic: str, hits: Sequence[PaperHit], model: MembershipModel | None = None) -> np.ndarray:

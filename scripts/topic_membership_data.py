@@ -184,7 +184,13 @@ def cmd_merge(args: argparse.Namespace) -> None:
                          "text": paper_text(model, old["query"], p["title"], p["abstract"]),
                          "member": old["member"], "annotator": "old-" + old.get("annotator", "")})
         print(f"older pairs kept: {kept}", file=sys.stderr)
-    args.out.write_text("".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows))
+    text = "".join(json.dumps(x, ensure_ascii=False) + "\n" for x in rows)
+    if args.out.suffix == ".gz":  # the committed training file is gzipped (scripts/membership_model.py LABELLED)
+        import gzip
+
+        args.out.write_bytes(gzip.compress(text.encode("utf-8"), mtime=0))
+    else:
+        args.out.write_text(text)
     print(f"{len(rows)} labelled pairs ({sum(r['member'] for r in rows)} members) -> {args.out}", file=sys.stderr)
 
 

