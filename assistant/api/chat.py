@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from assistant.answer.builder import PART_COLUMN
+from assistant.answer.render import listing_line
 from assistant.errors import AssistantError
 from assistant.lang.citations import format_citations
 from assistant.lang.markup import plain_text
@@ -137,6 +138,9 @@ def render_answer(answer: Answer, *, final: bool = True) -> RenderedAnswer:
     else:
         if answer.sentences and w.text:
             w.add("\n\n")
+        if answer.listing is not None and answer.listing.total == 0 and answer.sentences:
+            # an empty list: its sentences are the near papers it left out, and the reader is told so first
+            w.add(listing_line(answer) + "\n\n")
         for i, s in enumerate(answer.sentences):
             w.add((" " if i else "") + plain_text(s.text) + (" " if s.citations else ""))
             w.cite(s.citations)

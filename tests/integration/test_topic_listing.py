@@ -121,6 +121,9 @@ def test_an_empty_list_names_the_near_papers_it_left_out(listing_assistant: Any)
     assert "left out" in answer.notice
     text = answer_to_text(answer)
     assert text.startswith("No paper matches closely enough to list") and "left out" in text
+    from assistant.api.chat import render_answer
+
+    assert render_answer(answer).text.startswith("No paper matches closely enough to list")  # /v1 and MCP say it first
     session = listing_assistant.new_session()
     session.ask("anything with a medical or clinical angle?")
     more = session.ask("show more")  # nothing to page: and the near papers are not called matches
