@@ -280,6 +280,14 @@ class RetrievalSettings(_Group):
             "(and by aspect coverage). Fitted on dev (recall@1 and the paraphrase items)."
         ),
     )
+    narrowed_score_all: int = Field(
+        tuning.NARROWED_SCORE_ALL,
+        description=(
+            "A search narrowed by the question's venue words or author to at most this many papers (one author's, "
+            "a small venue) ranks each of them; larger narrowed sets (a venue of thousands) are searched with more "
+            "windows and filtered."
+        ),
+    )
     window_rank_weight: float = Field(
         tuning.WINDOW_RANK_WEIGHT,
         description="Reciprocal-rank weight of that window ranking. Fitted on dev (recall@1 and the paraphrase items).",
@@ -404,13 +412,6 @@ class AnswerSettings(_Group):
     topic_candidate_windows: int = Field(
         tuning.TOPIC_CANDIDATE_WINDOWS,
         description="Windows fetched per retriever for a topic listing (instead of `candidate_k`; issue 27).",
-    )
-    topic_narrowed_rescore_max: int = Field(
-        tuning.TOPIC_NARROWED_RESCORE_MAX,
-        description=(
-            "A listing narrowed to at most this many papers (one author's, a small venue) scores each of them "
-            "instead of searching; larger narrowed sets (a venue of thousands) are searched and filtered."
-        ),
     )
     topic_contribution_margin: float = Field(
         tuning.TOPIC_CONTRIBUTION_MARGIN,

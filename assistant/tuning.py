@@ -95,9 +95,9 @@ TOPIC_CANDIDATE_WINDOWS = 120
 #: complete (issue 45: "the count is true"). Set before measuring, not fitted.
 TOPIC_CANDIDATES_MAX = 240
 TOPIC_WINDOW_TAIL = 0.1
-#: A listing narrowed to at most this many papers (one author's, a small venue) scores each of them
-#: instead of searching; larger narrowed sets (a venue of thousands) are searched and filtered.
-TOPIC_NARROWED_RESCORE_MAX = 300
+#: A search narrowed to at most this many papers (one author's, a small venue) ranks each of them instead of
+#: searching; larger narrowed sets (a venue of thousands) are searched and filtered (retrieval.retrieve's ``allowed``).
+NARROWED_SCORE_ALL = 300
 #: A listed paper is shown by its contribution sentence ("we propose X ...", which names what it does) when
 #: that scores within this of its best evidence sentence, else by the best one.
 TOPIC_CONTRIBUTION_MARGIN = 0.15

@@ -9,7 +9,8 @@
 #   --quick    (default) --quality plus the cheap speed figures: answer latency (42 dev questions), ingest
 #              throughput, embedding runtime, bundled-model speed, scale at 38 and 1k papers (~30 min)
 #   --all      --quick plus scale at 12k and 100k papers, the 12k real-embedding ingest killed and resumed,
-#              scale-out pieces (several hours: the 100k build alone took ~50 min)
+#              scale-out pieces, an index of the whole corpus and venue narrowing on it (several hours: the 100k
+#              build alone took ~50 min)
 #   UI-URL     also run the load test against a running UI (e.g. http://127.0.0.1:7860/)
 #
 # Output: $BENCH_OUT (default benchmarks/results/<UTC time>-<commit>/): one log per figure and stamp.txt, which
@@ -81,6 +82,10 @@ if [ "$MODE" = all ]; then
   step scale-large $PY benchmarks/scale.py --sizes 12000,100000 --keep "$WORK/scale"
   step real-ingest-12k $PY benchmarks/scale.py real-ingest --papers 12000 --dir "$WORK/real-ingest"
   step scale-out $PY benchmarks/scale_out.py
+  # the whole corpus (issue 44): a lookup narrowed by its venue words, on the frozen descriptions-1
+  step corpus-index $A ingest --no-progress --storage-dir "$WORK/corpus-index" seeds ../shared/corpus/*.jsonl
+  step venue-narrowing $PY benchmarks/venue_narrowing.py --storage-dir "$WORK/corpus-index" \
+    --json "$OUT/venue-narrowing.jsonl"
 fi
 if [ -n "$URL" ]; then
   step load-test $PY benchmarks/load_test.py --url "$URL" --conversations 8 --seconds 120

@@ -1,10 +1,13 @@
-"""Narrowing a topic listing by its metadata: "ICLR 2024 papers on ...", "orals only", "papers by <author>".
+"""Narrowing a search by the question's metadata words: "ICLR 2024 papers on ...", "orals only", "papers by
+<author>", "the ICML 2024 paper about ..." (topic listings, and the search for one paper: strategy.one_paper_search).
 
 The venue words are read from the index itself (the distinct ``venue`` values of the catalog, e.g. ``ICLR 2024
 Oral``, ``NeurIPS 2024``), never from a list of conference names: a question word that is a word of some
-venue (``iclr``, ``2024``, ``oral`` / ``orals``) narrows the list to the papers whose venue has every such
-word. The author is the name after "papers by" (references.author_phrase), matched as the metadata index
-matches it. What narrowed the list is shown with the answer, so a reader sees (and can re-ask) it.
+venue (``iclr``, ``2024``, ``oral`` / ``orals``) narrows the search to the papers whose venue has every such
+word. A year alone ("evaluated on the 2024 split") narrows only as a paper's year: beside another venue word
+("ICLR 2024"), before a paper noun ("2024 papers") or after "from" ("papers from 2024"). The author is the name
+after "papers by" (references.author_phrase), matched as the metadata index matches it. What narrowed a list is
+shown with the answer, so a reader sees (and can re-ask) it.
 """
 
 from __future__ import annotations
@@ -14,7 +17,13 @@ from typing import TYPE_CHECKING
 
 from assistant.lang.question_words import LISTING_FRAME_WORDS
 from assistant.lang.text import STOPWORDS
-from assistant.lang.words import GENERIC_VENUE_WORDS, VENUE_WORD, without_by_author
+from assistant.lang.words import (
+    GENERIC_VENUE_WORDS,
+    PAPER_NOUNS,
+    PAPER_NOUNS_PLURAL,
+    VENUE_WORD,
+    without_by_author,
+)
 from assistant.retrieve.references import author_phrase
 
 if TYPE_CHECKING:
@@ -43,17 +52,40 @@ class Narrowing:
         return ", ".join(x for x in (self.venue, f"by {self.author}" if self.author else "") if x)
 
 
-def _singular(word: str) -> str:
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+def _venue_key(word: str, known: set[str]) -> str:
+    """``word`` lowercased as a venue word: itself when a venue has it ("neurips"), else its singular ("orals" ->
+    "oral")."""
+    w = word.lower()
+    if w in known:
+        return w
+    return w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w
+
+
+def _venue_words(words: list[str], known: set[str]) -> list[str]:
+    """The words of ``words`` (a question's, in order) that narrow to a venue: those in ``known``, a year only as a
+    paper's year (module docstring)."""
+    named = any(not w.isdigit() and _venue_key(w, known) in known for w in words)
+    out = []
+    for i, w in enumerate(words):
+        if _venue_key(w, known) not in known:
+            continue
+        if w.isdigit() and not named:
+            after = words[i + 1].lower() if i + 1 < len(words) else ""
+            before = words[i - 1].lower() if i else ""
+            if after not in PAPER_NOUNS and after not in PAPER_NOUNS_PLURAL and before != "from":
+                continue
+        out.append(w)
+    return out
 
 
 def narrowing(retriever: PaperRetriever, question: str, topic: str, author: str | None = None) -> Narrowing:
-    """Read the venue words and the author a listing question narrows to.
+    """Read the venue words and the author a question narrows its search to.
 
     Args:
         retriever: gives the catalog (distinct venues, papers per venue) and the author index.
         question: the question as asked (the author phrase is read from it).
-        topic: the topic part of the question (intents.topic_query), from which the narrowing words are removed.
+        topic: what is searched for (a listing's topic, intents.topic_query; a lookup's query), from which the
+            narrowing words are removed.
         author: the author phrase when the caller read it already (``understand.parse.Question.author``).
 
     Returns:
@@ -63,8 +95,8 @@ def narrowing(retriever: PaperRetriever, question: str, topic: str, author: str 
     venues = catalog.venues()
     venue_words: dict[str, set[str]] = {v: {w.lower() for w in VENUE_WORD.findall(v)} for v in venues}
     known = set().union(*venue_words.values()) - GENERIC_VENUE_WORDS - STOPWORDS if venues else set()
-    asked = [w for w in VENUE_WORD.findall(question) if _singular(w.lower()) in known]
-    wanted = {_singular(w.lower()) for w in asked}
+    asked = _venue_words(VENUE_WORD.findall(question), known)
+    wanted = {_venue_key(w, known) for w in asked}
     ids: set[str] | None = None
     venue_label = ""
     if wanted:
@@ -73,7 +105,7 @@ def narrowing(retriever: PaperRetriever, question: str, topic: str, author: str 
         order = {w: i for v in venues for i, w in enumerate(w.lower() for w in VENUE_WORD.findall(v))}
         venue_label = " ".join(
             sorted(
-                {w for w in asked if _singular(w.lower()) in wanted}, key=lambda w: order.get(_singular(w.lower()), 9)
+                {w for w in asked if _venue_key(w, known) in wanted}, key=lambda w: order.get(_venue_key(w, known), 9)
             )
         )
     author = author_phrase(question) if author is None else author

@@ -13,7 +13,6 @@ from assistant.answer.strategy import (
     Request,
     Settled,
     Tools,
-    by_named_author,
     prompt_evidence,
     supports,
 )
@@ -217,11 +216,11 @@ class LookupStrategy(IntentStrategy):
         return next((premise for premise in found if supports(tools, hit, premise) is False), "")
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
-        """The paper in focus, else the search's best (an author the question names first): one paper, read once (its
-        reading, prompts.READ_WRITE). (Until stop 64 the papers whose dense similarity was within
+        """The paper in focus, else the search's best (among the named author's papers: one_paper_search): one paper,
+        read once (its reading, prompts.READ_WRITE). (Until stop 64 the papers whose dense similarity was within
         ``context_similarity_margin`` of the best went into one prompt too; the model then wrote about both, and a
         search for one paper cited two: conversations-5 val.)"""
-        context = hits if req.focus_ids else by_named_author(tools, req, hits)[:1]
+        context = hits if req.focus_ids else hits[:1]
         return Plan(
             prompt_evidence(tools, context),
             use_model=True,

@@ -48,7 +48,6 @@ from assistant.answer.strategy import (
     Request,
     Settled,
     Tools,
-    by_named_author,
     lookup_kind,
     prompt_evidence,
     read_records,
@@ -134,7 +133,7 @@ class SummaryStrategy(IntentStrategy):
     one_paper = True
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
-        context = hits if req.focus_ids else by_named_author(tools, req, hits)[:1]
+        context = hits if req.focus_ids else hits[:1]
         k = tools.settings.answer.summary_sentences
         return Plan([with_evidence(h, k) for h in context], use_model=True)
 
@@ -234,24 +233,17 @@ class TopicStrategy(IntentStrategy):
 
     def candidates(self, tools: Tools, req: Request) -> list[PaperHit]:
         """A wide search for the topic without the question's frame ("which papers ...") and without its
-        narrowing words, restricted to the papers the narrowing allows: a small allowed set (at most
-        ``answer.topic_narrowed_rescore_max`` papers, e.g. one author's) is scored whole, a large one (a venue) is
-        searched with more candidate windows and filtered."""
+        narrowing words, restricted to the papers the narrowing allows (``retrieve(allowed=...)``)."""
         if req.focus_ids:
             return super().candidates(tools, req)
         nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
-        topic = req.search(tools, nar.query)
         a = tools.settings.answer
-        if nar.ids is None:
-            return tools.retriever.retrieve(topic, top_k=a.topic_candidates, candidate_k=a.topic_candidate_windows)
-        if not nar.ids:  # nothing has that venue / author: search unnarrowed, plan() says so
-            return tools.retriever.retrieve(topic, top_k=tools.settings.retrieval.top_k)
-        if len(nar.ids) <= a.topic_narrowed_rescore_max:
-            hits = tools.retriever.hits_for(req.search(tools, nar.query), sorted(nar.ids))
-            return sorted(hits, key=lambda h: max((e.score for e in h.evidence), default=-1.0), reverse=True)
-        hits = tools.retriever.retrieve(topic, top_k=4 * a.topic_candidates, candidate_k=4 * a.topic_candidate_windows)
-        narrowed = [h for h in hits if h.paper.id in nar.ids][: a.topic_candidates]
-        return narrowed or hits[: tools.settings.retrieval.top_k]
+        if nar.ids is not None and not nar.ids:  # nothing has that venue / author: search unnarrowed, plan() says so
+            return tools.retriever.retrieve(req.search(tools, nar.query), top_k=tools.settings.retrieval.top_k)
+        topic = req.search(tools, nar.query)
+        return tools.retriever.retrieve(
+            topic, top_k=a.topic_candidates, candidate_k=a.topic_candidate_windows, allowed=nar.ids
+        )
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         if req.focus_ids:

@@ -14,6 +14,7 @@ from assistant.answer.extractive import (
     detail_query,
     pick_sentences,
 )
+from assistant.answer.listing import narrowing
 from assistant.lang.references import QUOTED_SPAN
 from assistant.lang.text import defines_term, word_tokens
 from assistant.lang.words import TITLE_CONNECTORS
@@ -195,7 +196,9 @@ class IntentStrategy:
         search for ``req.query``."""
         if req.focus_ids:
             return tools.retriever.hits_for(req.search(tools, req.question), list(req.focus_ids))
-        return tools.retriever.retrieve(req.search(tools, req.query), aspects=self.one_paper)
+        if self.one_paper:
+            return one_paper_search(tools.retriever, req.question, req.query, req.parsed.author, req.cache)
+        return tools.retriever.retrieve(req.search(tools, req.query))
 
     def settle(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Settled | None:
         """An answer decided before the model writes (it may ask the model a yes/no question), or None (default)
@@ -255,14 +258,27 @@ def asked_of(tools: Tools, req: Request, hit: PaperHit) -> PaperHit:
     return next(iter(tools.retriever.hits_for(req.search(tools, detail), [hit.paper.id])), hit)
 
 
-def by_named_author(tools: Tools, req: Request, hits: list[PaperHit]) -> list[PaperHit]:
-    """``hits`` narrowed to the papers of the author the question names ("the paper by Yalong Jiang"), when
-    any of them is among the hits; else ``hits``. The model then never sees another author's paper."""
-    author = req.parsed.author
-    if not author or req.focus_ids:
-        return hits
-    ids = set(tools.retriever.metadata.by_author(author))
-    return [h for h in hits if h.paper.id in ids] or hits
+def one_paper_search(
+    retriever: PaperRetriever,
+    question: str,
+    query: str,
+    author: str | None = None,
+    cache: TurnCache | None = None,
+    top_k: int | None = None,
+) -> list[PaperHit]:
+    """The search for a question that asks for one paper (lookup, summary; issue 44 item 5): among the papers its
+    venue words and named author allow ("the ICML 2024 paper on ...", "the paper by Yalong Jiang";
+    :func:`assistant.answer.listing.narrowing`), for ``query`` without those words; among all papers when the
+    question names neither, or nothing indexed has them. ``author``: the question's author phrase when already read
+    (``Question.author``); ``top_k``: as ``PaperRetriever.retrieve``.
+
+    Returns:
+        up to ``top_k`` :class:`PaperHit`, best first, ranked with aspect coverage (``retrieve(aspects=True)``).
+    """
+    nar = narrowing(retriever, question, query, author)
+    if not nar.ids:  # no narrowing, or nothing indexed has that venue / author: search everything
+        return retriever.retrieve(retriever.query(query, cache), top_k, aspects=True)
+    return retriever.retrieve(retriever.query(nar.query, cache), top_k, aspects=True, allowed=nar.ids)
 
 
 def prompt_evidence(tools: Tools, context: list[PaperHit]) -> list[PaperHit]:

@@ -125,7 +125,14 @@ class PaperRanker(Protocol):
 
     papers: Mapping[str, Paper]
 
-    def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]: ...
+    @property
+    def catalog(self) -> Any: ...  # venues(), for the narrowing of a one-paper search (answer/listing.py)
+
+    def query(self, text: str, cache: Any = None) -> Any: ...
+
+    def retrieve(
+        self, query: Any, top_k: int | None = None, *, aspects: bool = False, allowed: Any = None
+    ) -> list[PaperHit]: ...
 
 
 def _str_list(obj: dict[str, Any], key: str, where: str) -> tuple[str, ...]:
@@ -316,13 +323,18 @@ def _warn_unknown_gold(items: Sequence[EvalItem], papers: Mapping[str, object]) 
 
 
 def _ranked(ranker: PaperRanker, query: str, max_k: int, intent: str) -> tuple[list[str], float]:
-    """Paper ids ranked for ``query`` (up to ``max_k``) as the strategy of ``intent`` searches (with aspect
-    coverage for one-paper intents), and the time taken in ms."""
+    """Paper ids ranked for ``query`` (up to ``max_k``) as the strategy of ``intent`` searches (a one-paper intent:
+    narrowed by the question's venue words and author, with aspect coverage: strategy.one_paper_search), and the
+    time taken in ms."""
     from assistant.answer.strategies import STRATEGIES
+    from assistant.answer.strategy import one_paper_search
 
     t0 = time.perf_counter()
     strategy = STRATEGIES.get(intent)
-    hits = ranker.retrieve(query, top_k=max_k, aspects=bool(strategy and strategy.one_paper))
+    if strategy and strategy.one_paper:
+        hits = one_paper_search(ranker, query, query, top_k=max_k)  # type: ignore[arg-type]  # a PaperRetriever
+    else:
+        hits = ranker.retrieve(query, top_k=max_k)
     return [h.paper.id for h in hits], (time.perf_counter() - t0) * 1000
 
 

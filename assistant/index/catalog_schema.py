@@ -16,6 +16,7 @@ CREATE TABLE IF NOT EXISTS papers(
     rowid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, venue TEXT, title TEXT, authors TEXT, url TEXT,
     text TEXT, source_file TEXT, position INTEGER, title_derived INTEGER, sentences TEXT, hash TEXT,
     withheld TEXT);
+CREATE INDEX IF NOT EXISTS papers_venue ON papers(venue);
 CREATE VIRTUAL TABLE IF NOT EXISTS windows USING fts5(
     body, wid UNINDEXED, paper_id UNINDEXED, sentence UNINDEXED, content_hash UNINDEXED, tokenize='porter unicode61');
 CREATE TABLE IF NOT EXISTS terms(term TEXT NOT NULL, paper INTEGER NOT NULL, PRIMARY KEY(term, paper)) WITHOUT ROWID;

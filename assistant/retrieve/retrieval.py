@@ -16,9 +16,10 @@ distance ``d = 1 - cos``; dense cosines here are computed directly from stored u
 from __future__ import annotations
 
 import logging
+import math
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
@@ -46,6 +47,9 @@ logger = logging.getLogger(__name__)
 
 #: A retriever checks for papers added, replaced or deleted by another process at most this often (seconds).
 REFRESH_INTERVAL_S = 1.0
+#: A search restricted to a large set of papers (``retrieve(allowed=...)``: a venue of thousands) fetches at most this
+#: many times the windows of an unrestricted one (as many times as the corpus is larger than the set).
+NARROWED_WIDEN_MAX = 4
 T = TypeVar("T")
 #: Reads of one question through successive views when the index changed under the previous ones.
 READ_ATTEMPTS = 3
@@ -437,14 +441,23 @@ class PaperRetriever:
         return self.query(text, query.cache).embedding
 
     def retrieve(
-        self, query: str | Query, top_k: int | None = None, *, aspects: bool = False, candidate_k: int | None = None
+        self,
+        query: str | Query,
+        top_k: int | None = None,
+        *,
+        aspects: bool = False,
+        candidate_k: int | None = None,
+        allowed: Collection[str] | None = None,
     ) -> list[PaperHit]:
         """Rank papers for ``query`` (a text, or a :class:`~assistant.retrieve.query.Query` holding its
         embedding); ``aspects=True`` for a question that asks for one paper (lookup, summary): the candidates
         are also ranked by how well each covers every clause of the question (``retrieval.aspect_weight``; costs
         one query embedding per clause, at most ``retrieval.aspect_max_clauses``). ``candidate_k`` overrides
         ``settings.retrieval.candidate_k`` (windows fetched per retriever), for a listing that needs more papers than a
-        lookup (a topic over a whole conference).
+        lookup (a topic over a whole conference). ``allowed`` (paper ids: a venue's, an author's; None for all)
+        ranks those papers only: a set of at most ``retrieval.narrowed_score_all`` papers is ranked whole (every one
+        a candidate of every ranker's fused list), a larger one is searched with up to :data:`NARROWED_WIDEN_MAX`
+        times more windows (the corpus's share outside it) and filtered.
 
         Returns:
             up to ``top_k`` (default ``settings.retrieval.top_k``) :class:`PaperHit`, best first; ``score`` is the
@@ -457,7 +470,13 @@ class PaperRetriever:
         top_k = top_k or self._settings.retrieval.top_k
         self.refresh()
         q = self._as_query(query)
-        return self._read(lambda view, lenient: self._retrieve(view, q, top_k, aspects, lenient, candidate_k))
+        if allowed is not None:
+            allowed = frozenset(allowed)
+            if len(allowed) > self._settings.retrieval.narrowed_score_all:
+                base = candidate_k or self._settings.retrieval.candidate_k
+                widen = min(NARROWED_WIDEN_MAX, math.ceil(len(self.papers) / max(1, len(allowed))))
+                candidate_k = base * widen
+        return self._read(lambda view, lenient: self._retrieve(view, q, top_k, aspects, lenient, candidate_k, allowed))
 
     def _retrieve(
         self,
@@ -467,9 +486,11 @@ class PaperRetriever:
         aspects: bool,
         lenient: bool,
         candidate_k: int | None = None,
+        allowed: frozenset[str] | None = None,
     ) -> list[PaperHit]:
         """One fusion loop over :attr:`rankers`: the ``recall`` rankers decide the candidates (the best
-        ``max(top_k, retrieval.window_rank_candidates)``), whose vectors are then read for the ``rerank`` rankers."""
+        ``max(top_k, retrieval.window_rank_candidates)``; of ``allowed`` only, and all of a small ``allowed``), whose
+        vectors are then read for the ``rerank`` rankers."""
         fusion = view.fusion
         if candidate_k and candidate_k != self._settings.retrieval.candidate_k:
             fusion = view.wide.get(candidate_k) or view.wide.setdefault(
@@ -480,9 +501,14 @@ class PaperRetriever:
         for ranker in self.rankers:
             if ranker.stage == "recall":
                 fuse(scored, ranker(query, pool), ranker.weight)
-        candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[
-            : max(top_k, self._settings.retrieval.window_rank_candidates)
-        ]
+        keep = max(top_k, self._settings.retrieval.window_rank_candidates)
+        if allowed is not None:
+            scored = {pid: s for pid, s in scored.items() if pid in allowed}
+            if len(allowed) <= self._settings.retrieval.narrowed_score_all:
+                for pid in sorted(allowed):
+                    scored.setdefault(pid, 0.0)  # unknown ids have no vectors: _hits skips them
+                keep = len(scored)  # every allowed paper is ranked again
+        candidates = sorted(scored, key=lambda pid: scored[pid], reverse=True)[:keep]
         pool.vectors = vectors = self._vectors(view, candidates, lenient)
         for ranker in self.rankers:
             if ranker.stage == "rerank":

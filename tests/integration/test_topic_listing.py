@@ -168,3 +168,37 @@ def test_a_list_whose_members_fill_the_scanned_window_scans_further(
     window = settings.answer.topic_candidates
     assert window < answer.listing.total <= TOPIC_CANDIDATES_MAX, answer.listing
     assert answer.listing.shown == 10 and answer.listing.has_more
+
+
+@pytest.mark.parametrize(("venue", "title"), [("ICLR 2024", "Rayleigh Quotient"), ("ICML 2024", "Enhancing Size")])
+def test_a_lookup_naming_a_venue_searches_only_that_venue(listing_assistant: Any, venue: str, title: str) -> None:
+    """Issue 44 item 5: "the ICML 2024 paper on ..." finds that venue's paper among papers on the same subject in
+    other venues (graph neural networks: Rayleigh Quotient GNNs, ICLR 2024; size generalization, ICML 2024; seed
+    papers, ICLR 2025, which rank first unnarrowed); the questions differ only in the venue words, so only narrowing
+    ranks each venue's paper first."""
+    from assistant.answer.strategy import one_paper_search
+    from assistant.eval.evaluation import EvalItem, evaluate_retrieval
+
+    question = f"What does the {venue} paper on graph neural networks propose?"
+    hits = one_paper_search(listing_assistant.retriever, question, question)
+    assert hits and hits[0].paper.title.startswith(title)
+    assert all(h.paper.venue.startswith(venue) for h in hits)
+    # the retrieval eval ranks a lookup as the product searches it
+    item = EvalItem("v1", "lookup", (question,), (hits[0].paper.id,), ())
+    assert evaluate_retrieval(listing_assistant.retriever, [item], (1,))["overall"]["recall@1"] == 1.0
+
+
+def test_a_year_narrows_only_as_a_papers_year_and_every_venue_name_narrows(listing_assistant: Any) -> None:
+    """A bare year narrows as a paper's year ("2024 papers", "papers from 2024"), not as any number in the
+    question ("evaluated on the 2024 split"); beside a conference name it always does. "NeurIPS" narrows too (it
+    was read as the plural of "neurip" and matched nothing)."""
+    from assistant.answer.listing import narrowing
+
+    r = listing_assistant.retriever
+    assert narrowing(r, "What was evaluated on the 2024 split?", "evaluated on the 2024 split").ids is None
+    for question in ("Which 2024 papers are about pruning?", "pruning papers from 2024", "the ICLR 2024 paper on EEG"):
+        nar = narrowing(r, question, question)
+        assert nar.ids and all("2024" in r.papers[pid].venue for pid in nar.ids), question
+        assert "2024" not in nar.query.split()
+    nar = narrowing(r, "Which NeurIPS papers are about pruning?", "NeurIPS papers are about pruning?")
+    assert nar.venue == "NeurIPS" and nar.ids and all(r.papers[pid].venue == "NeurIPS 2024" for pid in nar.ids)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -212,8 +213,14 @@ class FakeRanker:
     def __init__(self, ranking: list[str]) -> None:
         self.papers = {pid: paper(pid) for pid in ranking}
         self.calls: list[tuple[str, int | None]] = []
+        self.catalog = SimpleNamespace(venues=lambda: [])  # no venue words: nothing narrows
 
-    def retrieve(self, query: str, top_k: int | None = None, *, aspects: bool = False) -> list[PaperHit]:
+    def query(self, text: str, cache: object = None) -> str:
+        return text
+
+    def retrieve(
+        self, query: str, top_k: int | None = None, *, aspects: bool = False, allowed: object = None
+    ) -> list[PaperHit]:
         self.calls.append((query, top_k))
         return [PaperHit(self.papers[p], 1.0, 0.5, (), ()) for p in list(self.papers)[: top_k or 5]]
 
