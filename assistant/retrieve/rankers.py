@@ -153,12 +153,12 @@ class WindowRank:
 
 class AspectCoverage:
     """For a question that asks for one paper (``Pool.aspects``): the candidates by how well they cover every
-    clause of the question (lang.text.clauses, at most ``max_clauses``; one query embedding per clause,
-    ``embed``); weight ``aspect_weight``. Empty for a one-clause question."""
+    clause of the question (lang.text.clauses, at most ``max_clauses``; ``embed`` gives the clauses' query embeddings
+    in one call); weight ``aspect_weight``. Empty for a one-clause question."""
 
     stage: Literal["recall", "rerank"] = "rerank"
 
-    def __init__(self, embed: Callable[[Query, str], list[float]], weight: float, max_clauses: int) -> None:
+    def __init__(self, embed: Callable[[Query, list[str]], list[list[float]]], weight: float, max_clauses: int) -> None:
         self._embed = embed
         self.weight: float | None = weight
         self._max_clauses = max_clauses
@@ -167,7 +167,7 @@ class AspectCoverage:
         parts = clauses(query.text)[: self._max_clauses] if pool.aspects else []
         if not parts or not pool.vectors:
             return []
-        aspect_q = np.asarray([self._embed(query, p) for p in parts], dtype=np.float32).T
+        aspect_q = np.asarray(self._embed(query, parts), dtype=np.float32).T
         coverage = {
             pid: float(np.maximum((v[0] @ aspect_q).max(axis=0), (v[1] @ aspect_q).max(axis=0)).mean())
             for pid, v in pool.vectors.items()
@@ -177,7 +177,7 @@ class AspectCoverage:
 
 def default_rankers(
     metadata: MetadataIndex,
-    embed: Callable[[Query, str], list[float]],
+    embed: Callable[[Query, list[str]], list[list[float]]],
     retrieval: RetrievalSettings,
     paper_bm25: PaperBM25Index,
 ) -> list[Ranker]:

@@ -5,7 +5,7 @@ and dropped with it; never a module global (the models' weights are cached per p
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from typing import Any, TypeVar
 
 T = TypeVar("T")
@@ -25,3 +25,12 @@ class TurnCache:
         if slot not in self._memo:
             self._memo[slot] = compute()
         return self._memo[slot]
+
+    def get_many(self, kind: str, keys: Sequence[Hashable], compute: Callable[[list[Any]], list[T]]) -> list[T]:
+        """The values of ``kind`` for ``keys``, in order; the keys not yet computed in this turn are computed by one
+        call, ``compute(missing keys)`` (their values in the same order), e.g. several texts embedded in one run."""
+        missing = [k for k in dict.fromkeys(keys) if (kind, k) not in self._memo]
+        if missing:
+            for k, v in zip(missing, compute(missing), strict=True):
+                self._memo[(kind, k)] = v
+        return [self._memo[(kind, k)] for k in keys]
