@@ -337,7 +337,8 @@ def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
     best paper's abstract, does not say it is the paper called so or the one that introduces it (P(yes) below
     ``verify.named_probability``: verifiers.named_probability). "" when the question names no paper, has papers in
     focus, every name fits (a name the best abstract defines, "variational inequality (VI)", is its term), or the
-    model cannot be asked (it decides nothing then)."""
+    model cannot be asked (it decides nothing then). The venue words that narrowed the search are no part of a name
+    ("the ICLR 2024 paper": no name; "the ICLR 2024 GNN paper": "GNN")."""
     from assistant.verify.verifiers import named_probability
 
     if req.focus_ids or not hits or req.intent not in NAMED_CHECK_INTENTS:
@@ -345,7 +346,12 @@ def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
     hit = hits[0]
     title = f" {' '.join(word_tokens(hit.paper.title))} "
     titles: list[str] | None = None
-    for name in paper_names(req.parsed, req.intent):
+    # "the ICLR 2024 paper on ...": the venue words narrowed the search (one_paper_search); they name no paper
+    venue = set(word_tokens(narrowing(tools.retriever, req.question, req.query, req.parsed.author).venue))
+    for named in paper_names(req.parsed, req.intent):
+        name = " ".join(w for w in named.split() if not set(word_tokens(w)) <= venue)
+        if not name:
+            continue
         written = f" {' '.join(word_tokens(name))} "
         if written in title:
             continue

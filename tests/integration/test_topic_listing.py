@@ -202,3 +202,21 @@ def test_a_year_narrows_only_as_a_papers_year_and_every_venue_name_narrows(listi
         assert "2024" not in nar.query.split()
     nar = narrowing(r, "Which NeurIPS papers are about pruning?", "NeurIPS papers are about pruning?")
     assert nar.venue == "NeurIPS" and nar.ids and all(r.papers[pid].venue == "NeurIPS 2024" for pid in nar.ids)
+
+
+def test_a_venue_in_a_lookup_is_not_taken_for_a_papers_name(scripted_assistant: Any, mixed_settings: Any) -> None:
+    """"What does the ICLR 2024 paper on ... propose?" answers from that paper. It was refused as "No indexed paper is
+    “ICLR 2024”": the venue, written in capitals and digits, was read as the paper's name, and the model said the
+    abstract is not the paper called "ICLR 2024". Here the model says no to every such question."""
+
+    def yes(payload: dict[str, Any]) -> float:
+        return 0.02 if "the paper called" in json.dumps(payload) else 0.95
+
+    reply = "It proposes Rayleigh Quotient Graph Neural Networks for graph-level anomaly detection [1]."
+    question = "What does the ICLR 2024 paper on graph neural networks for anomaly detection propose?"
+    with (FakeOpenAIServer([reply] * 3, yes_probability=yes) as server,
+          scripted_assistant(server, settings=mixed_settings) as assistant):
+        answer = assistant.ask(question)
+    assert "No indexed paper" not in answer.notice and not answer.abstained
+    assert answer.citations and answer.citations[0].paper.title.startswith("Rayleigh Quotient")
+    assert not any("the paper called" in json.dumps(r) for r in server.requests + server.self_checks)
