@@ -168,9 +168,19 @@ class AnswerBuilder:
             if hit is not None and i > 0:
                 start = readable_start(hit.sentences, i - 1) if depends_on_previous(hit.sentences[i - 1]) else i - 1
                 context = Evidence(hit.paper.id, i - 1, " ".join(hit.sentences[start:i]), sentence.support)
-                if not self._shown_before(n, context.text):
-                    self.add(AnswerSentence(context.text, (n,), sentence.support), " ... ".join(hit.sentences[start:i]))
+                unread = self._unread(n, list(hit.sentences[start:i]))
+                if unread and not self._shown_before(n, context.text):
+                    self.add(AnswerSentence(" ".join(unread), (n,), sentence.support), " ... ".join(unread))
         return replace(sentence, text=text)
+
+    def _unread(self, n: int, passage: list[str]) -> list[str]:
+        """``passage`` (consecutive abstract sentences of source ``n``) without its first sentences that a sentence
+        already shown citing ``n`` contains: a sentence is never shown twice in one answer."""
+        shown = [s.text for s in self.sentences if n in s.citations]
+        k = 0
+        while k < len(passage) and any(passage[k] in t for t in shown):
+            k += 1
+        return passage[k:]
 
     def _shown_before(self, n: int, text: str) -> bool:
         """True when the last sentence shown cites ``n`` and ends with ``text`` (so it is read just before)."""
@@ -183,14 +193,14 @@ class AnswerBuilder:
         A sentence that leans on the one before it ("The latter …", "To address this, …", "It also …":
         :func:`assistant.lang.discourse.depends_on_previous`) is shown with the sentences before it that make
         it readable (:func:`~assistant.lang.discourse.readable_start`), as one passage, unless the sentence
-        before it is the one just shown."""
+        before it is the one just shown; those of them already shown in this answer are not shown again."""
         pieces = [evidence.text]
         hit = self.context[n - 1] if 0 < n <= len(self.context) else None
         i = evidence.sentence_index
         if hit is not None and 0 < i < len(hit.sentences) and hit.sentences[i] == evidence.text:
             start = readable_start(hit.sentences, i)
             if start < i and not self._shown_before(n, hit.sentences[i - 1]):
-                pieces = list(hit.sentences[start : i + 1])
+                pieces = self._unread(n, list(hit.sentences[start:i])) + pieces
         self.add(AnswerSentence(" ".join(pieces), (n,), round(evidence.score, 3)), " ... ".join(pieces))
 
     def add_part_column(self, papers: int) -> None:

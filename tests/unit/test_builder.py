@@ -78,3 +78,21 @@ def test_title_and_spelling_helpers() -> None:
     )
     assert is_name("DUALFormer") and is_name("GPT-4o") and is_name("LeReT") and not is_name("Self-Attention")
     assert paper_spelling("global self-attention", [HIT]) == "global self-attention"  # a capitalised word is no name
+
+
+def test_a_sentence_shown_earlier_is_not_repeated_as_context() -> None:
+    """A quote that leans on a sentence shown earlier in the answer (not just before it) is shown without repeating
+    that sentence: at 10k an answer showed "We propose a new variant of the Adam optimizer …" twice, alone and again
+    in front of "We achieve this by …"."""
+    b = _builder()
+    b.quote(_ev(3))  # "DUALFormer runs self-attention …"
+    b.quote(_ev(1))  # another sentence in between
+    b.quote(_ev(4))  # "It also keeps …" leans on sentence 3, already shown
+    texts = [s.text for s in b.build("extractive").sentences]
+    assert texts == [SENTENCES[3], SENTENCES[1], SENTENCES[4]]
+    b = _builder()
+    b.quote(_ev(1))  # "However, GTs face …"
+    b.quote(_ev(3))
+    b.add(AnswerSentence("To address these limitations, the paper introduces DUALFormer.", (1,), 0.8), SENTENCES[2])
+    texts = [s.text for s in b.build("generated").sentences]
+    assert texts.count(SENTENCES[1]) == 1 and len(texts) == 3  # its context was shown already: not again
