@@ -29,7 +29,7 @@ from assistant.answer.extractive import (
     score_sentences,
     summary_sentences,
 )
-from assistant.answer.listing import narrowing
+from assistant.answer.listing import Narrowing, narrowing
 from assistant.lang.text import content_tokens, is_boilerplate, states_contribution
 from assistant.lang.words import word_start_pattern
 from assistant.tuning import TOPIC_CANDIDATES_MAX, TOPIC_WINDOW_TAIL
@@ -220,6 +220,14 @@ class CompareStrategy(IntentStrategy):
                 builder.quote(picks[i], row.n)
 
 
+def listing_narrowing(tools: Tools, req: Request) -> Narrowing:
+    """The narrowing of a topic listing (listing.narrowing); its query is the topic without the question's frame,
+    which is read again once the venue words are out ("Which NeurIPS 2024 papers are about X?" searched "Which papers
+    are about X?": the frame sits around the venue words)."""
+    nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
+    return replace(nar, query=topic_query(nar.query))
+
+
 class TopicStrategy(IntentStrategy):
     """Which papers are about a topic: a listing built by code, one cited sentence per paper, best first.
 
@@ -236,7 +244,7 @@ class TopicStrategy(IntentStrategy):
         narrowing words, restricted to the papers the narrowing allows (``retrieve(allowed=...)``)."""
         if req.focus_ids:
             return super().candidates(tools, req)
-        nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
+        nar = listing_narrowing(tools, req)
         a = tools.settings.answer
         if nar.ids is not None and not nar.ids:  # nothing has that venue / author: search unnarrowed, plan() says so
             return tools.retriever.retrieve(req.search(tools, nar.query), top_k=tools.settings.retrieval.top_k)
@@ -248,7 +256,7 @@ class TopicStrategy(IntentStrategy):
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:
         if req.focus_ids:
             return Plan(hits, use_model=False, sources=hits)
-        nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
+        nar = listing_narrowing(tools, req)
         allowed = hits if nar.ids is None else [h for h in hits if h.paper.id in nar.ids]
         members = topic_members(nar.query, allowed, tools.settings.answer.topic_min_evidence)
         a = tools.settings.answer

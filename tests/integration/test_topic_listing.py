@@ -220,3 +220,18 @@ def test_a_venue_in_a_lookup_is_not_taken_for_a_papers_name(scripted_assistant: 
     assert "No indexed paper" not in answer.notice and not answer.abstained
     assert answer.citations and answer.citations[0].paper.title.startswith("Rayleigh Quotient")
     assert not any("the paper called" in json.dumps(r) for r in server.requests + server.self_checks)
+
+
+def test_a_narrowed_listing_searches_its_topic_without_the_question_frame(listing_assistant: Any) -> None:
+    """"Which NeurIPS 2024 papers are about X?" searches "about X": the frame ("which … papers are") sits around the
+    venue words, so it is stripped again once they are out (it searched "Which papers are about X?")."""
+    from assistant.answer.strategies import listing_narrowing
+    from assistant.answer.strategy import Request
+    from assistant.understand.parse import Question
+
+    question = "Which NeurIPS 2024 papers are about graph distribution shifts?"
+    req = Request(question, question, "topic", (), Question(question).facts)
+    nar = listing_narrowing(listing_assistant.answerer._tools, req)
+    assert nar.venue == "NeurIPS 2024" and nar.ids
+    assert "which" not in nar.query.lower() and "papers" not in nar.query.lower()
+    assert "graph distribution shifts" in nar.query
