@@ -28,6 +28,7 @@ from assistant.retrieve.references import author_phrase
 
 if TYPE_CHECKING:
     from assistant.retrieve.retrieval import PaperRetriever
+    from assistant.understand.turn import TurnCache
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,8 +79,22 @@ def _venue_words(words: list[str], known: set[str]) -> list[str]:
     return out
 
 
-def narrowing(retriever: PaperRetriever, question: str, topic: str, author: str | None = None) -> Narrowing:
-    """Read the venue words and the author a question narrows its search to.
+def narrowing(
+    retriever: PaperRetriever,
+    question: str,
+    topic: str,
+    author: str | None = None,
+    cache: TurnCache | None = None,
+) -> Narrowing:
+    """Read the venue words and the author a question narrows its search to (once per turn when ``cache``, the turn's
+    memo, is given: the search, the named-paper check and a listing's plan all read it)."""
+    if cache is not None:
+        return cache.get("narrowing", (question, topic, author), lambda: _narrowing(retriever, question, topic, author))
+    return _narrowing(retriever, question, topic, author)
+
+
+def _narrowing(retriever: PaperRetriever, question: str, topic: str, author: str | None) -> Narrowing:
+    """The narrowing of :func:`narrowing`, read from the catalog.
 
     Args:
         retriever: gives the catalog (distinct venues, papers per venue) and the author index.

@@ -224,7 +224,7 @@ def listing_narrowing(tools: Tools, req: Request) -> Narrowing:
     """The narrowing of a topic listing (listing.narrowing); its query is the topic without the question's frame,
     which is read again once the venue words are out ("Which NeurIPS 2024 papers are about X?" searched "Which papers
     are about X?": the frame sits around the venue words)."""
-    nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author)
+    nar = narrowing(tools.retriever, req.question, topic_query(req.query), req.parsed.author, req.cache)
     return replace(nar, query=topic_query(nar.query))
 
 

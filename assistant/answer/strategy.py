@@ -275,7 +275,7 @@ def one_paper_search(
     Returns:
         up to ``top_k`` :class:`PaperHit`, best first, ranked with aspect coverage (``retrieve(aspects=True)``).
     """
-    nar = narrowing(retriever, question, query, author)
+    nar = narrowing(retriever, question, query, author, cache)
     if not nar.ids:  # no narrowing, or nothing indexed has that venue / author: search everything
         return retriever.retrieve(retriever.query(query, cache), top_k, aspects=True)
     return retriever.retrieve(retriever.query(nar.query, cache), top_k, aspects=True, allowed=nar.ids)
@@ -347,7 +347,7 @@ def unindexed_name(tools: Tools, req: Request, hits: list[PaperHit]) -> str:
     title = f" {' '.join(word_tokens(hit.paper.title))} "
     titles: list[str] | None = None
     # "the ICLR 2024 paper on ...": the venue words narrowed the search (one_paper_search); they name no paper
-    venue = set(word_tokens(narrowing(tools.retriever, req.question, req.query, req.parsed.author).venue))
+    venue = set(word_tokens(narrowing(tools.retriever, req.question, req.query, req.parsed.author, req.cache).venue))
     for named in paper_names(req.parsed, req.intent):
         name = " ".join(w for w in named.split() if not set(word_tokens(w)) <= venue)
         if not name:
