@@ -548,12 +548,17 @@ class Answerer:
                         yield shown()
                 # what the checks add after the model's last token (the self-check's cost to an answer)
                 timings["check_after_stream"] = (time.perf_counter() - t_checks) * 1000
-                if per_paper and any(sent.by_model for sent in builder.sentences):
+                written = any(sent.by_model for sent in builder.sentences)
+                if per_paper and (written or (plan.verdict and not failed)):
                     for i in range(parts_done, len(plan.context)):  # the model broke off before these parts
                         cover(i)
                     builder.add_part_column(len(plan.context))  # each paper's part, a cell of the table
-                    yield shown()
+                    if written:  # else the parts are all quotes: this answer is shown only if its verdict passes
+                        yield shown()
                     if plan.verdict and not failed:
+                        # a choice's verdict is the model's, from the parts as shown, whether they are the model's
+                        # checked sentences or a paper's quote (its part did not pass): the quotes alone never say
+                        # which paper the question asks for
                         yield AnswerEvent("status", "Weighing what each paper states against the question.", hits=hits)
                         try:
                             if self._verdict(req, plan, builder, verifier):

@@ -345,6 +345,33 @@ def test_the_verdict_request_ends_at_its_first_sentence(scripted_assistant) -> N
         assert server.hangups, "the verdict's request ran to its end"
 
 
+def test_a_choice_whose_parts_are_all_quoted_still_gets_the_models_verdict(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """When no part the model wrote passes its check, each paper's part is its quote, and the verdict is still the
+    model's, read from those quotes and checked (issue 59 item 4): the quotes alone never say which paper fits.
+    Before, such a choice ended as quotes under a notice, with no verdict asked."""
+    verdict = "LeReT is the one that uses reinforcement learning, as a framework exploring search queries."
+
+    def reply(payload):  # type: ignore[no-untyped-def]
+        if payload["messages"][0]["content"] == VERDICT_SYSTEM:
+            return verdict
+        return "Nothing verifiable here at all."
+
+    with FakeOpenAIServer(reply) as server, scripted_assistant(server) as assistant:
+        session = assistant.new_session()
+        session.ask("Compare LeReT with MatryoshkaKV")
+        rl = session.ask("Which of them uses reinforcement learning?")
+        verdict_prompt = next(r for r in server.requests if r["messages"][0]["content"] == VERDICT_SYSTEM)
+    assert rl.mode == "generated", (rl.text, rl.notice)
+    assert rl.sentences[-1].text == verdict and rl.sentences[-1].by_model
+    by_id = {c.paper.id: c.n for c in rl.citations}
+    assert rl.sentences[-1].citations == (by_id[LERET],)
+    quotes = [s for s in rl.sentences if s.check == "quote"]
+    assert {s.citations for s in quotes} == {(by_id[LERET],), (by_id[MATRYOSHKA],)}  # each paper's part, quoted
+    said = verdict_prompt["messages"][-1]["content"]
+    assert all(s.text[:40] in said for s in quotes)  # the verdict read the quotes shown
+    assert rl.comparison is not None and all(row.cells[0] is not None for row in rl.comparison.rows)
+
+
 def test_which_of_them_that_no_abstract_decides_quotes_each(server: FakeOpenAIServer, scripted_assistant) -> None:  # type: ignore[no-untyped-def]
     with scripted_assistant(server) as assistant:
         session = assistant.new_session()
