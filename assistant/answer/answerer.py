@@ -432,7 +432,14 @@ class Answerer:
             )
             verifier = build_verifier(self.settings.verify, self._backend)
             min_alignment = self.settings.verify.verify_min_alignment
-            attributor = Attributor(plan.context, self._tools.embed, verifier, req.parsed, min_alignment=min_alignment)
+            attributor = Attributor(
+                plan.context,
+                self._tools.embed,
+                verifier,
+                req.parsed,
+                min_alignment=min_alignment,
+                restating_answers=per_paper and plan.verdict,  # a choice's part answers the question for its paper
+            )
             model_failed = connection_errors()
             pending: deque[tuple[str, Future[tuple[AnswerSentence, str] | None]]] = deque()
             # Each complete sentence is checked by one worker thread while the model goes on writing (a server that

@@ -98,6 +98,9 @@ class Attributor:
             the question and is dropped.
         min_alignment: evidence aligned below this (cosine + overlap scale) is not considered
             (``verify.verify_min_alignment``).
+        restating_answers: a sentence that restates the question is checked like any other, not dropped as an echo:
+            for a choice's part, written from one paper's reading ("qNBO uses BFGS." for "qNBO or AdamCB, which one
+            relies on BFGS?"), restating the question's point about that paper is that paper's answer.
 
     Raises:
         LLMUnavailableError: (from :meth:`align`, :meth:`check`, :meth:`attribute`) the model could not be asked
@@ -112,8 +115,10 @@ class Attributor:
         question: str | Question = "",
         *,
         min_alignment: float = VERIFY_MIN_ALIGNMENT,
+        restating_answers: bool = False,
     ) -> None:
         self._verifier = verifier
+        self._restating_answers = restating_answers
         self._sources = list(sources)
         self._embed = embed
         self._min_alignment = min_alignment
@@ -247,7 +252,11 @@ class Attributor:
         clean, _model_cited = strip_citations(raw_sentence)
         if not clean:
             return Alignment((), (), 0.0, ("empty",)), None
-        if self._question_tokens and echoes(content_tokens(clean), self._question_tokens):
+        if (
+            not self._restating_answers
+            and self._question_tokens
+            and echoes(content_tokens(clean), self._question_tokens)
+        ):
             # restates the question, or is a bare "The answer is 2864." that cannot be checked in context
             return Alignment((), (), 0.0, ("restates the question",)), None
         a = self.align(clean, paper)

@@ -112,3 +112,22 @@ def test_numbers_need_context_and_echoes_are_dropped(embed_model) -> None:  # ty
     assert kept is not None and "2,864" in kept[1]  # thousands comma normalised when matching
     assert att.attribute("The answer is 2864.") is None  # a bare number: nothing ties it to the question
     assert att.attribute("A-Bench sampled many AIGIs.") is None  # only restates the question
+
+
+def test_a_choices_part_that_restates_the_question_about_its_paper_is_checked(embed_model) -> None:  # type: ignore[no-untyped-def]
+    """ "qNBO or AdamCB, which one relies on BFGS?": the part written from qNBO's reading, "qNBO uses BFGS.", only
+    restates the question, yet it is qNBO's answer. For a choice's parts (``restating_answers``) it is checked
+    against the paper it was read from, not dropped as an echo; elsewhere it still is."""
+    papers = {p.id: p for p in read_papers([REPO_SEEDS])}
+    hits = [
+        PaperHit(papers[pid], 1.0, 0.5, (), tuple(split_sentences(papers[pid].text)))
+        for pid in ("004_c45bebc30e22eceb.txt#8", "004_c45bebc30e22eceb.txt#3")  # qNBO, AdamCB
+    ]
+    question = "qNBO or AdamCB, which one relies on BFGS?"
+    embed = embed_model.get_text_embedding_batch
+    choice = Attributor(hits, embed, yes_verifier(), question, restating_answers=True)
+    kept = choice.attribute("qNBO relies on BFGS.", 1)
+    assert kept is not None and kept[0].citations == (1,) and "BFGS" in kept[1]
+    assert choice.attribute("AdamCB relies on BFGS.", 2) is None  # nothing in AdamCB's abstract supports it
+    plain = Attributor(hits, embed, yes_verifier(), question)
+    assert plain.check("qNBO relies on BFGS.", 1)[0].reasons == ("restates the question",)
