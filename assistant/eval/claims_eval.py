@@ -55,8 +55,9 @@ logger = logging.getLogger(__name__)
 
 LABELS = ("supported", "unsupported")
 #: The last kinds of each tuple are those of external data converted to this format (scripts/external_claims.py:
-#: Check-COVID ``supported`` -> ``finding``, refuted -> ``refuted``, not enough information -> ``nei``).
-SUPPORTED_KINDS = ("paraphrase", "synthesis", "multi_paper", "number", "finding")
+#: Check-COVID ``supported`` -> ``finding``, refuted -> ``refuted``, not enough information -> ``nei``), then
+#: ``written``: a sentence the answering model wrote in an answer, labelled blind (eval/written-sentences-1.jsonl).
+SUPPORTED_KINDS = ("paraphrase", "synthesis", "multi_paper", "number", "finding", "written")
 UNSUPPORTED_KINDS = (
     "number_swap",
     "entity_swap",
@@ -67,6 +68,7 @@ UNSUPPORTED_KINDS = (
     "truncated",
     "refuted",
     "nei",
+    "written",
 )
 #: The three-way gold ``verdict`` a row may carry (eval/claims-seeds-2.jsonl and later sets); optional.
 VERDICTS = ("supported", "contradicted", "not_stated")
