@@ -43,7 +43,7 @@ from assistant.llm.prompts import (
     verdict_messages,
 )
 from assistant.tuning import ABSTAIN_TOP_PAPERS
-from assistant.types import Answer, AnswerMode, AnswerSentence, Intent, Page, PaperHit
+from assistant.types import Answer, AnswerMode, AnswerSentence, Evidence, Intent, Page, PaperHit
 from assistant.understand.parse import Question, parse_question
 from assistant.verify.attribution import Attributor, Embedder
 from assistant.verify.verifiers import Verifier, build_verifier
@@ -425,8 +425,19 @@ class Answerer:
             yield AnswerEvent("status", f"Reading {len(plan.context)} of them; writing the answer.", hits=hits)
             # a comparison: each paper's part written from its own reading, in turn; else one answer
             per_paper = plan.per_paper and len(plan.context) > 1
+
+            def picked(hit: PaperHit) -> list[Evidence]:
+                """The paper's sentence that best answers the question (the trained selector, pick_sentences): a
+                choice's cell is written from it, and it is the quote for a part that did not pass its check."""
+                return pick_sentences(hit, req.facts, req.question, 1, req.cache)
+
             prompts = (
-                [part_messages(req.question, hit, READ_CELL if plan.verdict else READ_PART) for hit in plan.context]
+                [
+                    part_messages(req.question, hit, READ_CELL, " ".join(e.text for e in picked(hit)))
+                    if plan.verdict  # select, then write: a choice's cell is written from the sentence picked for it
+                    else part_messages(req.question, hit, READ_PART)
+                    for hit in plan.context
+                ]
                 if per_paper
                 else [build_messages(req.question, plan.context, strategy.task_for(req))]
             )
@@ -499,7 +510,7 @@ class Answerer:
                 if any(n in sent.citations for sent in builder.sentences):
                     return
                 hit = plan.context[i]
-                for ev in pick_sentences(hit, req.facts, req.question, 1, req.cache):
+                for ev in picked(hit):
                     builder.quote(ev, n)
                 quoted_parts.append(hit.paper.title)
 

@@ -82,9 +82,10 @@ READ_PART = (
 #: :data:`READ_PART` is: this paper alone, the abstract's words in the third person. On the validation choices (26,
 #: build/choice-val) facts 0.673 -> 0.712 against the ask before (docs/results/issue60, stop 66).
 READ_CELL = (
-    "The user asks which of several papers fits this: {question}\nFor this paper alone, say in one sentence what its "
-    "abstract states on that point, in the abstract's own words but in the third person (\"The authors show …\", "
-    "\"<method> uses …\"). Do not mention the other papers. End the sentence with [1]."
+    "The user asks which of several papers fits this: {question}\nThe abstract's sentence that bears most on it: "
+    "\"{sentence}\"\nFor this paper alone, say in one sentence what its abstract states on that point, in the "
+    "abstract's own words but in the third person (\"The authors show …\", \"<method> uses …\"). Do not mention the "
+    "other papers. End the sentence with [1]."
 )
 
 #: The verdict of a choice, written from the papers' parts (each from its own reading, checked against it): the model
@@ -224,10 +225,11 @@ def translation_messages(question: str) -> list[dict[str, str]]:
     ]
 
 
-def part_messages(question: str, hit: PaperHit, ask: str = READ_PART) -> list[dict[str, str]]:
-    """One paper's part of a comparison (:data:`READ_PART`) or a choice (:data:`READ_CELL`), asked of its reading
-    alone: the model writes what this paper does on the point the question asks, having read only this paper."""
-    ask = ask.format(question=" ".join(question.split()))
+def part_messages(question: str, hit: PaperHit, ask: str = READ_PART, sentence: str = "") -> list[dict[str, str]]:
+    """One paper's part of a comparison (:data:`READ_PART`) or a choice (:data:`READ_CELL`, which also quotes
+    ``sentence``: the abstract's sentence picked as bearing most on the question), asked of its reading alone: the
+    model writes what this paper does on the point the question asks, having read only this paper."""
+    ask = ask.format(question=" ".join(question.split()), sentence=sanitize_source_text(sentence))
     return reading_messages((hit.paper.title, hit.paper.text), ask)
 
 

@@ -361,6 +361,7 @@ def test_a_choice_whose_parts_are_all_quoted_still_gets_the_models_verdict(scrip
         session.ask("Compare LeReT with MatryoshkaKV")
         rl = session.ask("Which of them uses reinforcement learning?")
         verdict_prompt = next(r for r in server.requests if r["messages"][0]["content"] == VERDICT_SYSTEM)
+        cells = [r["messages"][-1]["content"] for r in server.requests if "fits this:" in r["messages"][-1]["content"]]
     assert rl.mode == "generated", (rl.text, rl.notice)
     assert rl.sentences[-1].text == verdict and rl.sentences[-1].by_model
     by_id = {c.paper.id: c.n for c in rl.citations}
@@ -369,6 +370,9 @@ def test_a_choice_whose_parts_are_all_quoted_still_gets_the_models_verdict(scrip
     assert {s.citations for s in quotes} == {(by_id[LERET],), (by_id[MATRYOSHKA],)}  # each paper's part, quoted
     said = verdict_prompt["messages"][-1]["content"]
     assert all(s.text[:40] in said for s in quotes)  # the verdict read the quotes shown
+    # select, then write: each paper's cell was asked with the sentence picked for it, the one quoted when it failed
+    assert len(cells) == 2 and all("The abstract's sentence that bears most on it:" in c for c in cells)
+    assert sorted(any(s.text[:40] in c for s in quotes) for c in cells) == [True, True]
     assert rl.comparison is not None and all(row.cells[0] is not None for row in rl.comparison.rows)
 
 
