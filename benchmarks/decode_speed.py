@@ -54,7 +54,7 @@ def main() -> None:
                                            temperature=0)
             for q in ASKS:
                 task = SummaryStrategy.task if q.startswith("Summ") else "Answer in two or three sentences."
-                w = stream_write(client, reading_messages(source, READ_WRITE.format(question=q, task=task)))
+                w = stream_write(client, reading_messages(source, READ_WRITE.format(question=q, task=task, picked="")))
                 out.append({"id": p.id, "ask": q, **w, "decode": w["s"] - w["first"]})
                 print(args.label, p.id, q[:20], f"first {w['first']:.2f} s, decode {w['s'] - w['first']:.2f} s, "
                       f"{w['tokens']} tokens", flush=True)

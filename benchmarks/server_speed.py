@@ -85,7 +85,7 @@ def main() -> None:
             out["restored"].append(check(client, read_check_messages((p.title, p.text), split_sentences(p.text)[-1]),
                                          False))
         for p in papers[:3]:
-            ask = READ_WRITE.format(question="Summarize this paper.", task=SummaryStrategy.task)
+            ask = READ_WRITE.format(question="Summarize this paper.", task=SummaryStrategy.task, picked="")
             w = stream_write(client, reading_messages((p.title, p.text), ask))
             total, first, pieces = w["s"], w["first"], w["tokens"]
             out["write"].append({"s": total, "first": first, "pieces": pieces, "text": w["text"]})

@@ -439,7 +439,16 @@ class Answerer:
                     for hit in plan.context
                 ]
                 if per_paper
-                else [build_messages(req.question, plan.context, strategy.task_for(req))]
+                else [  # select, then write (strategy.writes_from_picked): the model writes from the quotes shown first
+                    build_messages(
+                        req.question,
+                        plan.context,
+                        strategy.task_for(req),
+                        [s.text for s in quoted.sentences]
+                        if quoted is not None and strategy.writes_from_picked
+                        else (),
+                    )
+                ]
             )
             verifier = build_verifier(self.settings.verify, self._backend)
             min_alignment = self.settings.verify.verify_min_alignment

@@ -185,6 +185,9 @@ class IntentStrategy:
     task: ClassVar[str] = DEFAULT_TASK
     #: The question asks for one paper: search with aspect coverage (PaperRetriever.retrieve ``aspects``).
     one_paper: ClassVar[bool] = False
+    #: Select, then write: the model writes from the sentences the answer by code picked (:meth:`answer_by_code`, the
+    #: quotes shown first), quoted in its ask (prompts.READ_PICKED).
+    writes_from_picked: ClassVar[bool] = False
 
     def task_for(self, req: Request) -> str:
         """The task sentence for ``req`` (default :attr:`task`)."""

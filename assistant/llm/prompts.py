@@ -58,10 +58,13 @@ READ_NAMED = (
     "Is this the abstract of the paper called “{name}”, or of the paper that introduces “{name}”? Answer yes or no."
 )
 READ_WRITE = (
-    "Question: {question}\n{task} Use the abstract's own words where you can. End each sentence with [1]. If the "
-    "question assumes something the abstract contradicts (a wrong number, name or claim), say so first and give "
+    "Question: {question}\n{picked}{task} Use the abstract's own words where you can. End each sentence with [1]. "
+    "If the question assumes something the abstract contradicts (a wrong number, name or claim), say so first and give "
     "what the abstract states."
 )
+
+#: The line of :data:`READ_WRITE` that quotes the abstract's sentences picked for the question (select, then write).
+READ_PICKED = "The abstract's sentences that bear most on it: {sentences}\n"
 
 #: The ask a paper is read ahead with (:mod:`assistant.llm.read_ahead`): any ask shares the reading before it.
 READ_AHEAD = READ_STATED.format(question="What is this paper about?")
@@ -233,7 +236,9 @@ def part_messages(question: str, hit: PaperHit, ask: str = READ_PART, sentence: 
     return reading_messages((hit.paper.title, hit.paper.text), ask)
 
 
-def build_messages(question: str, hits: Sequence[PaperHit], task: str = DEFAULT_TASK) -> list[dict[str, str]]:
+def build_messages(
+    question: str, hits: Sequence[PaperHit], task: str = DEFAULT_TASK, picked: Sequence[str] = ()
+) -> list[dict[str, str]]:
     """System + user messages for a question and its numbered evidence. One paper: the question is asked of the
     paper's reading (:func:`reading_messages` with :data:`READ_WRITE`: its whole abstract, the prefix its checks
     share, so the abstract is read once for the answer and its checks). Several papers: each one's evidence
@@ -244,12 +249,17 @@ def build_messages(question: str, hits: Sequence[PaperHit], task: str = DEFAULT_
         question: the user's question.
         hits: papers in citation order; source ``[n]`` is ``hits[n-1]``.
         task: the task sentence of the system prompt (the intent strategy's ``task``).
+        picked: one paper: the abstract's sentences picked for the question (the quotes the answer shows first),
+            quoted in the ask (:data:`READ_PICKED`) so the model writes from them; ignored for several papers.
 
     Returns:
         ``[{"role": "system", ...}, {"role": "user", ...}]``; a few hundred tokens for 3 papers.
     """
     if len(hits) == 1:
-        ask = READ_WRITE.format(question=" ".join(question.split()), task=task)
+        said = " ".join(f"\"{sanitize_source_text(p)}\"" for p in picked)
+        ask = READ_WRITE.format(
+            question=" ".join(question.split()), task=task, picked=READ_PICKED.format(sentences=said) if said else ""
+        )
         return reading_messages((hits[0].paper.title, hits[0].paper.text), ask)
     sources = "\n".join(
         SOURCE_TEMPLATE.format(

@@ -53,7 +53,7 @@ def _session(model: Any) -> tuple[list[tuple[str, float]], str, list[tuple[str, 
     first, second = _papers()
     before = _check(model, first, first[1].split(". ")[0])
     kept = model.save_state()
-    write = READ_WRITE.format(question="What does this paper propose?", task="Answer in one sentence.")
+    write = READ_WRITE.format(question="What does this paper propose?", task="Answer in one sentence.", picked="")
     reply = model.create_chat_completion(reading_messages(second, write), max_tokens=24, temperature=0.0)
     model.load_state(kept)
     after = _check(model, first, "The authors release no code.")

@@ -292,3 +292,19 @@ def test_a_comparison_part_is_checked_against_the_paper_it_was_read_from(scripte
     assert stray in answer.dropped and not any("2,864" in s.text for s in answer.sentences if s.by_model)
     cells = {row.n: row.cells[0] for row in answer.comparison.rows}
     assert cells[by_title["Number Cookbook"]] is not None and cells[by_title["Number Cookbook"]].check == "quote"
+
+
+def test_a_summary_is_written_from_the_sentences_picked_for_it(scripted_assistant) -> None:  # type: ignore[no-untyped-def]
+    """Select, then write (issue 59 items 2 and 5): a summary's ask quotes the problem, approach and result sentences
+    the answer by code shows first, so the model writes each part from them; a lookup's ask quotes nothing."""
+    with FakeOpenAIServer(["Nothing verifiable here at all, sorry friend."] * 4) as server:
+        with scripted_assistant(server) as assistant:
+            summary = assistant.ask("Summarize the DUALFormer paper.")
+            assistant.ask("How does DUALFormer make global self-attention affordable?")
+    asks = [r["messages"][-1]["content"] for r in server.requests]
+    summary_ask = next(a for a in asks if "Question: Summarize the DUALFormer paper." in a)
+    lookup_ask = next(a for a in asks if "Question: How does DUALFormer make" in a)
+    assert "The abstract's sentences that bear most on it:" in summary_ask
+    quoted = [s.text for s in summary.sentences if s.check == "quote"]
+    assert quoted and all(f'"{q}"' in summary_ask for q in quoted)  # the picks are the quotes shown
+    assert "bear most on it" not in lookup_ask
