@@ -132,9 +132,10 @@ class SummaryStrategy(IntentStrategy):
     )
     one_paper = True
     #: the problem, approach and result sentences (extractive.summary_sentences) are quoted in the ask: issue 59 item 5,
-    #: "summaries give the problem, the method and the main result, each from the picked sentences". On the questions-8
-    #: val summaries (9) each part went from 0.889 / 0.889 / 0.667-0.778 to 1.0 (docs/results/issue59, stop 71); on
-    #: its val lookups, facts and adversarial questions the same ask showed no gain, so only summaries use it.
+    #: "summaries give the problem, the method and the main result, each from the picked sentences". On questions-8
+    #: (docs/results/issue59, stop 71) the result is stated more often (test 6 -> 8 of 9) and facts fall (test 0.778 ->
+    #: 0.741, val 0.796 -> 0.648); on val lookups, facts and false premises the same ask gained nothing, so only
+    #: summaries use it.
     writes_from_picked = True
 
     def plan(self, tools: Tools, req: Request, hits: list[PaperHit]) -> Plan:

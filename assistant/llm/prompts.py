@@ -83,7 +83,9 @@ READ_PART = (
 #: A choice's part for one paper ("which of them …?"), asked of that paper's reading alone: what the abstract states on
 #: the point, not the verdict (the question's premise is not this paper's fact until the abstract states it). Asked as
 #: :data:`READ_PART` is: this paper alone, the abstract's words in the third person. On the validation choices (26,
-#: build/choice-val) facts 0.673 -> 0.712 against the ask before (docs/results/issue60, stop 66).
+#: build/choice-val) facts 0.673 -> 0.712 against the ask before (docs/results/issue60, stop 66). It quotes the sentence
+#: the trained selector picked (select, then write): on the same 26, quote fallbacks 0.346 -> 0.231, facts 0.673 ->
+#: 0.692 (docs/results/issue59, stop 71).
 READ_CELL = (
     "The user asks which of several papers fits this: {question}\nThe abstract's sentence that bears most on it: "
     "\"{sentence}\"\nFor this paper alone, say in one sentence what its abstract states on that point, in the "
