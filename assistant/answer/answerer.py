@@ -14,7 +14,7 @@ import time
 from collections import deque
 from collections.abc import Generator, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Literal
 
 from assistant.answer.builder import AnswerBuilder
@@ -342,18 +342,24 @@ class Answerer:
 
         The model reads only the papers' parts as shown (each paper's sentences, written from its own reading and
         checked, or its quote) and says which paper the question asks for (:func:`prompts.verdict_messages`); its
-        first sentence is then checked and cited like every sentence of an answer (an :class:`Attributor` with
-        ``verifier``: the self-check against the reading of the paper it aligns with), except that naming the paper
-        is its answer, so restating the question with a paper's name is not an echo. A verdict that does not pass
-        is dropped (``builder.dropped``); the parts stay the answer.
+        first sentence is then checked against the parts it was written from (an :class:`Attributor` with
+        ``verifier`` over the cells: each paper's source text is its part as shown, so the self-check reads the
+        cells, not the whole abstracts), except that naming the paper is its answer, so restating the question with
+        a paper's name is not an echo. It is cited to the papers whose cells support it, with those cells' own
+        abstract evidence. A verdict that does not pass is dropped (``builder.dropped``); the parts stay the answer.
 
         Raises:
             LLMUnavailableError: the model could not be asked.
         """
-        parts = []
+        parts, cells = [], []
         for n, hit in enumerate(plan.context, start=1):
-            said = " ".join(sent.text for sent in builder.sentences if sent.citations == (n,))
+            shown = [sent.text for sent in builder.sentences if sent.citations == (n,)]
+            said = " ".join(shown)
             parts.append((hit.paper.title, said or "nothing on this point"))
+            # the verdict is checked against the cells it was written from (issue 59 item 4), not the whole abstract:
+            # each paper's source is its part as shown, so a verdict naming the paper whose part says nothing on the
+            # point has no evidence
+            cells.append(replace(hit, paper=replace(hit.paper, text=said), sentences=tuple(shown)))
         text = ""
         stream = self._backend.stream(verdict_messages(req.question, parts), plan.max_tokens)
         try:  # the verdict is one sentence (VERDICT_ASK): the request ends once it is complete
@@ -370,13 +376,17 @@ class Answerer:
             builder.dropped.append(first.strip())
             return False
         min_alignment = self.settings.verify.verify_min_alignment
-        attributor = Attributor(plan.context, self._tools.embed, verifier, "", min_alignment=min_alignment)
+        attributor = Attributor(cells, self._tools.embed, verifier, "", min_alignment=min_alignment)
         verdict = attributor.attribute(first)
         logger.info("verdict %r: %s", first, "kept" if verdict else "dropped")
         if verdict is None:
             builder.dropped.append(strip_citations(first)[0] or first.strip())
             return False
-        builder.add(*verdict)
+        sentence, cell_evidence = verdict
+        # the evidence a reader sees is abstract text: each cell sentence the verdict rests on gives its own evidence
+        support = {sent.text: ev for sent, ev in zip(builder.sentences, builder.supports, strict=True)}
+        evidence = " ... ".join(dict.fromkeys(support.get(piece) or piece for piece in cell_evidence.split(" ... ")))
+        builder.add(sentence, evidence)
         return True
 
     def _clarification(self, q: Question, notice: str, intent: Intent | str | None) -> Iterator[AnswerEvent]:

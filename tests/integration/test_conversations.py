@@ -284,6 +284,11 @@ def test_which_of_them_is_decided_by_the_model_from_each_papers_part(scripted_as
         assert any(s.check == "quote" and s.citations == (by_id[MATRYOSHKA],) for s in rl.sentences)
         verdict_prompt = next(r for r in server.requests if r["messages"][0]["content"] == VERDICT_SYSTEM)
         assert "reinforcement learning framework" in verdict_prompt["messages"][-1]["content"]  # read from the parts
+        # checked against the cell it was written from, not the whole abstract (issue 59 item 4)
+        check = next(c["messages"][-1]["content"] for c in server.self_checks if "is the one" in str(c["messages"]))
+        assert "explores search queries" in check and "hallucinations of large language models" not in check
+        assert "hallucinations of large language models" in rl.citations[by_id[LERET] - 1].paper.text
+        assert all(e in rl.citations[by_id[LERET] - 1].paper.text for e in rl.citations[by_id[LERET] - 1].evidence)
 
         session = assistant.new_session()
         session.ask(
