@@ -137,7 +137,8 @@ def main() -> None:
         print(f"  AUC P1 {auc([i['probability'] for i in pos], [i['probability'] for i in neg]):.3f}")
         for n in ASKS:
             a2 = auc([i["p2"][n] for i in pos], [i["p2"][n] for i in neg])
-            mean = auc([(i["probability"] + i["p2"][n]) / 2 for i in pos], [(i["probability"] + i["p2"][n]) / 2 for i in neg])
+            avg = lambda i, n=n: (i["probability"] + i["p2"][n]) / 2  # noqa: E731
+            mean = auc([avg(i) for i in pos], [avg(i) for i in neg])
             print(f"  {n}: AUC P2 {a2:.3f}, mean {mean:.3f}")
     val = [i for i in items if i["split"] == "val"]
     test = [i for i in items if i["split"] == "test"]
