@@ -121,6 +121,38 @@ def _numbers(t: _Text) -> list[tuple[str, str]]:
     return out
 
 
+#: Words that make a number a bound rather than a value ("up to 27 baselines", "by as much as 377%"), as word tuples
+#: of :func:`words`; a closed class of English, like negations.
+NUMBER_BOUNDS = tuple(
+    tuple(b.split())
+    for b in (
+        "up to", "as much as", "as many as", "as high as", "as low as", "as few as", "at most", "at least",
+        "more than", "less than", "fewer than", "greater than", "over", "under", "above", "below", "nearly", "almost",
+        "approximately", "about", "around", "roughly", "exceeding", "exceeds", "within",
+    )
+)  # fmt: skip
+
+
+def _bounded(t: _Text, i: int) -> bool:
+    """True when the number at word ``i`` of ``t`` is preceded by a bound (:data:`NUMBER_BOUNDS`), possibly with
+    "by" or "of" between ("by as much as 377%", "up to 27")."""
+    before = list(t.words[max(0, i - 4) : i])
+    while before and before[-1] in ("by", "of"):
+        before.pop()
+    return any(tuple(before[-len(b) :]) == b for b in NUMBER_BOUNDS if len(before) >= len(b))
+
+
+def _bounds(t: _Text, every: bool) -> dict[str, bool]:
+    """Each number of ``t``: True when every occurrence of it (``every``), or any (not ``every``), is a bound
+    (:func:`_bounded`)."""
+    out: dict[str, bool] = {}
+    for i, w in enumerate(t.words):
+        if _is_number(w):
+            n, bounded = w.rstrip("."), _bounded(t, i)
+            out[n] = (out.get(n, True) and bounded) if every else (out.get(n, False) or bounded)
+    return out
+
+
 def _check_numbers(claim: _Text, ev: _Text) -> str:
     ev_nums = _numbers(ev)
     ev_values = {n for n, _ in ev_nums}
@@ -128,6 +160,11 @@ def _check_numbers(claim: _Text, ev: _Text) -> str:
     for n, unit in claim_nums:
         if n not in ev_values:
             return f"number {n} not in the evidence"
+    ev_bounds, claim_bounds = _bounds(ev, every=True), _bounds(claim, every=False)
+    for n, _unit in claim_nums:
+        if ev_bounds.get(n) and not claim_bounds.get(n):  # "27 baselines" where the abstract says "up to 27"
+            return f"number {n} is a bound in the evidence, stated as a value"
+    for n, unit in claim_nums:
         if unit and not _is_number(unit) and (n, unit) not in ev_nums:
             if any(u == unit for _, u in ev_nums):  # the same measured word carries another number there
                 return f"number {n} {unit} measures something else in the evidence"
@@ -141,8 +178,9 @@ def _check_numbers(claim: _Text, ev: _Text) -> str:
 
 def number_mismatch(claim: str, evidence: Sequence[str]) -> str:
     """Why the numbers of ``claim`` are not those of its ``evidence`` sentence(s) (joined): a number absent from
-    them, measuring another word there (``12 hours`` vs ``24 hours``) or, for "respectively", in another order;
-    ``""`` when they match."""
+    them, a bound there stated as a value (``27 baselines`` for "up to 27 baselines", :data:`NUMBER_BOUNDS`),
+    measuring another word there (``12 hours`` vs ``24 hours``) or, for "respectively", in another order; ``""``
+    when they match."""
     return _check_numbers(_Text.of(claim), _Text.of(" ".join(evidence)))
 
 
@@ -164,7 +202,8 @@ def hard_mismatches(sentence: str, aligned: Sequence[str], paper_text: str, peop
     """Exact constraints of ``sentence`` against its ``aligned`` evidence sentence(s) and the cited paper(s)'
     ``paper_text`` (title + abstract); empty when all hold.
 
-    * a number absent from the aligned evidence, or measuring another thing there (``number``);
+    * a number absent from the aligned evidence, a bound there stated as a value, or measuring another thing there
+      (:func:`number_mismatch`);
     * a number or name-like token absent from the paper (:func:`unmatched_facts`);
     * a proper noun (:func:`proper_nouns`: "Stanford University", "Sydney") absent from the paper, except the
       words of ``people`` (credited authors, checked against the author list by :class:`Attributor`).
