@@ -384,8 +384,8 @@ class Answerer:
             return False
         sentence, cell_evidence = verdict
         # the evidence a reader sees is abstract text: each cell sentence the verdict rests on gives its own evidence
-        support = {sent.text: ev for sent, ev in zip(builder.sentences, builder.supports, strict=True)}
-        evidence = " ... ".join(dict.fromkeys(support.get(piece) or piece for piece in cell_evidence.split(" ... ")))
+        pieces = cell_evidence.split(" ... ")
+        evidence = " ... ".join(dict.fromkeys(builder.evidence_of(piece) or piece for piece in pieces))
         builder.add(sentence, evidence)
         return True
 

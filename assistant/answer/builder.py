@@ -141,6 +141,10 @@ class AnswerBuilder:
         self.sentences.append(sentence)
         self.supports.append(evidence)
 
+    def evidence_of(self, text: str) -> str | None:
+        """The evidence given with the shown sentence ``text`` (as :meth:`add` took it), or None when none is shown."""
+        return next((ev for sent, ev in zip(self.sentences, self.supports, strict=True) if sent.text == text), None)
+
     def state(self, text: str, n: int = 1) -> None:
         """Show ``text``, a sentence written by code from source ``n``'s record (its title, authors, venue or
         link: ``Paper`` fields, not its abstract), cited ``n`` with support 1.0 and no abstract evidence."""
