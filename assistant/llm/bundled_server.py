@@ -15,11 +15,15 @@ cache's memory (about 15 MB a read abstract instead of ~250 MB). Measured on 2 c
 abstract read in 5.4 s instead of 6.5 s, a yes/no check of a read abstract in 0.66 s instead of 1.13 s (2.1 s
 before the client streamed it), with the same generated text.
 
-llama-cpp-python saves the state of every request; the cache keeps one only when it holds a new reading
-(:data:`KEEP_MIN_NEW_TOKENS`), not a question asked of a reading it already keeps. The disk layer (``diskcache``,
-SQLite-indexed files; safe when several servers share the directory) keeps every state kept, least recently stored
-evicted past ``--state_dir_mb``. A prompt is restored from whichever layer
-shares the longer token prefix with it; one restored from disk is kept in RAM too.
+llama-cpp-python saves the state of every request; the cache keeps one only when it holds a new reading: at least
+:data:`KEEP_MIN_NEW_TOKENS` tokens, none of whose first ``KEEP_MIN_NEW_TOKENS`` is shared with a state already kept
+(a chat template and a system prompt are shorter). So it keeps one state per paper read, not one for every long
+question asked of a reading it already keeps (those filled the disk with several states of the same paper and pushed
+other papers' readings out: docs/results/issue59, stop 73). The disk layer (``diskcache``, SQLite-indexed files;
+safe when several servers share the directory) keeps every state kept, the least recently used evicted past
+``--state_dir_mb``. A prompt is restored from whichever layer shares the longer token prefix with it; one restored
+from disk is kept in RAM too. Each prompt logs one line, ``prompt cache: N-token prompt, M read``: how many of its
+tokens the model read (the rest came from a kept state or the last request's).
 """
 
 from __future__ import annotations
@@ -28,10 +32,11 @@ import sys
 from pathlib import Path
 from typing import Any
 
-#: A prompt's state is kept only when it holds at least this many tokens beyond the longest prefix already kept (about
-#: 5 s of reading on 2 cores): a reading, not a question asked of one. llama-cpp-python saves the state of every
-#: request; kept whole, the yes/no checks of a read abstract (each its reading plus 40-80 tokens, about 12 MB) pushed
-#: the readings themselves out of the 2 GB on disk within a few dozen answers.
+#: A prompt's state is kept only when it shares fewer than this many tokens with any state already kept and holds at
+#: least this many beyond them (about 5 s of reading on 2 cores): a new reading, not a question asked of one.
+#: llama-cpp-python saves the state of every request; kept whole, the yes/no checks of a read abstract (each its
+#: reading plus 40-80 tokens, about 12 MB) pushed the readings themselves out of the 2 GB on disk within a few dozen
+#: answers, and so did the longer asks (a question with its quoted sentences and the answer, 250-400 tokens).
 KEEP_MIN_NEW_TOKENS = 256
 #: Our arguments, taken out of ``sys.argv`` before llama_cpp.server parses the rest.
 STATE_DIR_FLAG = "--state_dir"
@@ -44,8 +49,9 @@ def reading_cache(
     """A ``LlamaRAMCache`` class (built by the server as ``cls(capacity_bytes=...)``) that keeps each prompt's
     state as :func:`reading_llama` saves it (no logits: module docstring), whose ``cache_size`` counts all it keeps in
     RAM, in bytes (eviction, least recently used first, keeps RAM under ``capacity_bytes``), and that also writes
-    each state to ``state_dir`` when given (at most ``state_dir_bytes`` there; older states evicted first). A state
-    is kept only when its tokens extend the longest prefix already kept by at least ``min_new_tokens``.
+    each state to ``state_dir`` when given (at most ``state_dir_bytes`` there; the least recently used evicted
+    first). A state is kept only when it is a new reading: the longest token prefix it shares with a kept state is
+    shorter than ``min_new_tokens`` and its tokens extend that prefix by at least ``min_new_tokens``.
 
     Raises:
         OSError: ``state_dir`` cannot be created (when the server builds its cache).
@@ -62,7 +68,7 @@ def reading_cache(
 
                 state_dir.mkdir(parents=True, exist_ok=True)
                 self.disk = diskcache.Cache(
-                    str(state_dir), size_limit=state_dir_bytes, eviction_policy="least-recently-stored"
+                    str(state_dir), size_limit=state_dir_bytes, eviction_policy="least-recently-used"
                 )
 
         def _on_disk(self, key: tuple[int, ...]) -> tuple[tuple[int, ...] | None, int]:
@@ -103,8 +109,9 @@ def reading_cache(
 
         def __setitem__(self, key: Any, value: Any) -> None:
             key = tuple(key)
-            if len(key) - self._kept_prefix(key) < min_new_tokens:
-                return  # a question read after a kept reading: restoring that reading and the question is cheap
+            kept = self._kept_prefix(key)
+            if kept >= min_new_tokens or len(key) - kept < min_new_tokens:
+                return  # a question asked of a kept reading: restoring that reading and reading the question is cheap
             self._keep(key, value)
             if self.disk is not None and key not in self.disk:
                 self.disk.set(key, value)
@@ -146,7 +153,27 @@ def reading_llama() -> type[Any]:
     from llama_cpp.llama import Llama, LlamaState
 
     class ReadingLlama(Llama):
+        #: Tokens the model has read (prompt and generated), for the per-prompt log line.
+        tokens_read = 0
+
+        def generate(self, tokens: Any, *args: Any, **kwargs: Any) -> Any:
+            """``Llama.generate``, logging before the first generated token how many of the prompt's tokens were
+            read (the rest came from a restored state or the last request's): ``prompt cache: N-token prompt, M
+            read`` on stderr."""
+            tokens = list(tokens)
+            start, logged = self.tokens_read, False
+            for token in super().generate(tokens, *args, **kwargs):
+                if not logged:
+                    print(
+                        f"prompt cache: {len(tokens)}-token prompt, {self.tokens_read - start} read",
+                        file=sys.stderr,
+                        flush=True,
+                    )
+                    logged = True
+                yield token
+
         def eval(self, tokens: Any) -> None:
+            self.tokens_read += len(tokens)
             if not self._logits_all:
                 super().eval(tokens)
                 return

@@ -67,3 +67,20 @@ def test_the_same_text_and_log_probabilities_with_a_state_saved_and_restored(mod
     assert _same(before, stock_before) and _same(after, stock_after)
     assert text and text == stock_text
     assert kept.scores.shape == (1, reading.n_vocab()) and stock_kept.scores.shape[0] > 100  # stock: a row a token
+
+
+def test_each_prompt_logs_how_many_of_its_tokens_were_read(models: tuple[Any, Any],
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    import re
+
+    _, reading = models
+    first, second = _papers()
+    _check(reading, second, "The authors release code.")  # another paper in the context
+    capsys.readouterr()
+    _check(reading, first, "The authors release code.")
+    _check(reading, first, "The method needs no labels.")  # the same reading, another sentence
+    lines = [m.groups() for m in re.finditer(r"prompt cache: (\d+)-token prompt, (\d+) read", capsys.readouterr().err)]
+    assert len(lines) == 2
+    (n1, read1), (n2, read2) = ((int(a), int(b)) for a, b in lines)
+    assert read1 > 50 and n1 - read1 < 60  # a paper not in the context: all but the system prompt is read
+    assert 0 < read2 < n2 - 40  # its reading reused: only the new sentence and the question are read

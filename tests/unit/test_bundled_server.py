@@ -82,3 +82,28 @@ def test_a_question_asked_of_a_kept_reading_is_not_kept_again(tmp_path: Path) ->
     other = tuple(range(5000, 5060))
     cache[other] = state()  # another paper's prompt: all new, kept
     assert other in cache.cache_state and len(cache.disk) == 2
+
+
+def test_a_long_question_asked_of_a_kept_reading_is_not_kept_again(tmp_path: Path) -> None:
+    cache = reading_cache(tmp_path / "states", 10 << 20, min_new_tokens=50)(capacity_bytes=1 << 20)
+    system, reading = tuple(range(10)), tuple(range(10, 300))
+    cache[(*system, *reading, 1000)] = state()  # a paper's first question
+    # a question with its quoted sentences and the answer, 120 tokens beyond the kept reading: before, a second state
+    # of the same paper (then a third, ...)
+    cache[(*system, *reading, *range(2000, 2120))] = state()
+    assert list(cache.cache_state) == [(*system, *reading, 1000)] and len(cache.disk) == 1
+    assert cache[(*system, *reading, 3000)].llama_state_size == 100  # the next question restores the reading
+    other = (*system, *range(5000, 5300))  # another paper: the same system prompt, then its own abstract
+    cache[other] = state()
+    assert other in cache.cache_state and len(cache.disk) == 2
+
+
+def test_the_disk_evicts_the_state_used_least_recently(tmp_path: Path) -> None:
+    size_limit = 400_000  # about 19 states: past it diskcache culls 10 at a time
+    cache = reading_cache(tmp_path / "states", size_limit, min_new_tokens=1)(capacity_bytes=1)  # RAM keeps nothing
+    cache[(0, 0, 0)] = state(size=20_000)  # a paper read first
+    for i in range(1, 40):
+        cache[(i, i, i)] = state(size=20_000)
+        assert cache[(0, 0, 0, 1)].llama_state_size == 20_000  # and asked about again after each other paper
+    assert (0, 0, 0) in cache.disk  # stored first, used last: kept (least recently stored eviction dropped it)
+    assert cache.disk.volume() <= 2 * size_limit and (1, 1, 1) not in cache.disk
