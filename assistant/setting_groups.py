@@ -570,7 +570,7 @@ class LLMSettings(_Group):
         ge=0,
         description=(
             "Disk the bundled model server keeps read prompts on, in MiB, so a paper read before a restart is not "
-            "read again (under the model cache folder: states/<model>-ctx<n>; the least recently stored go first). "
+            "read again (under the model cache folder: states/<model>-ctx<n>; the least recently used go first). "
             "0: RAM only. Needs `ASSISTANT_LLM_PROMPT_CACHE_MB` above 0."
         ),
         json_schema_extra=_env("llm_prompt_state_disk_mb"),
