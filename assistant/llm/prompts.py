@@ -122,17 +122,25 @@ SOURCE_DELIMITER = re.compile(r"</?\s*source\s*>", re.IGNORECASE)
 #: "we ask the question: …", which real abstracts use (ingest's steering flag, ``ingest.corpus``).
 PROMPT_DELIMITER_AS_WRITTEN = re.compile(r"</?\s*source\s*>|(?:^|\n|>)\s*(?:Question|Sources)\s*:", re.IGNORECASE)
 _ECHO = re.compile(r"</?\s*source\s*>|^\s*\[(?!\d)|\bSources:\s*|\bQuestion:\s*", re.IGNORECASE)
+#: Markdown list and heading markup a model writes around its sentences, never part of what they state: a leading
+#: list marker or heading ("1. ", "- ", "### "), bold markers, and the next item's number that the sentence splitter
+#: leaves after a sentence's end ("… the data. 3.", "… contributions are: 1."). Exact: a number stays wherever it
+#: does not follow a sentence's end ("improves by 3." keeps its 3).
+_LIST_LEAD = re.compile(r"^\s*(?:#{1,6}\s+|(?:\d{1,2}[.)]|[-*•+])\s+)")
+_NEXT_ITEM = re.compile(r"(?<=[.!?:;])\s+\d{1,2}[.)]\s*$")
+_BOLD = re.compile(r"\*\*")
 
 
 def strip_citations(sentence: str) -> tuple[str, tuple[int, ...]]:
-    """Remove ``[n]`` / ``[n, m]`` markers, echoed prompt markup and a lead-in ("The answer to this question
-    is:") from a model sentence.
+    """Remove ``[n]`` / ``[n, m]`` markers, echoed prompt markup, Markdown list markup (:data:`_LIST_LEAD`) and a
+    lead-in ("The answer to this question is:") from a model sentence.
 
     Returns:
         ``(the sentence as a user would read it, the labels the model wrote, in order)``.
     """
     cited = tuple(int(n) for m in CITATION_MARKER.finditer(sentence) for n in re.findall(r"\d+", m.group(1)))
     clean = CITATION_MARKER.sub("", sentence)
+    clean = _BOLD.sub("", _LIST_LEAD.sub("", _NEXT_ITEM.sub("", clean)))
     clean = _ECHO.sub(" ", clean)
     clean = " ".join(clean.split()).strip(" [")
     lead = ANSWER_LEAD_IN.match(clean)

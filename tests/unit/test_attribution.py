@@ -42,6 +42,16 @@ def test_strip_citations() -> None:
     assert strip_citations("The source: qNBO uses BFGS. [1]") == ("qNBO uses BFGS.", (1,))
     assert strip_citations("Answer: it uses BFGS [1].") == ("It uses BFGS.", (1,))
     assert strip_citations("The answers are 29% and 17% [1].") == ("The answers are 29% and 17%.", (1,))
+    # Markdown list markup is not what a sentence states: the item's marker, bold, and the next item's number that
+    # the splitter leaves after the sentence's end go; a number that ends a sentence stays
+    assert strip_citations("**Low-Rank Projection**: The authors use projection matrices [1]. 3.") == (
+        "Low-Rank Projection: The authors use projection matrices.", (1,))
+    assert strip_citations("2. **Adaptive Compression**: It adapts the rates. [1]") == (
+        "Adaptive Compression: It adapts the rates.", (1,))
+    assert strip_citations("- The authors release code [1].") == ("The authors release code.", (1,))
+    assert strip_citations("The main contributions are: 1.") == ("The main contributions are:", ())
+    assert strip_citations("Accuracy improves by 3.") == ("Accuracy improves by 3.", ())
+    assert strip_citations("-3.5 dB is the loss [1].") == ("-3.5 dB is the loss.", (1,))
 
 
 def test_a_part_read_from_one_paper_is_checked_against_that_paper_alone(attributor: Attributor) -> None:
