@@ -162,8 +162,6 @@ COSINE_WEIGHT = 0.5
 LEXICAL_WEIGHT = 0.5
 #: Sentences shorter than this (words) are never supported.
 MIN_WORDS = 3
-#: A sentence must add at least this many content words beyond the question's (else it echoes it).
-MIN_NEW_WORDS = 2
 #: A pair of evidence sentences replaces the best single one when its support is at least this much
 #: higher (claims "synthesis" / "multi_paper" kinds) ...
 PAIR_MIN_GAIN = 0.05

@@ -468,7 +468,6 @@ class Answerer:
                 verifier,
                 req.parsed,
                 min_alignment=min_alignment,
-                restating_answers=per_paper and plan.verdict,  # a choice's part answers the question for its paper
             )
             model_failed = connection_errors()
             pending: deque[tuple[str, Future[tuple[AnswerSentence, str] | None]]] = deque()

@@ -112,7 +112,7 @@ def test_prompt_markup_echoed_by_the_model_is_removed() -> None:
     assert strip_citations("<source>DUALFormer is fast [2].</source>") == ("DUALFormer is fast.", (2,))
 
 
-def test_numbers_need_context_and_echoes_are_dropped(embed_model) -> None:  # type: ignore[no-untyped-def]
+def test_numbers_need_context(embed_model) -> None:  # type: ignore[no-untyped-def]
     papers = {p.id: p for p in read_papers([REPO_SEEDS])}
     a_bench = papers["000_43469673d6f8aaa0.txt#8"]
     hit = PaperHit(a_bench, 1.0, 0.5, (), tuple(split_sentences(a_bench.text)))
@@ -120,14 +120,13 @@ def test_numbers_need_context_and_echoes_are_dropped(embed_model) -> None:  # ty
                      question="How many AIGIs were sampled for A-Bench?")
     kept = att.attribute("A-Bench has 2864 AIGIs from 16 text-to-image models.")
     assert kept is not None and "2,864" in kept[1]  # thousands comma normalised when matching
-    assert att.attribute("The answer is 2864.") is None  # a bare number: nothing ties it to the question
-    assert att.attribute("A-Bench sampled many AIGIs.") is None  # only restates the question
+    assert att.attribute("A-Bench has 2865 AIGIs.") is None  # a number the abstract does not state
 
 
-def test_a_choices_part_that_restates_the_question_about_its_paper_is_checked(embed_model) -> None:  # type: ignore[no-untyped-def]
-    """ "qNBO or AdamCB, which one relies on BFGS?": the part written from qNBO's reading, "qNBO uses BFGS.", only
-    restates the question, yet it is qNBO's answer. For a choice's parts (``restating_answers``) it is checked
-    against the paper it was read from, not dropped as an echo; elsewhere it still is."""
+def test_a_sentence_that_restates_the_question_is_decided_by_the_self_check(embed_model) -> None:  # type: ignore[no-untyped-def]
+    """ "qNBO or AdamCB, which one relies on BFGS?": "qNBO uses BFGS." only restates the question, yet it is the
+    answer. It is checked against the abstracts like any sentence (an echo rule dropped it before stop 73): kept when
+    the self-check says yes, dropped when it says no, and never supported by a paper that does not state it."""
     papers = {p.id: p for p in read_papers([REPO_SEEDS])}
     hits = [
         PaperHit(papers[pid], 1.0, 0.5, (), tuple(split_sentences(papers[pid].text)))
@@ -135,9 +134,8 @@ def test_a_choices_part_that_restates_the_question_about_its_paper_is_checked(em
     ]
     question = "qNBO or AdamCB, which one relies on BFGS?"
     embed = embed_model.get_text_embedding_batch
-    choice = Attributor(hits, embed, yes_verifier(), question, restating_answers=True)
-    kept = choice.attribute("qNBO relies on BFGS.", 1)
+    kept = Attributor(hits, embed, yes_verifier(), question).attribute("qNBO relies on BFGS.")
     assert kept is not None and kept[0].citations == (1,) and "BFGS" in kept[1]
-    assert choice.attribute("AdamCB relies on BFGS.", 2) is None  # nothing in AdamCB's abstract supports it
-    plain = Attributor(hits, embed, yes_verifier(), question)
-    assert plain.check("qNBO relies on BFGS.", 1)[0].reasons == ("restates the question",)
+    assert Attributor(hits, embed, yes_verifier(), question).attribute("AdamCB relies on BFGS.", 2) is None
+    alignment, verdict = Attributor(hits, embed, yes_verifier(0.1), question).check("qNBO relies on BFGS.")
+    assert verdict is None and alignment.score == 0.1  # the self-check said no: dropped on its word
