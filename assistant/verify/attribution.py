@@ -274,4 +274,3 @@ class Attributor:
         was written from that source's reading alone, and only it can support it (:meth:`align`).
         """
         return self.check(raw_sentence, paper)[1]
-
