@@ -113,7 +113,7 @@ def reading_cache(
             if kept >= min_new_tokens or len(key) - kept < min_new_tokens:
                 return  # a question asked of a kept reading: restoring that reading and reading the question is cheap
             self._keep(key, value)
-            if self.disk is not None and key not in self.disk:
+            if self.disk is not None:  # not on disk either: a key kept there shares all its tokens with a kept state
                 self.disk.set(key, value)
 
         def _keep(self, key: tuple[int, ...], value: Any) -> None:
